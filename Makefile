@@ -1,0 +1,28 @@
+# lynxsim: the two quick-start commands and a few conveniences.
+#   make demo   install missing packages, build, run the default TTFT-vs-bandwidth experiment
+#   make test   install missing packages, build, run every test (ctest)
+#   make bench  build and run the benchmarks (figures printed as ratios to a baseline of the same run)
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: deps build demo test bench clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./scripts/demo.sh $(BUILD)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,73 @@
+// lynxsim kv-size: exact KV-cache bytes of a catalog model for each wire format (anchor, residual, total).
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "kernels/kv_format.hpp"
+#include "models/catalog.hpp"
+#include "models/kv_size.hpp"
+
+namespace lynx {
+
+namespace {
+struct KvSizeOptions {
+  std::string model;
+  int64_t tokens = 0;
+  std::vector<std::string> formats;
+  std::string catalog;
+};
+
+std::string per_token(uint64_t bytes, int64_t tokens) {
+  char text[64];
+  if (bytes % static_cast<uint64_t>(tokens) == 0)
+    std::snprintf(text, sizeof text, "%" PRIu64, bytes / static_cast<uint64_t>(tokens));
+  else
+    std::snprintf(text, sizeof text, "%.3f", static_cast<double>(bytes) / static_cast<double>(tokens));
+  return text;
+}
+
+void print_model(const ModelSpec& model, int64_t tokens, const std::vector<std::string>& formats) {
+  std::printf("# %s, %" PRId64 " tokens: %" PRId64 " layers x (K, V) x %" PRId64 " kv_heads x %" PRId64
+              " head_dim\n",
+              model.name.c_str(), tokens, model.n_layers, model.n_kv_heads, model.head_dim);
+  std::printf("%-18s %16s %16s %16s %16s %16s %16s %10s\n", "format", "anchor_B/token", "residual_B/token",
+              "total_B/token", "anchor_bytes", "residual_bytes", "total_bytes", "total_GiB");
+  for (const auto& name : formats) {
+    KvFormat format = kv_format_parse(name);
+    KvStreamBytes b = model_kv_bytes(model, format, tokens);
+    std::printf("%-18s %16s %16s %16s %16" PRIu64 " %16" PRIu64 " %16" PRIu64 " %10.3f\n", format.name.c_str(),
+                per_token(b.anchor, tokens).c_str(), per_token(b.residual, tokens).c_str(),
+                per_token(b.total(), tokens).c_str(), b.anchor, b.residual, b.total(),
+                static_cast<double>(b.total()) / (1024.0 * 1024.0 * 1024.0));
+  }
+}
+
+void run_kv_size(const KvSizeOptions& o) {
+  std::vector<ModelSpec> catalog = load_model_catalog(o.catalog.empty() ? default_model_catalog_path() : o.catalog);
+  std::vector<std::string> formats = o.formats.empty() ? kv_format_default_names() : o.formats;
+  for (const auto& name : formats) kv_format_parse(name);  // reject a bad name before printing anything
+  if (o.model.empty()) {
+    for (size_t i = 0; i < catalog.size(); ++i) {
+      if (i) std::printf("\n");
+      print_model(catalog[i], o.tokens, formats);
+    }
+    return;
+  }
+  print_model(find_model(catalog, o.model), o.tokens, formats);
+}
+}  // namespace
+
+void add_kv_size_command(CLI::App& app) {
+  auto options = std::make_shared<KvSizeOptions>();
+  CLI::App* cmd = app.add_subcommand("kv-size", "Exact KV-cache bytes per token and in total, for each format");
+  cmd->add_option("--model", options->model, "Catalog model name (default: every model)");
+  cmd->add_option("--tokens", options->tokens, "Context length in tokens")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--format", options->formats, "KV format, repeatable (default: a standard set); " +
+                                                    kv_format_grammar());
+  cmd->add_option("--models-catalog", options->catalog, "Model catalog JSON (default: the shipped one)");
+  cmd->callback([options] { run_kv_size(*options); });
+}
+
+}  // namespace lynx

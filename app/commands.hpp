@@ -1,0 +1,10 @@
+// The lynxsim command line: each subcommand lives in its own cmd_<name>.cpp and only parses arguments and
+// calls the libraries. add_<name>_command registers the subcommand and its callback on the top-level app.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace lynx {
+
+void add_kv_size_command(CLI::App& app);
+
+}  // namespace lynx

@@ -1,0 +1,14 @@
+// Result files are written whole or not at all: the text goes to "<path>.tmp.<pid>" and is renamed over
+// <path> only after it was flushed and closed, so an interrupted run never leaves a half-written result.
+#pragma once
+#include <string>
+
+namespace lynx {
+
+// Writes `content` to `path` atomically (temporary file + rename). Throws LynxError naming the path on failure.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Reads a whole file; throws LynxError naming the path if it cannot be opened.
+std::string read_file(const std::string& path);
+
+}  // namespace lynx

@@ -1,0 +1,65 @@
+// JSON input with errors that name the file and the JSON path ($.gpus[2].hbm_gb_per_s) and the expected form.
+// A JsonObject reads the fields of one object; finish() rejects any field that was not read (typos must not
+// be silently ignored). Used by every catalog, configuration and experiment loader.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lynx {
+
+// Parses a whole file; a syntax error names the file, line and column.
+nlohmann::json json_parse_file(const std::string& path);
+// Parses text that came from `origin` (a file name or a description used in messages).
+nlohmann::json json_parse_text(const std::string& text, const std::string& origin);
+
+class JsonObject {
+ public:
+  // `origin` is the file name, `path` the JSON path of `value` within it ("$" for the root).
+  JsonObject(const nlohmann::json& value, std::string origin, std::string path);
+
+  bool has(const std::string& key) const;
+  std::string string(const std::string& key);
+  std::string string_or(const std::string& key, const std::string& fallback);
+  double number(const std::string& key);                // any finite number
+  double positive_number(const std::string& key);       // > 0
+  double non_negative_number(const std::string& key);   // >= 0
+  double number_or(const std::string& key, double fallback);
+  double positive_number_or(const std::string& key, double fallback);
+  double non_negative_number_or(const std::string& key, double fallback);
+  int64_t positive_integer(const std::string& key);     // integer > 0
+  int64_t positive_integer_or(const std::string& key, int64_t fallback);
+  int64_t non_negative_integer_or(const std::string& key, int64_t fallback);
+  bool boolean_or(const std::string& key, bool fallback);
+  // One of `choices`; the error lists them.
+  std::string choice(const std::string& key, const std::vector<std::string>& choices);
+  std::string choice_or(const std::string& key, const std::vector<std::string>& choices, const std::string& fallback);
+  // A nested object or array, marked as read.
+  JsonObject object(const std::string& key);
+  const nlohmann::json& array(const std::string& key);
+  const nlohmann::json& raw(const std::string& key);   // any value, marked as read
+
+  // Throws if a field was present but never read.
+  void finish() const;
+
+  std::string path_of(const std::string& key) const;
+  const std::string& origin() const { return origin_; }
+  const std::string& path() const { return path_; }
+  [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
+
+ private:
+  const nlohmann::json& field(const std::string& key);
+  const nlohmann::json* value_;
+  std::string origin_;
+  std::string path_;
+  std::set<std::string> read_;
+};
+
+// Path of element `index` of the array at `path`: "$.models" -> "$.models[3]".
+std::string json_index_path(const std::string& path, size_t index);
+
+}  // namespace lynx

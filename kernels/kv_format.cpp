@@ -1,0 +1,120 @@
+#include "kernels/kv_format.hpp"
+
+#include <regex>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+std::string kv_format_grammar() {
+  return "fp32, bf16, fp8-e4m3, int<B>-g<G> (B 2..8), kivi<B>-g<G> (B 2..4), lynx-a<A>r<R>-g<G> (bit-slice split) "
+         "or lynx-a<A>r<R>-g<G>-rq (residual-quant split), A,R >= 1, A+R <= 8; G a positive multiple of 8 up to "
+         "4096";
+}
+
+std::vector<std::string> kv_format_default_names() {
+  return {"bf16", "fp8-e4m3", "int8-g64", "int4-g64", "kivi2-g32", "lynx-a4r4-g64", "lynx-a4r4-g64-rq"};
+}
+
+namespace {
+[[noreturn]] void bad_format(const std::string& name, const char* why) {
+  throw_error("unknown KV format \"%s\" (%s); expected one of: %s", name.c_str(), why, kv_format_grammar().c_str());
+}
+int parse_group(const std::string& name, const std::string& text) {
+  long g = std::stol(text);
+  if (g < 8 || g > 4096 || g % 8 != 0) bad_format(name, "group size must be a multiple of 8 in 8..4096");
+  return static_cast<int>(g);
+}
+}  // namespace
+
+KvFormat kv_format_parse(const std::string& name) {
+  KvFormat f;
+  f.name = name;
+  if (name == "fp32") {
+    f.kind = KvFormatKind::fp32;
+    f.anchor_bits = 32;
+    return f;
+  }
+  if (name == "bf16") {
+    f.kind = KvFormatKind::bf16;
+    f.anchor_bits = 16;
+    return f;
+  }
+  if (name == "fp8-e4m3") {
+    f.kind = KvFormatKind::fp8_e4m3;
+    f.anchor_bits = 8;
+    return f;
+  }
+  static const std::regex int_re("int([0-9]+)-g([0-9]+)");
+  static const std::regex kivi_re("kivi([0-9]+)-g([0-9]+)");
+  static const std::regex lynx_re("lynx-a([0-9]+)r([0-9]+)-g([0-9]+)(-rq)?");
+  std::smatch m;
+  if (std::regex_match(name, m, int_re)) {
+    f.kind = KvFormatKind::int_group;
+    f.anchor_bits = std::stoi(m[1]);
+    if (f.anchor_bits < 2 || f.anchor_bits > 8) bad_format(name, "integer bits must be 2..8");
+    f.group_size = parse_group(name, m[2]);
+    return f;
+  }
+  if (std::regex_match(name, m, kivi_re)) {
+    f.kind = KvFormatKind::kivi;
+    f.anchor_bits = std::stoi(m[1]);
+    if (f.anchor_bits < 2 || f.anchor_bits > 4) bad_format(name, "KIVI bits must be 2..4");
+    f.group_size = parse_group(name, m[2]);
+    return f;
+  }
+  if (std::regex_match(name, m, lynx_re)) {
+    f.kind = KvFormatKind::lynx;
+    f.anchor_bits = std::stoi(m[1]);
+    f.residual_bits = std::stoi(m[2]);
+    if (f.anchor_bits < 1 || f.residual_bits < 1 || f.anchor_bits + f.residual_bits > 8)
+      bad_format(name, "anchor and residual bits must be >= 1 with A+R <= 8");
+    f.group_size = parse_group(name, m[3]);
+    f.split = m[4].matched ? LynxSplit::residual_quant : LynxSplit::bit_slice;
+    return f;
+  }
+  bad_format(name, "not a known name");
+}
+
+uint64_t kv_grouped_meta_offset(const KvFormat& format, const KvShape& shape) {
+  return static_cast<uint64_t>(shape.tokens) * kv_packed_row_bytes(shape.row_elements(), format.anchor_bits);
+}
+
+int64_t kivi_key_full_token_groups(const KvFormat& format, const KvShape& shape) {
+  return shape.tokens / format.group_size;
+}
+
+KvStreamBytes kv_stream_bytes(const KvFormat& format, KvRole role, const KvShape& shape) {
+  KvStreamBytes bytes;
+  const uint64_t tokens = static_cast<uint64_t>(shape.tokens);
+  const uint64_t row = static_cast<uint64_t>(shape.row_elements());
+  switch (format.kind) {
+    case KvFormatKind::fp32:
+      bytes.anchor = tokens * row * 4;
+      break;
+    case KvFormatKind::bf16:
+      bytes.anchor = tokens * row * 2;
+      break;
+    case KvFormatKind::fp8_e4m3:
+      bytes.anchor = kFp8ScaleBytes + tokens * row;
+      break;
+    case KvFormatKind::kivi:
+      if (role == KvRole::key) {
+        uint64_t full_groups = static_cast<uint64_t>(kivi_key_full_token_groups(format, shape));
+        uint64_t quantized_tokens = full_groups * static_cast<uint64_t>(format.group_size);
+        bytes.anchor = quantized_tokens * kv_packed_row_bytes(shape.row_elements(), format.anchor_bits) +
+                       full_groups * row * kGroupMetaBytes + (tokens - quantized_tokens) * row * 2;
+        break;
+      }
+      [[fallthrough]];  // values: per token, like int<B>-g<G>
+    case KvFormatKind::int_group:
+    case KvFormatKind::lynx:
+      bytes.anchor = kv_grouped_meta_offset(format, shape) +
+                     tokens * static_cast<uint64_t>(kv_groups_per_row(shape, format.group_size)) * kGroupMetaBytes;
+      bytes.residual = tokens * kv_packed_row_bytes(shape.row_elements(), format.residual_bits);
+      break;
+  }
+  return bytes;
+}
+
+}  // namespace lynx

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lynxsim needs, only those that are missing (one apt-get update first).
+# Run as root on Debian 12 (bookworm); a no-op when everything is already there.
+set -euo pipefail
+packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libcli11-dev doctest-dev
+          python3 python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
