@@ -1,0 +1,167 @@
+#include "sim/decode_instance.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "models/kv_size.hpp"
+
+namespace lynx {
+
+namespace {
+// Steady-state bytes per token of a format (KIVI's fp16 tail and fp8's per-tensor scale amortised away).
+constexpr int64_t kPerTokenSample = 1 << 16;
+}  // namespace
+
+DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
+    : index_(index),
+      node_(node),
+      context_(context),
+      cost_(context.inputs->model, context.inputs->decode_gpu, context.inputs->config.decode.tensor_parallel) {
+  const SimulationInputs& in = *context.inputs;
+  const double hbm_bytes = in.decode_gpu.hbm_gb * 1e9 * in.config.decode.tensor_parallel;
+  capacity_bytes_ = hbm_bytes * (1 - in.config.decode.memory_reserve_fraction) - cost_.weight_bytes();
+  if (capacity_bytes_ <= 0)
+    throw_error("%s: the weights of %s (%.1f GB in bf16) do not fit in %d x %s (%.0f GB each, %.0f%% reserved)",
+                in.config.origin.c_str(), in.model.name.c_str(), cost_.weight_bytes() / 1e9,
+                in.config.decode.tensor_parallel, in.decode_gpu.name.c_str(), in.decode_gpu.hbm_gb,
+                in.config.decode.memory_reserve_fraction * 100);
+  KvStreamBytes sample = model_kv_bytes(in.model, in.format, kPerTokenSample);
+  full_bytes_per_token_ = static_cast<double>(sample.total()) / kPerTokenSample;
+  anchor_bytes_per_token_ = static_cast<double>(sample.anchor) / kPerTokenSample;
+}
+
+void DecodeInstance::assign(RequestState& request) {
+  request.record.decode_instance = index_;
+  request.memory_bytes =
+      full_bytes_per_token_ * static_cast<double>(request.request.input_tokens + request.request.output_tokens);
+  if (request.memory_bytes > capacity_bytes_)
+    throw_error("request %lld needs %.2f GB of KV memory, more than decode instance %d holds (%.2f GB)",
+                static_cast<long long>(request.request.id), request.memory_bytes / 1e9, index_, capacity_bytes_ / 1e9);
+  assigned_bytes_ += request.memory_bytes;
+}
+
+void DecodeInstance::request_memory(RequestState& request) {
+  request.memory_requested = true;
+  memory_waiting_.push_back(&request);
+  grant_waiting();
+}
+
+void DecodeInstance::grant_waiting() {
+  while (!memory_waiting_.empty() && reserved_bytes_ + memory_waiting_.front()->memory_bytes <= capacity_bytes_) {
+    RequestState* r = memory_waiting_.front();
+    memory_waiting_.pop_front();
+    reserved_bytes_ += r->memory_bytes;
+    r->memory_granted = true;
+    context_.on_memory_granted(*r);
+  }
+}
+
+void DecodeInstance::on_kv_ready(RequestState& request) {
+  joining_.push_back(&request);
+  maybe_start_iteration();
+}
+
+void DecodeInstance::on_residual_ready(RequestState& /*request*/) { maybe_start_iteration(); }
+
+int64_t DecodeInstance::draft_cap(const RequestState& r) const {
+  // Never draft more than the verification can use: m drafts + the verifier's token complete the output.
+  int64_t cap = std::max<int64_t>(1, r.request.output_tokens - r.final_tokens - 1);
+  const int64_t limit = context_.inputs->config.lynx.max_speculative_tokens;
+  return limit > 0 ? std::min(cap, limit) : cap;
+}
+
+void DecodeInstance::maybe_start_iteration() {
+  if (busy_) return;
+  const SimulationInputs& in = *context_.inputs;
+  const bool lynx = in.format.is_lynx();
+  while (!joining_.empty() && static_cast<int>(running_.size()) < in.config.decode.max_batch) {
+    RequestState* r = joining_.front();
+    joining_.pop_front();
+    r->joined = true;
+    r->speculative = lynx && !r->residual_ready;
+    running_.push_back(r);
+  }
+  std::vector<Member> members;
+  int64_t query_tokens = 0;
+  double attended = 0, kv_bytes = 0, unpack_s = 0;
+  for (RequestState* r : running_) {
+    const bool first = std::isnan(r->record.decode_start_s);
+    const double context = static_cast<double>(r->request.input_tokens + r->final_tokens + r->pending_spec_tokens);
+    Member m{r, first, false, false};
+    if (r->speculative && r->residual_ready) {
+      m.verifying = true;
+      const int64_t positions = r->pending_spec_tokens + 1;
+      query_tokens += positions;
+      attended += static_cast<double>(positions) * context;
+      kv_bytes += full_bytes_per_token_ * context;
+      unpack_s += in.decode_kernels.decode_seconds(context_.kv_elements(r->request.input_tokens, in.model.n_layers),
+                                                   false);
+    } else if (r->speculative) {
+      if (r->pending_spec_tokens >= draft_cap(*r)) continue;  // waits for its residual
+      m.drafting = true;
+      query_tokens += 1;
+      attended += context;
+      kv_bytes += anchor_bytes_per_token_ * context;
+    } else {
+      query_tokens += 1;
+      attended += context;
+      kv_bytes += full_bytes_per_token_ * context;
+    }
+    if (first) {
+      const bool anchor_only = r->speculative;
+      unpack_s += in.decode_kernels.decode_seconds(
+          context_.kv_elements(r->request.input_tokens, in.model.n_layers), anchor_only);
+    }
+    members.push_back(m);
+  }
+  if (members.empty()) return;
+  busy_ = true;
+  const double now = context_.loop->now();
+  for (const Member& m : members)
+    if (m.joining) m.request->record.decode_start_s = now;
+  const double iteration_s = unpack_s + cost_.decode_seconds(query_tokens, attended, kv_bytes);
+  context_.loop->at(now + iteration_s, [this, members = std::move(members)] { finish_iteration(members); });
+}
+
+void DecodeInstance::finish_iteration(const std::vector<Member>& members) {
+  const double now = context_.loop->now();
+  const SimulationInputs& in = *context_.inputs;
+  for (const Member& m : members) {
+    RequestState& r = *m.request;
+    RequestRecord& rec = r.record;
+    if (m.verifying) {
+      const int64_t k = r.pending_spec_tokens;
+      Rng rng(in.config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r.request.id) + 1);
+      const int64_t accepted = in.acceptance.draw(k, rng);
+      rec.accepted_tokens += accepted;
+      rec.rolled_back_tokens += k - accepted;
+      r.final_tokens = std::min(r.request.output_tokens, r.final_tokens + accepted + 1);
+      r.pending_spec_tokens = 0;
+      r.speculative = false;
+      rec.verify_s = now;
+      if (std::isnan(rec.first_token_s)) rec.first_token_s = now;
+      if (std::isnan(rec.first_spec_token_s)) rec.first_spec_token_s = now;
+    } else if (m.drafting) {
+      r.pending_spec_tokens += 1;
+      rec.spec_tokens += 1;
+      if (std::isnan(rec.first_spec_token_s)) rec.first_spec_token_s = now;
+    } else {
+      r.final_tokens += 1;
+      if (std::isnan(rec.first_token_s)) rec.first_token_s = now;
+      if (std::isnan(rec.first_spec_token_s)) rec.first_spec_token_s = now;
+    }
+    if (r.final_tokens >= r.request.output_tokens) {
+      r.done = true;
+      rec.end_s = now;
+      reserved_bytes_ -= r.memory_bytes;
+      assigned_bytes_ -= r.memory_bytes;
+    }
+  }
+  running_.erase(std::remove_if(running_.begin(), running_.end(), [](RequestState* r) { return r->done; }),
+                 running_.end());
+  busy_ = false;
+  grant_waiting();
+  maybe_start_iteration();
+}
+
+}  // namespace lynx

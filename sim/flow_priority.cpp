@@ -1,0 +1,36 @@
+#include "sim/flow_priority.hpp"
+
+#include <simgrid/kernel/resource/Action.hpp>
+#include <simgrid/kernel/resource/Model.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/simix.hpp>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+namespace {
+namespace kr = simgrid::kernel::resource;
+
+kr::Action* network_action_of(const simgrid::s4u::Comm* comm) {
+  auto* model = dynamic_cast<kr::Model*>(
+      simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model());
+  if (model == nullptr) return nullptr;
+  auto* started = model->get_started_action_set();
+  // New actions are appended: the comm just started is near the end.
+  for (auto it = started->rbegin(); it != started->rend(); ++it)
+    if (it->get_activity() == comm->get_impl()) return &*it;
+  return nullptr;
+}
+}  // namespace
+
+void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
+  if (!(weight > 0)) throw_error("flow weight must be positive, got %g", weight);
+  kr::Action* action = network_action_of(comm.get());
+  if (action == nullptr) throw_error("set_flow_weight: the comm has no running network action");
+  simgrid::kernel::actor::simcall_answered([action, weight] { action->set_sharing_penalty(1.0 / weight); });
+}
+
+}  // namespace lynx

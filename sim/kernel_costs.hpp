@@ -1,0 +1,33 @@
+// Costs of the KV kernels on a serving instance: quantize/split on the prefill GPU (encode), and unpacking the
+// received streams into the decode GPU's cache (decode_anchor for a Lynx anchor alone, decode_full otherwise).
+// Rates are KV elements per second for the whole instance (the tensor-parallel GPUs each hold a slice of the
+// heads). They come from a measured cost table (kernels/costs/<device>.json) or, without one, from a roofline:
+// the kernel streams its input and output through HBM at the catalog's memory efficiency. bf16 needs no kernel.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "kernels/kv_format.hpp"
+#include "models/catalog.hpp"
+
+namespace lynx {
+
+struct KernelCosts {
+  std::string source;                 // the table's path, or "roofline default (...)"
+  double encode_elements_per_s = 0;   // 0 = no kernel (free)
+  double decode_full_elements_per_s = 0;
+  double decode_anchor_elements_per_s = 0;
+
+  double encode_seconds(double elements) const { return rate_seconds(elements, encode_elements_per_s); }
+  double decode_seconds(double elements, bool anchor_only) const {
+    return rate_seconds(elements, anchor_only ? decode_anchor_elements_per_s : decode_full_elements_per_s);
+  }
+
+ private:
+  static double rate_seconds(double elements, double rate) { return rate > 0 ? elements / rate : 0.0; }
+};
+
+// Roofline default for `format` on `tensor_parallel` GPUs of type `gpu`.
+KernelCosts kernel_costs_roofline(const GpuSpec& gpu, const KvFormat& format, int tensor_parallel);
+
+}  // namespace lynx

@@ -1,0 +1,30 @@
+// The datacenter network of a simulated cluster, as users describe it (JSON "cluster.network").
+//   topology "star":       every node's NIC to one non-blocking switch; a route is NIC(up) -> NIC(down).
+//   topology "leaf-spine": nodes in racks of hosts_per_rack on leaf switches; each leaf has one aggregate uplink to
+//                          the spine layer of (hosts_per_rack * nic_gbps / oversubscription) Gbps, or uplink_gbps;
+//                          a cross-rack route is NIC -> leaf uplink -> leaf downlink -> NIC (ECMP over the spines
+//                          is modelled as one fat uplink per leaf).
+// Bandwidths in Gbps (1e9 bit/s), latencies in microseconds, one way. Links are split-duplex (independent
+// directions, as Ethernet/InfiniBand) or shared (both directions on one capacity).
+#pragma once
+#include <string>
+
+#include "common/json_reader.hpp"
+
+namespace lynx {
+
+struct NetworkConfig {
+  std::string topology = "star";        // "star" | "leaf-spine"
+  double nic_gbps = 100;                // per node
+  double latency_us = 5;                // one way, between two nodes under the same switch
+  double spine_latency_us = 0;          // extra one-way latency of a cross-rack route (leaf-spine)
+  int hosts_per_rack = 8;               // leaf-spine
+  double oversubscription = 1;          // leaf-spine: rack NIC capacity / uplink capacity
+  double uplink_gbps = 0;               // leaf-spine: explicit uplink capacity (0 = from oversubscription)
+  std::string link_sharing = "split-duplex";  // "split-duplex" | "shared"
+  std::string model = "exact";          // "exact" (CM02, no cross traffic, no TCP window cap) | "lv08"
+};
+
+NetworkConfig network_config_from_json(JsonObject& o);
+
+}  // namespace lynx

@@ -1,0 +1,40 @@
+// A prefill instance: FCFS queue; each iteration takes the head prompt whole, or with a chunked-prefill token budget
+// packs prompt pieces up to the budget. An iteration runs layer group by layer group (a group = one transfer
+// chunk); a request whose last piece is in the iteration has that group's KV quantized right after the group's
+// layers (on the same GPU) and the chunk handed to the transfer engine ("layer-wise"), or every chunk at the end of
+// the iteration ("after-prefill").
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "models/cost_model.hpp"
+#include "sim/sim_context.hpp"
+
+namespace lynx {
+
+class PrefillInstance {
+ public:
+  PrefillInstance(int index, int node, const SimContext& context);
+  void enqueue(RequestState& request);
+  // Prompt tokens queued or in progress (the router's load measure).
+  int64_t outstanding_tokens() const { return outstanding_tokens_; }
+  int node() const { return node_; }
+
+ private:
+  struct Piece {
+    RequestState* request;
+    bool last;  // the request's final piece: its KV is complete at the end of this iteration
+  };
+  void start_iteration();
+  void finish_group(std::vector<Piece> pieces, int group, double iteration_s);
+
+  int index_, node_;
+  const SimContext& context_;
+  ComputeCostModel cost_;
+  std::deque<RequestState*> queue_;
+  int64_t outstanding_tokens_ = 0;
+  bool busy_ = false;
+};
+
+}  // namespace lynx

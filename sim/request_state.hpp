@@ -1,0 +1,34 @@
+// A request in flight: its record plus the run-time state the instances and the transfer engine share.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/request_record.hpp"
+#include "traces/request.hpp"
+
+namespace lynx {
+
+struct RequestState {
+  Request request;
+  RequestRecord record;
+  // prefill
+  int64_t prefilled_tokens = 0;      // tokens scheduled into prefill iterations so far
+  // transfer
+  std::vector<int> ready_chunks;     // chunks computed and quantized, not yet sent
+  bool memory_granted = false;
+  bool memory_requested = false;
+  int chunks_sent = 0;
+  int anchors_arrived = 0;           // anchor chunks (or the only stream's chunks) delivered
+  int residuals_arrived = 0;
+  bool kv_ready = false;             // every anchor chunk (or every chunk) arrived
+  bool residual_ready = false;       // lynx: every residual chunk arrived
+  double memory_bytes = 0;           // reserved on the decode instance
+  // decode
+  bool joined = false;
+  bool speculative = false;          // lynx: decoding on anchor-only KV, not yet verified
+  int64_t final_tokens = 0;          // tokens that are final
+  int64_t pending_spec_tokens = 0;   // drafts awaiting verification
+  bool done = false;
+};
+
+}  // namespace lynx

@@ -1,0 +1,79 @@
+// One simulation's configuration (the JSON that `lynxsim simulate --config` takes), validated field by field:
+// an unknown field, a wrong type or an out-of-range value is a LynxError naming the file and JSON path.
+//
+// {
+//   "model": "llama-3.1-8b",            catalog name
+//   "format": "lynx-a4r4-g64",          KV wire format (kernels/kv_format.hpp)
+//   "seed": 1,
+//   "cluster": {
+//     "prefill": {"instances": 1, "gpu": "h200-sxm", "tp": 1, "chunked_prefill_tokens": 0},
+//     "decode":  {"instances": 1, "gpu": "h200-sxm", "tp": 1, "max_batch": 256, "memory_reserve_fraction": 0.1},
+//     "network": {...}                  see network_config.hpp
+//     "router": "least-loaded"          or "round-robin"
+//   },
+//   "transfer": {"chunk_layers": 4, "anchor_weight": 1000, "mode": "layer-wise"},   or "after-prefill"
+//   "lynx": {"acceptance": "models/accuracy/stories260k.json", "acceptance_rate": 0.9, "max_speculative_tokens": 0},
+//   "kernel_costs": "kernels/costs/h200.json",
+//   "slo": {"ttft_ms": 5000, "tpot_ms": 100},
+//   "workload": {...}                   traces/workload_spec.hpp
+// }
+// Relative paths resolve against the configuration file's directory.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/network_config.hpp"
+
+namespace lynx {
+
+struct PoolConfig {
+  int instances = 1;
+  std::string gpu = "h200-sxm";
+  int tensor_parallel = 1;
+  int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
+  int max_batch = 256;                  // decode: sequences per iteration
+  double memory_reserve_fraction = 0.1; // decode: HBM kept for activations and fragmentation
+};
+
+struct TransferConfig {
+  int chunk_layers = 4;          // layers per KV transfer chunk
+  double anchor_weight = 1000;   // lynx anchor flows' sharing weight against residual (and other) flows' 1
+  std::string mode = "layer-wise";  // chunks leave as their layers finish, or all after the prefill ("after-prefill")
+};
+
+struct LynxConfig {
+  std::string acceptance_file;   // accuracy JSON written by `lynxsim accuracy`; "" = the shipped default if present
+  double acceptance_rate = 0;    // > 0: per-token acceptance rate used instead of any file
+  int64_t max_speculative_tokens = 0;  // cap on tokens drafted before verification; 0 = up to the output length
+};
+
+struct SloConfig {
+  double ttft_ms = 5000;
+  double tpot_ms = 100;
+};
+
+struct SimConfig {
+  std::string origin;        // file the configuration came from (for messages)
+  std::string base_dir;      // its directory: relative paths resolve against it
+  std::string model = "llama-3.1-8b";
+  std::string format = "bf16";
+  uint64_t seed = 1;
+  PoolConfig prefill, decode;
+  NetworkConfig network;
+  std::string router = "least-loaded";
+  TransferConfig transfer;
+  LynxConfig lynx;
+  std::string kernel_costs;  // "" = kernels/costs/<gpu>.json if shipped, else roofline defaults
+  SloConfig slo;
+  std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs
+  nlohmann::json workload;   // parsed by the traces library
+};
+
+SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
+SimConfig sim_config_load(const std::string& path);
+// Resolves a path from a configuration: absolute, or relative to base_dir.
+std::string config_path(const std::string& base_dir, const std::string& path);
+
+}  // namespace lynx

@@ -1,0 +1,46 @@
+// lynx_sim: the simulator of a disaggregated serving cluster (DESIGN.md, "A request's path").
+// arrival -> router picks a prefill and a decode instance -> prefill (FCFS, layer by layer) -> each chunk of
+// layers is quantized and sent (Lynx: an anchor flow weighted above a residual flow) once the decode instance has
+// reserved memory for the request -> decode: the request joins the continuous batch when its anchors (or all its
+// chunks) are in; Lynx drafts tokens on anchor-only KV until every residual chunk is in, then one verification
+// pass keeps the accepted drafts plus the verifier's token and decoding continues on full KV.
+// One Simulation per process (SimGrid's engine is a singleton).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kv_format.hpp"
+#include "models/catalog.hpp"
+#include "models/cost_model.hpp"
+#include "sim/acceptance.hpp"
+#include "sim/kernel_costs.hpp"
+#include "sim/request_record.hpp"
+#include "sim/sim_config.hpp"
+#include "traces/request.hpp"
+
+namespace lynx {
+
+// Everything a run needs, resolved: the configuration plus the catalog entries, format, costs and workload.
+struct SimulationInputs {
+  SimConfig config;
+  ModelSpec model;
+  GpuSpec prefill_gpu, decode_gpu;
+  KvFormat format;
+  KernelCosts prefill_kernels, decode_kernels;
+  AcceptanceModel acceptance;        // used by lynx formats
+  std::vector<Request> requests;     // sorted by arrival
+};
+
+struct SimulationResult {
+  std::vector<RequestRecord> records;  // in request id order
+  double makespan_s = 0;
+  uint64_t flows = 0;
+  uint64_t bytes_sent = 0, bytes_delivered = 0;
+  uint64_t bytes_expected = 0;         // every request's KV in the format, from the size arithmetic
+  double wall_s = 0;
+};
+
+SimulationResult simulate(const SimulationInputs& inputs);
+
+}  // namespace lynx

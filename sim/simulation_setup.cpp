@@ -1,0 +1,60 @@
+#include "sim/simulation_setup.hpp"
+
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+
+namespace lynx {
+
+namespace {
+constexpr double kPriorAcceptanceRate = 0.9;  // QuantSpec reports > 90% acceptance (arXiv 2502.10424)
+
+bool accuracy_file_has(const std::string& path, const std::string& format) {
+  if (!std::filesystem::exists(path)) return false;
+  nlohmann::json root = json_parse_file(path);
+  return root.is_object() && root.contains("formats") && root["formats"].is_object() &&
+         root["formats"].contains(format) && root["formats"][format].contains("speculation");
+}
+
+AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format) {
+  if (c.lynx.acceptance_rate > 0) return AcceptanceModel::from_rate(c.lynx.acceptance_rate, "configured rate");
+  if (!c.lynx.acceptance_file.empty()) return AcceptanceModel::from_accuracy_file(c.lynx.acceptance_file, format.name);
+  if (format.is_lynx() && accuracy_file_has(default_accuracy_path(), format.name))
+    return AcceptanceModel::from_accuracy_file(default_accuracy_path(), format.name);
+  return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
+                                                              format.name + ")");
+}
+}  // namespace
+
+std::string default_accuracy_path() { return lynx_data_dir() + "/models/accuracy/stories260k.json"; }
+
+SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests) {
+  SimulationInputs in;
+  in.config = config;
+  std::vector<ModelSpec> models =
+      load_model_catalog(config.models_catalog.empty() ? default_model_catalog_path() : config.models_catalog);
+  std::vector<GpuSpec> gpus = load_gpu_catalog(config.gpus_catalog.empty() ? default_gpu_catalog_path()
+                                                                           : config.gpus_catalog);
+  auto located = [&](const char* path, auto&& lookup) {
+    try {
+      return lookup();
+    } catch (const LynxError& e) {
+      throw_error("%s: %s: %s", config.origin.c_str(), path, e.what());
+    }
+  };
+  in.model = located("$.model", [&] { return find_model(models, config.model); });
+  in.prefill_gpu = located("$.cluster.prefill.gpu", [&] { return find_gpu(gpus, config.prefill.gpu); });
+  in.decode_gpu = located("$.cluster.decode.gpu", [&] { return find_gpu(gpus, config.decode.gpu); });
+  in.format = kv_format_parse(config.format);
+  if (config.transfer.chunk_layers > in.model.n_layers)
+    throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
+                config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
+  in.prefill_kernels = kernel_costs_roofline(in.prefill_gpu, in.format, config.prefill.tensor_parallel);
+  in.decode_kernels = kernel_costs_roofline(in.decode_gpu, in.format, config.decode.tensor_parallel);
+  in.acceptance = resolve_acceptance(config, in.format);
+  in.requests = std::move(requests);
+  return in;
+}
+
+}  // namespace lynx

@@ -1,0 +1,17 @@
+// Resolves a configuration into everything a run needs: catalog entries, the KV format, kernel costs (the cost
+// table of the GPU when one is shipped, else the roofline default) and, for Lynx, the acceptance model (the
+// configured rate, else the configured accuracy file, else the shipped one for this format, else a 0.9 prior).
+// Every choice made by default is named in SimulationInputs' sources so summaries can state it.
+#pragma once
+#include <vector>
+
+#include "sim/simulation.hpp"
+
+namespace lynx {
+
+SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests);
+
+// The shipped accuracy file the simulator reads by default.
+std::string default_accuracy_path();
+
+}  // namespace lynx
