@@ -1,0 +1,167 @@
+// The network layer against closed forms: SimGrid flows under the exact model, our propagation delay, weighted
+// sharing (the regression tests of flow_priority.cpp) and the topologies. Each case runs in its own process.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "sim/event_loop.hpp"
+#include "sim/isolated_run.hpp"
+
+using namespace lynx;
+
+namespace {
+std::vector<std::string> names(int n) {
+  std::vector<std::string> v;
+  for (int i = 0; i < n; ++i) v.push_back("n" + std::to_string(i));
+  return v;
+}
+// Runs `setup` on a fresh loop, then the loop; returns the delivery times it recorded, as text.
+std::vector<double> deliveries(const NetworkConfig& network, int nodes,
+                               const std::function<void(EventLoop&, std::vector<double>&)>& setup) {
+  std::string text = run_isolated([&] {
+    EventLoop loop(network, names(nodes));
+    std::vector<double> times;
+    setup(loop, times);
+    loop.run();
+    std::string out;
+    char buffer[64];
+    for (double t : times) {
+      std::snprintf(buffer, sizeof buffer, "%.17g ", t);
+      out += buffer;
+    }
+    return out;
+  });
+  std::vector<double> v;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t next = text.find(' ', pos);
+    v.push_back(std::stod(text.substr(pos, next - pos)));
+    pos = next + 1;
+  }
+  return v;
+}
+void record_at(std::vector<double>& times, size_t i, EventLoop& loop) {
+  if (times.size() <= i) times.resize(i + 1, NAN);
+  times[i] = loop.now();
+}
+}  // namespace
+
+TEST_CASE("a transfer on an idle link takes bytes/bandwidth + latency, exactly") {
+  NetworkConfig net;
+  net.nic_gbps = 100;
+  net.latency_us = 5;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 0, loop); });
+  });
+  CHECK(t[0] == doctest::Approx(1e9 / 12.5e9 + 5e-6).epsilon(1e-12));
+}
+
+TEST_CASE("a transfer that starts later, and a timer event, keep exact time") {
+  NetworkConfig net;
+  net.nic_gbps = 200;
+  net.latency_us = 2;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.at(0.25, [&] {
+      loop.send(1, 0, 50000000, 1.0, [&] { record_at(times, 0, loop); });
+      loop.at(0.25 + 1e-3, [&] { record_at(times, 1, loop); });
+    });
+  });
+  CHECK(t[0] == doctest::Approx(0.25 + 5e7 / 25e9 + 2e-6).epsilon(1e-12));
+  CHECK(t[1] == doctest::Approx(0.251).epsilon(1e-12));
+}
+
+TEST_CASE("N equal transfers into one NIC each get 1/N of it") {
+  for (int n : {2, 3, 7}) {
+    NetworkConfig net;
+    net.nic_gbps = 100;
+    net.latency_us = 0;
+    auto t = deliveries(net, n + 1, [n](EventLoop& loop, std::vector<double>& times) {
+      for (int i = 0; i < n; ++i) loop.send(i, n, 100000000, 1.0, [&times, &loop, i] { record_at(times, i, loop); });
+    });
+    for (int i = 0; i < n; ++i) CHECK(t[static_cast<size_t>(i)] == doctest::Approx(n * 1e8 / 12.5e9).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("max-min: a short and a long flow share, then the long one takes the whole link") {
+  NetworkConfig net;
+  net.latency_us = 0;
+  net.nic_gbps = 100;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 1, 500000000, 1.0, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 1, loop); });
+  });
+  CHECK(t[0] == doctest::Approx(0.08).epsilon(1e-12));   // 0.5 GB at half of 12.5 GB/s
+  CHECK(t[1] == doctest::Approx(0.12).epsilon(1e-12));   // then 0.5 GB more at full rate
+}
+
+TEST_CASE("weight 1000: an anchor starting behind a running residual finishes within 0.2% of its time alone") {
+  NetworkConfig net;
+  net.latency_us = 0;
+  net.nic_gbps = 100;
+  const double anchor_alone = 2.5e8 / 12.5e9;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 1, 750000000, 1.0, [&] { record_at(times, 0, loop); });  // residual, running first
+    loop.at(0.01, [&] { loop.send(0, 1, 250000000, 1000.0, [&] { record_at(times, 1, loop); }); });
+  });
+  const double anchor_time = t[1] - 0.01;
+  CHECK(anchor_time <= anchor_alone * 1.002);
+  CHECK(anchor_time == doctest::Approx(anchor_alone * 1001.0 / 1000.0).epsilon(1e-9));  // weighted max-min
+  CHECK(t[0] == doctest::Approx(1e9 / 12.5e9).epsilon(1e-9));  // work-conserving: all bytes by 1 GB / C
+}
+
+TEST_CASE("weighted sharing 9:1 gives the heavier flow 90% of the link") {
+  NetworkConfig net;
+  net.latency_us = 0;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 1, 900000000, 9.0, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 1, loop); });
+  });
+  CHECK(t[0] == doctest::Approx(0.9e9 / (0.9 * 12.5e9)).epsilon(1e-9));
+  CHECK(t[1] == doctest::Approx(1.9e9 / 12.5e9).epsilon(1e-9));
+}
+
+TEST_CASE("split-duplex links carry both directions at full rate; shared links split them") {
+  for (const char* sharing : {"split-duplex", "shared"}) {
+    NetworkConfig net;
+    net.latency_us = 0;
+    net.link_sharing = sharing;
+    auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+      loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 0, loop); });
+      loop.send(1, 0, 1000000000, 1.0, [&] { record_at(times, 1, loop); });
+    });
+    const double expected = std::string(sharing) == "shared" ? 0.16 : 0.08;
+    CHECK(t[0] == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(t[1] == doctest::Approx(expected).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("leaf-spine: cross-rack flows share the oversubscribed uplink and pay the spine latency") {
+  NetworkConfig net;
+  net.topology = "leaf-spine";
+  net.hosts_per_rack = 2;
+  net.oversubscription = 2;  // uplink = 2 x 100 Gbps / 2 = 100 Gbps
+  net.latency_us = 3;
+  net.spine_latency_us = 4;
+  auto t = deliveries(net, 4, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 2, 100000000, 1.0, [&] { record_at(times, 0, loop); });  // rack 0 -> rack 1
+    loop.send(1, 3, 100000000, 1.0, [&] { record_at(times, 1, loop); });  // rack 0 -> rack 1, same uplink
+  });
+  CHECK(t[0] == doctest::Approx(2e8 / 12.5e9 + 7e-6).epsilon(1e-12));
+  CHECK(t[1] == doctest::Approx(2e8 / 12.5e9 + 7e-6).epsilon(1e-12));
+  auto same_rack = deliveries(net, 4, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 1, 100000000, 1.0, [&] { record_at(times, 0, loop); });
+  });
+  CHECK(same_rack[0] == doctest::Approx(1e8 / 12.5e9 + 3e-6).epsilon(1e-12));
+}
+
+TEST_CASE("lv08 applies SimGrid's default correction factors") {
+  NetworkConfig net;
+  net.model = "lv08";
+  net.latency_us = 5;
+  net.link_sharing = "shared";
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 0, loop); });
+  });
+  // 0.97 bandwidth factor, 5% cross traffic on a shared link, latency x 13.01.
+  CHECK(t[0] == doctest::Approx(1.05 * 1e9 / (0.97 * 12.5e9) + 13.01 * 5e-6).epsilon(1e-6));
+}
