@@ -1,0 +1,178 @@
+// Whole-simulation tests against closed forms: one request on an idle network, the layer-wise pipeline, N transfers
+// into one NIC, anchor priority across requests, Lynx against int4, conservation and ordering on a busy cluster.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/cost_model.hpp"
+#include "models/kv_size.hpp"
+#include "sim_test_support.hpp"
+
+using namespace lynx;
+using namespace lynx::test;
+
+namespace {
+constexpr double kRel = 1e-9;
+
+nlohmann::json base_config(const std::string& format, double nic_gbps, const std::string& mode) {
+  return {{"model", "llama-3.1-8b"},
+          {"format", format},
+          {"cluster", {{"network", {{"nic_gbps", nic_gbps}, {"latency_us", 5}}}}},
+          {"transfer", {{"chunk_layers", 4}, {"mode", mode}}},
+          {"lynx", {{"acceptance_rate", 0.9}}}};
+}
+
+double bytes_per_s(double gbps) { return gbps * 1e9 / 8; }
+
+// Prefill time of one whole prompt on an idle instance, quantization of every layer group included.
+double prefill_with_quantize_s(const SimulationInputs& in, int64_t tokens) {
+  ComputeCostModel cost(in.model, in.prefill_gpu, 1);
+  const double elements = 2.0 * static_cast<double>(tokens * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+  return cost.prefill_seconds(tokens, 0) + in.prefill_kernels.encode_seconds(elements);
+}
+
+// First decode iteration of a request joining an idle decode instance.
+double first_step_s(const SimulationInputs& in, int64_t tokens, bool anchor_only) {
+  ComputeCostModel cost(in.model, in.decode_gpu, 1);
+  KvStreamBytes per = model_kv_bytes(in.model, in.format, 1 << 16);
+  const double per_token = static_cast<double>(anchor_only ? per.anchor : per.total()) / (1 << 16);
+  const double elements = 2.0 * static_cast<double>(tokens * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+  return in.decode_kernels.decode_seconds(elements, anchor_only) +
+         cost.decode_seconds(1, static_cast<double>(tokens), per_token * static_cast<double>(tokens));
+}
+}  // namespace
+
+TEST_CASE("one request on an idle network: TTFT = prefill + quantize + bytes/bandwidth + latency + dequantize + step") {
+  const int64_t T = 8192;
+  for (const char* format : {"bf16", "fp8-e4m3", "int8-g64", "int4-g64", "kivi2-g32", "lynx-a4r4-g64",
+                             "lynx-a4r4-g64-rq"}) {
+    CAPTURE(format);
+    nlohmann::json config = base_config(format, 25, "after-prefill");
+    std::vector<Request> requests{make_request(0, 0.5, T, 8)};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord& r = run.records.at(0);
+    const KvStreamBytes bytes = model_kv_bytes(in.model, in.format, T);
+    const double C = bytes_per_s(25), latency = 5e-6, w = 1000;
+    const double prefill = prefill_with_quantize_s(in, T);
+    CHECK(r.prefill_end_s - r.arrival_s == doctest::Approx(prefill).epsilon(kRel));
+    const bool lynx = in.format.is_lynx();
+    // Lynx: 8 anchor flows of weight w and 8 residual flows of weight 1 start together (weighted max-min).
+    const double anchor_transfer = lynx ? static_cast<double>(bytes.anchor) * (w + 1) / (w * C)
+                                        : static_cast<double>(bytes.anchor) / C;
+    CHECK(r.anchor_arrival_s - r.prefill_end_s == doctest::Approx(anchor_transfer + latency).epsilon(kRel));
+    const double ttft_spec = prefill + anchor_transfer + latency + first_step_s(in, T, lynx);
+    CHECK(r.ttft_spec_s() == doctest::Approx(ttft_spec).epsilon(kRel));
+    if (lynx) {
+      // Work-conserving link: the residual is in when all bytes could have crossed.
+      CHECK(r.residual_arrival_s - r.prefill_end_s ==
+            doctest::Approx(static_cast<double>(bytes.total()) / C + latency).epsilon(kRel));
+      CHECK(r.ttft_s() > r.residual_arrival_s - r.arrival_s);
+      CHECK(r.verify_s == r.first_token_s);
+    } else {
+      CHECK(r.ttft_s() == r.ttft_spec_s());
+      CHECK(std::isnan(r.residual_arrival_s));
+    }
+    CHECK(run.bytes_sent == bytes.total());
+    CHECK(run.bytes_delivered == bytes.total());
+  }
+}
+
+TEST_CASE("layer-wise chunks: the last chunk lands at max(n*g + x, g + n*x) + latency") {
+  // n chunks, each computed (and quantized) in g seconds and crossing the link alone in x seconds.
+  const int64_t T = 16384;
+  for (double gbps : {400.0, 10.0}) {  // link faster than the prefill per chunk, then slower
+    CAPTURE(gbps);
+    nlohmann::json config = base_config("int8-g64", gbps, "layer-wise");
+    std::vector<Request> requests{make_request(0, 0.0, T, 2)};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord& r = run.records.at(0);
+    const double n = 8;
+    const double g = prefill_with_quantize_s(in, T) / n;
+    const double x = static_cast<double>(layers_kv_bytes(in.model, in.format, T, 4).total()) / bytes_per_s(gbps);
+    CHECK(r.anchor_arrival_s == doctest::Approx(std::max(n * g + x, g + n * x) + 5e-6).epsilon(kRel));
+    if (gbps > 100) CHECK(n * g + x > g + n * x);
+    else CHECK(g + n * x > n * g + x);
+  }
+}
+
+TEST_CASE("N simultaneous transfers into one decode NIC each take N times as long") {
+  const int64_t T = 4096;
+  for (int n : {2, 4}) {
+    nlohmann::json config = base_config("bf16", 50, "after-prefill");
+    config["cluster"]["prefill"] = {{"instances", n}};
+    std::vector<Request> requests;
+    for (int i = 0; i < n; ++i) requests.push_back(make_request(i, 0.0, T, 2));
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const double bytes = static_cast<double>(model_kv_bytes(in.model, in.format, T).total());
+    for (const RequestRecord& r : run.records) {
+      CHECK(r.prefill_instance == r.id);  // least-loaded spreads them
+      CHECK(r.anchor_arrival_s - r.prefill_end_s == doctest::Approx(n * bytes / bytes_per_s(50) + 5e-6).epsilon(kRel));
+    }
+  }
+}
+
+TEST_CASE("a later request's anchors overtake an earlier request's residual") {
+  // Request 0's residual is still streaming when request 1's chunks leave; with weight 1000 request 1's anchors
+  // take (w + 2) / w of their time alone (its own and request 0's residual flows share the rest).
+  nlohmann::json config = base_config("lynx-a4r4-g64", 10, "after-prefill");
+  config["cluster"]["prefill"] = {{"instances", 2}};
+  std::vector<Request> requests{make_request(0, 0.0, 32768, 4), make_request(1, 2.6, 2048, 4)};
+  SimulationInputs in = make_inputs(config, requests);
+  SimRun run = run_simulation(config, requests);
+  const RequestRecord& r0 = run.records.at(0);
+  const RequestRecord& r1 = run.records.at(1);
+  REQUIRE(r1.prefill_end_s > r0.anchor_arrival_s);  // request 0's anchors are in ...
+  REQUIRE(r1.prefill_end_s < r0.residual_arrival_s);  // ... its residual is not
+  const double anchor_alone = static_cast<double>(model_kv_bytes(in.model, in.format, 2048).anchor) / bytes_per_s(10);
+  const double anchor_time = r1.anchor_arrival_s - r1.prefill_end_s - 5e-6;
+  CHECK(anchor_time >= anchor_alone);
+  CHECK(anchor_time <= anchor_alone * 1002.0 / 1000.0 * (1 + kRel));
+  CHECK(r1.ttft_spec_s() < r0.ttft_spec_s());
+}
+
+TEST_CASE("lynx ttft_spec equals int4's TTFT when the anchor carries the same bytes; ttft is never below it") {
+  const int64_t T = 32768;
+  std::vector<Request> requests{make_request(0, 0.0, T, 16)};
+  nlohmann::json int4 = base_config("int4-g64", 25, "after-prefill");
+  nlohmann::json lynx = base_config("lynx-a4r4-g64-rq", 25, "after-prefill");
+  SimulationInputs int4_in = make_inputs(int4, requests), lynx_in = make_inputs(lynx, requests);
+  REQUIRE(model_kv_bytes(lynx_in.model, lynx_in.format, T).anchor ==
+          model_kv_bytes(int4_in.model, int4_in.format, T).total());
+  SimRun a = run_simulation(int4, requests), b = run_simulation(lynx, requests);
+  // The only differences: Lynx's encoder also writes the residual, and its anchor shares 1/1001 of the link.
+  const double encode_difference = prefill_with_quantize_s(lynx_in, T) - prefill_with_quantize_s(int4_in, T);
+  const double share_difference =
+      static_cast<double>(model_kv_bytes(int4_in.model, int4_in.format, T).total()) / bytes_per_s(25) / 1000;
+  CHECK(b.records[0].ttft_spec_s() ==
+        doctest::Approx(a.records[0].ttft_s() + encode_difference + share_difference).epsilon(kRel));
+  CHECK(b.records[0].ttft_s() >= b.records[0].ttft_spec_s());
+  CHECK(b.records[0].ttft_s() >= b.records[0].residual_arrival_s - b.records[0].arrival_s);
+}
+
+TEST_CASE("acceptance extremes: rate 1 keeps every draft, rate 0 keeps none; output length is always met") {
+  std::vector<Request> requests{make_request(0, 0.0, 32768, 200), make_request(1, 0.1, 16384, 3)};
+  for (double rate : {1.0, 0.0}) {
+    nlohmann::json config = base_config("lynx-a4r4-g64", 10, "layer-wise");
+    config["lynx"]["acceptance_rate"] = rate;
+    if (rate == 0.0) config["lynx"].erase("acceptance_rate");
+    if (rate == 0.0) config["lynx"]["acceptance_rate"] = 1e-300;  // > 0 selects the rate; effectively zero
+    SimRun run = run_simulation(config, requests);
+    for (const RequestRecord& r : run.records) {
+      CAPTURE(rate);
+      CHECK(r.spec_tokens > 0);
+      CHECK(r.spec_tokens <= std::max<int64_t>(1, r.output_tokens - 1));
+      if (rate == 1.0) {
+        CHECK(r.accepted_tokens == r.spec_tokens);
+        CHECK(r.rolled_back_tokens == 0);
+      } else {
+        CHECK(r.accepted_tokens == 0);
+        CHECK(r.rolled_back_tokens == r.spec_tokens);
+      }
+      CHECK(r.verify_s >= r.residual_arrival_s);
+    }
+  }
+}
