@@ -1,0 +1,64 @@
+// lynxsim run / merge / plot: experiment sweeps, joining shards, and plots of a results directory.
+#include <cstdio>
+
+#include "app/commands.hpp"
+#include "common/error.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/plot.hpp"
+#include "experiments/results.hpp"
+#include "experiments/sweep_runner.hpp"
+
+namespace lynx {
+
+namespace {
+struct RunOptions {
+  std::string experiment;
+  std::string out;
+  int jobs = 1;
+  std::string shard = "1/1";
+  bool plot = false;
+};
+
+void run_experiment(const RunOptions& o) {
+  Experiment e = experiment_load(o.experiment);
+  SweepOptions options;
+  options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
+  options.jobs = o.jobs;
+  parse_shard(o.shard, options.shard_index, options.shard_count);
+  std::fprintf(stderr, "%s: %zu points (%s of %zu axes), writing %s\n", o.experiment.c_str(), e.points.size(),
+               e.mode.c_str(), e.axes.size(), options.out_dir.c_str());
+  SweepReport report = sweep_run(e, options);
+  std::printf("%zu points selected: %zu ran, %zu already finished, %zu failed; results in %s (summary.csv)\n",
+              report.selected, report.ran, report.skipped, report.failed, options.out_dir.c_str());
+  if (o.plot && report.failed == 0 && options.shard_count == 1) plot_results(options.out_dir);
+  if (report.failed > 0) throw_error("%zu sweep points failed (see the messages above)", report.failed);
+}
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "Run an experiment sweep: every point in its own process");
+  cmd->add_option("experiment", o->experiment, "Experiment file (JSON)")->required();
+  cmd->add_option("--out", o->out, "Results directory (default: results/<experiment name>)");
+  cmd->add_option("--jobs,-j", o->jobs, "Points run at once")->check(CLI::PositiveNumber);
+  cmd->add_option("--shard", o->shard, "Run only the K-th of N disjoint slices of the points (K/N, 1-based)");
+  cmd->add_flag("--plot", o->plot, "Plot the results when every point has finished");
+  cmd->callback([o] { run_experiment(*o); });
+
+  auto merge_out = std::make_shared<std::string>();
+  auto merge_dirs = std::make_shared<std::vector<std::string>>();
+  CLI::App* merge = app.add_subcommand("merge", "Join the results directories of shards of one experiment");
+  merge->add_option("--out", *merge_out, "Merged results directory")->required();
+  merge->add_option("shards", *merge_dirs, "Results directories of the shards")->required();
+  merge->callback([merge_out, merge_dirs] {
+    results_merge(*merge_out, *merge_dirs);
+    std::printf("merged %zu results directories into %s\n", merge_dirs->size(), merge_out->c_str());
+  });
+
+  auto plot_dir = std::make_shared<std::string>();
+  CLI::App* plot = app.add_subcommand("plot", "Plot a results directory (PNG and SVG, with matplotlib)");
+  plot->add_option("results", *plot_dir, "Results directory written by `lynxsim run`")->required();
+  plot->callback([plot_dir] { plot_results(*plot_dir); });
+}
+
+}  // namespace lynx

@@ -1,0 +1,137 @@
+#include "experiments/experiment.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "sim/sim_config.hpp"
+#include "traces/workload_spec.hpp"
+
+namespace lynx {
+
+void json_set_path(nlohmann::json& config, const std::string& path, const nlohmann::json& value) {
+  nlohmann::json* node = &config;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (key.empty()) throw_error("empty component in JSON path \"%s\"", path.c_str());
+    if (!node->is_object()) throw_error("JSON path \"%s\": \"%s\" is inside a value that is not an object",
+                                        path.c_str(), key.c_str());
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    node = &(*node)[key];
+    if (node->is_null()) *node = nlohmann::json::object();
+    start = dot + 1;
+  }
+}
+
+namespace {
+// A short, file-system-safe rendering of an axis value.
+std::string value_label(const nlohmann::json& v) {
+  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string out;
+  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_') ? c : '_';
+  return out.substr(0, 40);
+}
+
+std::string axis_label(const std::string& path) {
+  size_t dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+void validate_point(const Experiment& e, const SweepPoint& p) {
+  try {
+    SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
+    JsonObject workload(config.workload, config.origin, "$.workload");
+    workload_spec_from_json(workload, e.base_dir);
+  } catch (const LynxError& error) {
+    std::string where;
+    for (size_t a = 0; a < e.axes.size(); ++a)
+      where += (where.empty() ? "" : ", ") + e.axes[a].path + " = " + p.values[a].dump();
+    throw_error("%s: sweep point %zu (%s): %s", e.origin.c_str(), p.index, where.empty() ? "base" : where.c_str(),
+                error.what());
+  }
+}
+}  // namespace
+
+Experiment experiment_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir,
+                                bool validate) {
+  Experiment e;
+  e.origin = origin;
+  e.base_dir = base_dir;
+  e.source = root;
+  JsonObject top(root, origin, "$");
+  e.name = top.string("name");
+  e.description = top.string_or("description", "");
+  (void)top.object("base");
+  e.base = root["base"];
+  if (top.has("sweep")) {
+    JsonObject sweep = top.object("sweep");
+    e.mode = sweep.choice_or("mode", {"cross", "zip"}, "cross");
+    const nlohmann::json& axes = sweep.array("axes");
+    for (size_t i = 0; i < axes.size(); ++i) {
+      JsonObject axis(axes[i], origin, json_index_path("$.sweep.axes", i));
+      SweepAxis a;
+      a.path = axis.string("path");
+      const nlohmann::json& values = axis.array("values");
+      if (values.empty()) axis.fail("values", "a non-empty array");
+      for (const auto& v : values) a.values.push_back(v);
+      axis.finish();
+      for (const SweepAxis& other : e.axes)
+        if (other.path == a.path) axis.fail("path", "a path no other axis uses");
+      e.axes.push_back(a);
+    }
+    if (e.mode == "zip")
+      for (size_t i = 1; i < e.axes.size(); ++i)
+        if (e.axes[i].values.size() != e.axes[0].values.size())
+          throw_error("%s: $.sweep.axes[%zu].values: zip needs every axis to have %zu values, got %zu", origin.c_str(), i,
+                      e.axes[0].values.size(), e.axes[i].values.size());
+    sweep.finish();
+  }
+  if (top.has("plot")) e.plot = top.raw("plot");
+  top.finish();
+
+  // Expand the points.
+  size_t count = 1;
+  if (e.mode == "zip") count = e.axes.empty() ? 1 : e.axes[0].values.size();
+  else
+    for (const SweepAxis& a : e.axes) count *= a.values.size();
+  for (size_t index = 0; index < count; ++index) {
+    SweepPoint p;
+    p.index = index;
+    p.config = e.base;
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "p%04zu", index);
+    p.name = prefix;
+    size_t rest = index;
+    std::vector<size_t> choice(e.axes.size());
+    for (size_t a = e.axes.size(); a-- > 0;) {  // last axis varies fastest
+      choice[a] = e.mode == "zip" ? index : rest % e.axes[a].values.size();
+      if (e.mode != "zip") rest /= e.axes[a].values.size();
+    }
+    for (size_t a = 0; a < e.axes.size(); ++a) {
+      const nlohmann::json& v = e.axes[a].values[choice[a]];
+      try {
+        json_set_path(p.config, e.axes[a].path, v);
+      } catch (const LynxError& error) {
+        throw_error("%s: $.sweep.axes[%zu].path: %s", origin.c_str(), a, error.what());
+      }
+      p.values.push_back(v);
+      p.name += "_" + axis_label(e.axes[a].path) + "=" + value_label(v);
+    }
+    if (validate) validate_point(e, p);
+    e.points.push_back(std::move(p));
+  }
+  return e;
+}
+
+Experiment experiment_load(const std::string& path) {
+  nlohmann::json root = json_parse_file(path);
+  return experiment_from_json(root, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace lynx

@@ -1,0 +1,59 @@
+// lynx_experiments: experiment files, sweeps, results and plots.
+// An experiment is a base simulate configuration plus sweep axes addressed by JSON path into it, crossed (every
+// combination, the first axis varying slowest) or zipped (the i-th values together). The whole file is
+// validated before anything runs: every point's configuration and workload are parsed, and a bad path or value is
+// an error naming the experiment file, the axis and the point.
+//
+// {
+//   "name": "ttft_vs_bandwidth",
+//   "description": "...",
+//   "base": { ...a simulate configuration (sim/sim_config.hpp)... },
+//   "sweep": {"mode": "cross",                                  or "zip"
+//             "axes": [{"path": "cluster.network.nic_gbps", "values": [10, 25, 50, 100, 200, 400]},
+//                      {"path": "format", "values": ["bf16", "int8-g64", "int4-g64", "lynx-a4r4-g64"]}]},
+//   "plot": {"x": "cluster.network.nic_gbps", "series": "format", "facet": "model", "cdf_at": 100,
+//            "ratios": [{"numerator": ["int8-g64", "ttft"], "denominator": ["lynx-a4r4-g64", "ttft_spec"]}]}
+// }
+// Relative paths in "base" resolve against the experiment file's directory.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lynx {
+
+struct SweepAxis {
+  std::string path;                   // dotted JSON path into the base configuration
+  std::vector<nlohmann::json> values;
+};
+
+struct SweepPoint {
+  size_t index = 0;                   // 0-based, in sweep order
+  std::string name;                   // directory name: p0007_nic_gbps=100_format=int8-g64
+  std::vector<nlohmann::json> values; // one per axis
+  nlohmann::json config;              // base with the axis values set
+};
+
+struct Experiment {
+  std::string origin;                 // the experiment file
+  std::string base_dir;               // its directory
+  std::string name, description;
+  nlohmann::json base;
+  std::string mode = "cross";
+  std::vector<SweepAxis> axes;
+  nlohmann::json plot;                // passed to the plotting script as is (validated there)
+  nlohmann::json source;              // the whole file, copied into results
+  std::vector<SweepPoint> points;
+};
+
+// Loads and validates an experiment, expanding and checking every point.
+Experiment experiment_load(const std::string& path);
+// With validate = false the points are expanded but not checked (reading results of an earlier run).
+Experiment experiment_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir,
+                                bool validate = true);
+
+// Sets `value` at dotted `path` of `config`, creating objects on the way.
+void json_set_path(nlohmann::json& config, const std::string& path, const nlohmann::json& value);
+
+}  // namespace lynx

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Plots a lynxsim results directory (what `lynxsim run` wrote): TTFT against the swept x axis (p50 and p99, a line per
+series, both TTFT definitions for Lynx), TTFT relative to a baseline series, per-request TTFT CDFs at one x value,
+and optional ratio tables (printed and plotted). PNG and SVG, deterministic (no dates in the files).
+Uses only the standard library and matplotlib (Debian's python3-matplotlib)."""
+import csv
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams["svg.hashsalt"] = "lynxsim"
+plt.rcParams["font.size"] = 10
+
+AXIS_LABELS = {
+    "cluster.network.nic_gbps": "NIC bandwidth (Gbps)",
+    "cluster.network.latency_us": "one-way latency (µs)",
+    "workload.synthetic.rate_per_s": "arrival rate (requests/s)",
+    "workload.target_rate_per_s": "arrival rate (requests/s)",
+}
+
+
+def fail(message):
+    sys.stderr.write("lynxsim plot: error: %s\n" % message)
+    sys.exit(1)
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def load(results_dir):
+    path = os.path.join(results_dir, "experiment.json")
+    if not os.path.exists(path):
+        fail("%s: not found (is %s a results directory of `lynxsim run`?)" % (path, results_dir))
+    with open(path) as f:
+        experiment = json.load(f)["experiment"]
+    summary_path = os.path.join(results_dir, "summary.csv")
+    if not os.path.exists(summary_path):
+        fail("%s: not found" % summary_path)
+    with open(summary_path) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        fail("%s: no finished points" % summary_path)
+    return experiment, rows
+
+
+def save(fig, results_dir, stem, written):
+    for ext in ("png", "svg"):
+        out = os.path.join(results_dir, "%s.%s" % (stem, ext))
+        fig.savefig(out, dpi=120, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else {"Software": None})
+        written.append(out)
+    plt.close(fig)
+
+
+def label_of(value):
+    return str(value)
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: plot_results.py RESULTS_DIR")
+    results_dir = sys.argv[1]
+    experiment, rows = load(results_dir)
+    spec = experiment.get("plot", {})
+    axes = [a["path"] for a in experiment.get("sweep", {}).get("axes", [])]
+    x_key = spec.get("x", "cluster.network.nic_gbps")
+    series_key = spec.get("series", "format")
+    facet_key = spec.get("facet")
+    baseline = spec.get("baseline", "bf16")
+    for key in [x_key, series_key] + ([facet_key] if facet_key else []):
+        if key not in axes:
+            fail("experiment plot: \"%s\" is not a sweep axis (axes: %s)" % (key, ", ".join(axes)))
+    for key in axes:
+        if key not in (x_key, series_key, facet_key) and len({r[key] for r in rows}) > 1:
+            fail("experiment plot: axis \"%s\" has several values; name it as \"facet\"" % key)
+
+    def ordered(values):
+        values = list(dict.fromkeys(values))
+        try:
+            return sorted(values, key=float)
+        except ValueError:
+            return values
+
+    facets = ordered(r[facet_key] for r in rows) if facet_key else [None]
+    series = list(dict.fromkeys(r[series_key] for r in rows))
+    xs = ordered(r[x_key] for r in rows)
+    index = {(r[facet_key] if facet_key else None, r[series_key], r[x_key]): r for r in rows}
+    x_label = AXIS_LABELS.get(x_key, x_key)
+    numeric_x = all(isinstance(number(x), float) for x in xs)
+    written = []
+
+    def metric(facet, s, x, name):
+        row = index.get((facet, s, x))
+        if row is None or row.get(name, "") == "":
+            return math.nan
+        return float(row[name])
+
+    def is_lynx(s):
+        return s.startswith("lynx")
+
+    # 1. TTFT p50 / p99 against x.
+    fig, subplots = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.8), squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, facet in zip(subplots[0], facets):
+        for i, s in enumerate(series):
+            color = colors[i % len(colors)]
+            px = [float(x) if numeric_x else x for x in xs]
+            kinds = [("ttft", "", "-")] + ([("ttft_spec", " first (speculative) token", ":")] if is_lynx(s) else [])
+            for metric_name, suffix, style in kinds:
+                ax.plot(px, [metric(facet, s, x, "median_%s_ms" % metric_name) for x in xs], style, marker="o",
+                        color=color, label="%s%s p50" % (s, suffix))
+                ax.plot(px, [metric(facet, s, x, "p99_%s_ms" % metric_name) for x in xs], style, marker="^",
+                        color=color, alpha=0.45, label="%s%s p99" % (s, suffix))
+        if numeric_x:
+            ax.set_xscale("log")
+            ax.set_xticks([float(x) for x in xs])
+            ax.set_xticklabels([label_of(number(x)) if not float(x).is_integer() else str(int(float(x))) for x in xs])
+        ax.set_yscale("log")
+        ax.set_xlabel(x_label)
+        ax.set_ylabel("TTFT (ms)")
+        ax.set_title(("%s" % facet) if facet else experiment.get("name", ""))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    save(fig, results_dir, "ttft_vs_%s" % x_key.split(".")[-1], written)
+
+    # 2. TTFT relative to the baseline series.
+    if baseline in series:
+        fig, subplots = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.2), squeeze=False)
+        for ax, facet in zip(subplots[0], facets):
+            for i, s in enumerate(series):
+                color = colors[i % len(colors)]
+                px = [float(x) if numeric_x else x for x in xs]
+                ax.plot(px, [metric(facet, s, x, "median_ttft_ms") / metric(facet, baseline, x, "median_ttft_ms")
+                             for x in xs], "-", marker="o", color=color, label="%s (p50 TTFT)" % s)
+                if is_lynx(s):
+                    ax.plot(px, [metric(facet, s, x, "median_ttft_spec_ms") /
+                                 metric(facet, baseline, x, "median_ttft_ms") for x in xs], ":", marker="o",
+                            color=color, label="%s (p50 first speculative token)" % s)
+            if numeric_x:
+                ax.set_xscale("log")
+                ax.set_xticks([float(x) for x in xs])
+                ax.set_xticklabels([str(int(float(x))) if float(x).is_integer() else x for x in xs])
+            ax.axhline(1.0, color="grey", lw=0.8)
+            ax.set_xlabel(x_label)
+            ax.set_ylabel("median TTFT / %s median TTFT" % baseline)
+            ax.set_title(("%s" % facet) if facet else experiment.get("name", ""))
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7)
+        save(fig, results_dir, "ttft_relative_to_%s" % baseline, written)
+
+    # 3. TTFT CDFs at one x value.
+    cdf_at = spec.get("cdf_at")
+    if cdf_at is not None:
+        at = [x for x in xs if number(x) == number(str(cdf_at))]
+        if not at:
+            fail("experiment plot: cdf_at %s is not a value of %s (%s)" % (cdf_at, x_key, ", ".join(xs)))
+        fig, subplots = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.2), squeeze=False)
+        for ax, facet in zip(subplots[0], facets):
+            for i, s in enumerate(series):
+                row = index.get((facet, s, at[0]))
+                if row is None:
+                    continue
+                with open(os.path.join(results_dir, row["point"], "requests.csv")) as f:
+                    reqs = list(csv.DictReader(f))
+                for column, style, suffix in [("ttft_s", "-", "")] + ([("ttft_spec_s", ":", " first token")]
+                                                                      if is_lynx(s) else []):
+                    values = sorted(float(r[column]) * 1e3 for r in reqs)
+                    ax.plot(values, [(k + 1) / len(values) for k in range(len(values))], style,
+                            color=colors[i % len(colors)], label=s + suffix)
+            ax.set_xscale("log")
+            ax.set_xlabel("TTFT (ms)")
+            ax.set_ylabel("fraction of requests")
+            ax.set_title("%s%s = %s" % (("%s, " % facet) if facet else "", x_label, at[0]))
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7)
+        save(fig, results_dir, "ttft_cdf_at_%s" % at[0], written)
+
+    # 4. Ratio tables.
+    ratios = spec.get("ratios", [])
+    if ratios:
+        fig, subplots = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.2), squeeze=False)
+        for ax, facet in zip(subplots[0], facets):
+            for ratio in ratios:
+                (ns, nm), (ds, dm) = ratio["numerator"], ratio["denominator"]
+                name = "%s %s / %s %s" % (ns, nm, ds, dm)
+                values = [metric(facet, ns, x, "median_%s_ms" % nm) / metric(facet, ds, x, "median_%s_ms" % dm)
+                          for x in xs]
+                print("%s%s" % (("[%s] " % facet) if facet else "", name))
+                for x, v in zip(xs, values):
+                    print("  %s = %-8s  %.3f" % (x_key.split(".")[-1], x, v))
+                ax.plot([float(x) if numeric_x else x for x in xs], values, marker="o", label=name)
+            if numeric_x:
+                ax.set_xscale("log")
+                ax.set_xticks([float(x) for x in xs])
+                ax.set_xticklabels([str(int(float(x))) if float(x).is_integer() else x for x in xs])
+            ax.axhline(1.0, color="grey", lw=0.8)
+            ax.set_xlabel(x_label)
+            ax.set_ylabel("ratio of median TTFTs")
+            ax.set_title(("%s" % facet) if facet else experiment.get("name", ""))
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+        save(fig, results_dir, "ratios", written)
+
+    for path in written:
+        print("wrote %s" % path)
+
+
+if __name__ == "__main__":
+    main()

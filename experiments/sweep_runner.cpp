@@ -1,0 +1,128 @@
+#include "experiments/sweep_runner.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "experiments/results.hpp"
+#include "sim/run_config.hpp"
+#include "sim/sim_config.hpp"
+
+namespace lynx {
+
+namespace fs = std::filesystem;
+
+void parse_shard(const std::string& text, int& index, int& count) {
+  int k = 0, n = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 || k > n)
+    throw_error("--shard \"%s\": expected K/N with 1 <= K <= N, e.g. 2/4", text.c_str());
+  index = k;
+  count = n;
+}
+
+namespace {
+std::string format_duration(double seconds) {
+  char text[32];
+  int s = static_cast<int>(seconds + 0.5);
+  if (s >= 3600) std::snprintf(text, sizeof text, "%dh%02dm%02ds", s / 3600, s / 60 % 60, s % 60);
+  else if (s >= 60) std::snprintf(text, sizeof text, "%dm%02ds", s / 60, s % 60);
+  else std::snprintf(text, sizeof text, "%ds", s);
+  return text;
+}
+
+// In the child: run the point, report an error in error.txt. Never returns.
+[[noreturn]] void run_point_child(const Experiment& e, const SweepPoint& p, const std::string& dir) {
+  int code = 0;
+  try {
+    SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
+    run_config(config, dir);
+    std::error_code ignored;
+    fs::remove(dir + "/error.txt", ignored);
+  } catch (const std::exception& error) {
+    try {
+      write_file_atomic(dir + "/error.txt", std::string(error.what()) + "\n");
+    } catch (...) {
+    }
+    code = 1;
+  }
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+}  // namespace
+
+SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
+  fs::create_directories(o.out_dir);
+  write_experiment_copy(o.out_dir, e);
+  std::vector<const SweepPoint*> todo;
+  SweepReport report;
+  for (const SweepPoint& p : e.points) {
+    if (static_cast<int>(p.index % static_cast<size_t>(o.shard_count)) != o.shard_index - 1) continue;
+    ++report.selected;
+    if (fs::exists(o.out_dir + "/" + p.name + "/summary.json")) {
+      ++report.skipped;
+      continue;
+    }
+    todo.push_back(&p);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::map<pid_t, const SweepPoint*> running;
+  size_t next = 0, done = 0;
+  auto show = [&] {
+    if (!o.progress) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const size_t total = todo.size();
+    std::string eta = done > 0 ? format_duration(elapsed / static_cast<double>(done) * static_cast<double>(total - done))
+                               : "?";
+    const int width = 30;
+    const int filled = total > 0 ? static_cast<int>(width * done / total) : width;
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %zu failed, elapsed %s, ETA %s   ",
+                 std::string(static_cast<size_t>(filled), '#').c_str(),
+                 std::string(static_cast<size_t>(width - filled), '.').c_str(), done, total, report.failed,
+                 format_duration(elapsed).c_str(), eta.c_str());
+    std::fflush(stderr);
+  };
+  show();
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < o.jobs) {
+      const SweepPoint* p = todo[next++];
+      const std::string dir = o.out_dir + "/" + p->name;
+      fs::create_directories(dir);
+      std::fflush(nullptr);
+      pid_t pid = ::fork();
+      if (pid < 0) throw_error("cannot start a process for point %s", p->name.c_str());
+      if (pid == 0) run_point_child(e, *p, dir);
+      running[pid] = p;
+    }
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const SweepPoint* p = it->second;
+    running.erase(it);
+    ++done;
+    const std::string dir = o.out_dir + "/" + p->name;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && fs::exists(dir + "/summary.json")) {
+      ++report.ran;
+    } else {
+      ++report.failed;
+      std::string why = fs::exists(dir + "/error.txt") ? read_file(dir + "/error.txt")
+                        : WIFSIGNALED(status)          ? "killed by signal " + std::to_string(WTERMSIG(status)) + "\n"
+                                                       : "exited without a result\n";
+      std::fprintf(stderr, "\npoint %s failed: %s", p->name.c_str(), why.c_str());
+    }
+    show();
+  }
+  if (o.progress) std::fprintf(stderr, "\n");
+  write_summary_csv(o.out_dir, e);
+  return report;
+}
+
+}  // namespace lynx

@@ -1,0 +1,31 @@
+#include "sim/run_config.hpp"
+
+#include "common/json_reader.hpp"
+#include "sim/metrics.hpp"
+#include "sim/simulation_setup.hpp"
+#include "traces/workload_spec.hpp"
+
+namespace lynx {
+
+namespace {
+std::string describe_workload(const WorkloadSpec& spec) {
+  if (!spec.trace_path.empty()) return spec.trace_path;
+  return "synthetic (" + spec.origin + ")";
+}
+}  // namespace
+
+RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
+  JsonObject workload(config.workload, config.origin, "$.workload");
+  WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
+  SimulationInputs inputs = simulation_inputs(config, workload_build(spec, config.seed));
+  SimulationResult result = simulate(inputs);
+  const std::string source = describe_workload(spec);
+  write_simulation_results(out_dir, inputs, result, source);
+  RunOutcome outcome;
+  outcome.summary = summary_json(inputs, result, source);
+  outcome.wall_s = result.wall_s;
+  outcome.requests = result.records.size();
+  return outcome;
+}
+
+}  // namespace lynx
