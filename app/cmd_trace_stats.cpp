@@ -79,6 +79,7 @@ void run_trace_stats(const TraceStatsOptions& o) {
                         {"bad_rows_skipped", r.bad_rows_skipped},
                         {"failed_rows", r.failed_rows},
                         {"failed_kept", r.failed_kept},
+                        {"stopped_early", r.stopped_early},
                         {"requests", s.requests},
                         {"span_s", s.span_s},
                         {"rate_per_s", s.rate_per_s},

@@ -21,6 +21,13 @@ int unit_exp10(TimeUnit unit) {
   }
 }
 
+// Nanoseconds as seconds: correctly rounded below 2^53 ns (104 days); above, whole seconds plus the rounded
+// fraction (epoch times that were not rebased).
+double ns_to_seconds(int64_t ns) {
+  if (ns < (int64_t{1} << 53)) return static_cast<double>(ns) / 1e9;
+  return static_cast<double>(ns / 1000000000) + static_cast<double>(ns % 1000000000) / 1e9;
+}
+
 const char* status_text(ParseStatus status) {
   switch (status) {
     case ParseStatus::not_a_number: return "is not a number";
@@ -91,7 +98,7 @@ class RowChecker {
     }
     Request request;
     request.id = report_.requests;
-    request.arrival_s = static_cast<double>(time_ns - origin_ns_) / 1e9;
+    request.arrival_s = ns_to_seconds(time_ns - origin_ns_);
     request.input_tokens = input;
     request.output_tokens = output;
     request.prefix_block_hashes.assign(hashes_.begin(), hashes_.end());
