@@ -142,3 +142,14 @@ TEST_CASE("a window that holds no request is an error, and a bad trace row names
   CHECK(error_of([&] { workload_build(bad_spec, 0); }) ==
         bad + R"(:3: num_prefill_tokens is negative: "-1" (expected a positive integer token count))");
 }
+
+TEST_CASE("the README's workload examples parse and build") {
+  std::vector<Request> trace = workload_build(parse(R"({"workload": {"trace": "data/traces/mooncake/conversation_trace.jsonl",
+      "time_window_s": [0, 1800], "spread_same_timestamp": true, "target_rate_per_s": 4}})"), 1);
+  CHECK(trace_stats_compute(trace).rate_per_s == doctest::Approx(4).epsilon(1e-12));
+  std::vector<Request> synthetic = workload_build(parse(R"({"workload": {"synthetic": {"arrival": "gamma",
+      "rate_per_s": 4, "cv": 3, "count": 2000,
+      "input_tokens": {"empirical": "data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"},
+      "output_tokens": {"uniform": [16, 512]}}}})"), 1);
+  CHECK(synthetic.size() == 2000);
+}
