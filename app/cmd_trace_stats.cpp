@@ -27,25 +27,32 @@ struct TraceStatsOptions {
   int64_t prefix_block_tokens = kMooncakeBlockTokens;
   uint64_t seed = 0;
   bool json = false;
+  // Options given on the command line (their values pass to the workload JSON, which validates them).
+  std::vector<const CLI::Option*> column_options;
+  const CLI::Option *first_n_option = nullptr, *time_scale_option = nullptr, *target_rate_option = nullptr,
+                    *spread_step_option = nullptr;
+  static bool given(const CLI::Option* option) { return option && option->count() > 0; }
 };
 
 nlohmann::json workload_json(const TraceStatsOptions& o) {
   nlohmann::json w = {{"trace", o.file}, {"format", o.format}};
   if (o.skip_bad_rows) w["skip_bad_rows"] = true;
   if (o.keep_failed) w["keep_failed"] = true;
-  if (!o.arrival_column.empty() || !o.input_column.empty() || !o.output_column.empty()) {
+  bool any_column = false;
+  for (const CLI::Option* option : o.column_options) any_column = any_column || TraceStatsOptions::given(option);
+  if (any_column) {
     nlohmann::json c = {{"arrival", o.arrival_column}, {"input_tokens", o.input_column},
                         {"output_tokens", o.output_column}, {"time_unit", o.time_unit}};
     if (!o.hashes_column.empty()) c["prefix_hashes"] = o.hashes_column;
     if (o.rebase_to_first_row) c["rebase_to_first_row"] = true;
     w["columns"] = c;
   }
-  if (o.first_n > 0) w["first_n"] = o.first_n;
+  if (TraceStatsOptions::given(o.first_n_option)) w["first_n"] = o.first_n;
   if (!o.time_window_s.empty()) w["time_window_s"] = o.time_window_s;
-  if (o.time_scale > 0) w["time_scale"] = o.time_scale;
-  if (o.target_rate_per_s > 0) w["target_rate_per_s"] = o.target_rate_per_s;
+  if (TraceStatsOptions::given(o.time_scale_option)) w["time_scale"] = o.time_scale;
+  if (TraceStatsOptions::given(o.target_rate_option)) w["target_rate_per_s"] = o.target_rate_per_s;
   if (o.spread_same_timestamp) w["spread_same_timestamp"] = true;
-  if (o.spread_step_s > 0) w["spread_step_s"] = o.spread_step_s;
+  if (TraceStatsOptions::given(o.spread_step_option)) w["spread_step_s"] = o.spread_step_s;
   w["prefix_block_tokens"] = o.prefix_block_tokens;
   return w;
 }
@@ -128,20 +135,23 @@ void add_trace_stats_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "Trace format: " + formats + " (default auto: from the first line)");
   cmd->add_flag("--skip-bad-rows", o->skip_bad_rows, "Skip and count malformed rows instead of stopping");
   cmd->add_flag("--keep-failed", o->keep_failed, "Keep rows with 0 output tokens (failed requests)");
-  cmd->add_option("--arrival-column", o->arrival_column, "csv/jsonl formats: the arrival time column");
-  cmd->add_option("--input-column", o->input_column, "csv/jsonl formats: the input-token column");
-  cmd->add_option("--output-column", o->output_column, "csv/jsonl formats: the output-token column");
-  cmd->add_option("--hashes-column", o->hashes_column, "jsonl format: the prefix block id array member");
-  cmd->add_option("--time-unit", o->time_unit, "csv/jsonl formats: s|ms|us|ns|datetime (default s)");
-  cmd->add_flag("--rebase-to-first-row", o->rebase_to_first_row, "csv/jsonl formats: count time from the first row");
-  cmd->add_option("--first-n", o->first_n, "Keep the first N requests")->check(CLI::PositiveNumber);
+  o->column_options = {
+      cmd->add_option("--arrival-column", o->arrival_column, "csv/jsonl formats: the arrival time column"),
+      cmd->add_option("--input-column", o->input_column, "csv/jsonl formats: the input-token column"),
+      cmd->add_option("--output-column", o->output_column, "csv/jsonl formats: the output-token column"),
+      cmd->add_option("--hashes-column", o->hashes_column, "jsonl format: the prefix block id array member"),
+      cmd->add_option("--time-unit", o->time_unit, "csv/jsonl formats: s|ms|us|ns|datetime (default s)"),
+      cmd->add_flag("--rebase-to-first-row", o->rebase_to_first_row,
+                    "csv/jsonl formats: count time from the first row")};
+  o->first_n_option = cmd->add_option("--first-n", o->first_n, "Keep the first N requests");
   cmd->add_option("--time-window-s", o->time_window_s, "Keep arrivals in [BEGIN, END) s, shifted to start at 0")
       ->expected(2);
-  cmd->add_option("--time-scale", o->time_scale, "Multiply arrival times (0.5 = twice as fast)");
-  cmd->add_option("--target-rate-per-s", o->target_rate_per_s, "Rescale arrival times to this mean rate");
+  o->time_scale_option = cmd->add_option("--time-scale", o->time_scale, "Multiply arrival times (0.5 = twice as fast)");
+  o->target_rate_option =
+      cmd->add_option("--target-rate-per-s", o->target_rate_per_s, "Rescale arrival times to this mean rate");
   cmd->add_flag("--spread-same-timestamp", o->spread_same_timestamp,
                 "Spread requests sharing a timestamp uniformly over the timestamp step (seeded)");
-  cmd->add_option("--spread-step-s", o->spread_step_s, "The timestamp step (default: inferred)");
+  o->spread_step_option = cmd->add_option("--spread-step-s", o->spread_step_s, "The timestamp step (default: inferred)");
   cmd->add_option("--prefix-block-tokens", o->prefix_block_tokens, "Tokens per prefix block id (default 512)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o->seed, "Seed of the random transforms (default 0)");
