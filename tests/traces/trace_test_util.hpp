@@ -10,11 +10,21 @@
 
 namespace lynx_test {
 
-// Writes `text` to a file named `name` in a directory of this process, returns its path.
-inline std::string write_temp(const std::string& name, const std::string& text) {
-  std::filesystem::path dir =
+// A directory of this process (so that concurrent test runs never share a file), removed at exit.
+struct TempDir {
+  std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("lynx_traces_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+// Writes `text` to a file named `name` in the process's directory, returns its path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  static TempDir dir_holder;
+  const std::filesystem::path& dir = dir_holder.path;
   std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
