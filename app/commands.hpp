@@ -6,6 +6,7 @@
 namespace lynx {
 
 void add_kv_size_command(CLI::App& app);
+void add_trace_stats_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_run_command(CLI::App& app);  // run, merge, plot
 

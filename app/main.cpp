@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("lynxsim ") + LYNX_VERSION);
   app.require_subcommand(1);
   lynx::add_kv_size_command(app);
+  lynx::add_trace_stats_command(app);
   lynx::add_simulate_command(app);
   lynx::add_run_command(app);
   try {

@@ -104,7 +104,7 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
     SweepPoint p;
     p.index = index;
     p.config = e.base;
-    char prefix[16];
+    char prefix[32];
     std::snprintf(prefix, sizeof prefix, "p%04zu", index);
     p.name = prefix;
     size_t rest = index;

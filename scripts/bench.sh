@@ -4,7 +4,7 @@ set -euo pipefail
 build=${1:-build}
 ran=0
 for b in "$build"/bench/*; do
-  [ -x "$b" ] || continue
+  [ -f "$b" ] && [ -x "$b" ] || continue  # skip CMakeFiles/ and the like
   echo "== $(basename "$b")"
   "$b"
   ran=1

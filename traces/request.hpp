@@ -11,7 +11,7 @@ struct Request {
   int64_t id = 0;              // position in the workload, 0-based, in arrival order
   double arrival_s = 0;        // seconds from the start of the workload
   int64_t input_tokens = 0;    // prompt length (> 0)
-  int64_t output_tokens = 0;   // tokens to generate (>= 1 for a request the simulator decodes)
+  int64_t output_tokens = 0;   // tokens to generate (>= 1; 0 only for a trace's failed rows kept by keep_failed)
   std::vector<uint64_t> prefix_block_hashes;  // Mooncake hash_ids: one id per 512-token prefix block (may be empty)
 };
 

@@ -1,0 +1,104 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "trace_test_util.hpp"
+#include "traces/json_line.hpp"
+#include "traces/line_reader.hpp"
+
+using namespace lynx;
+using lynx_test::error_of;
+using lynx_test::write_temp;
+
+namespace {
+std::vector<std::string> all_lines(const std::string& path, size_t buffer_bytes) {
+  LineReader reader(path, buffer_bytes);
+  std::vector<std::string> lines;
+  std::string_view line;
+  while (reader.next(line)) {
+    lines.emplace_back(line);
+    CHECK(reader.line_number() == lines.size());
+  }
+  return lines;
+}
+}  // namespace
+
+TEST_CASE("LineReader streams through a small buffer: every buffer size gives the same lines") {
+  std::string text = "\xEF\xBB\xBFheader\r\nshort\n\n" + std::string(100, 'x') + "\nlast without newline";
+  std::string path = write_temp("lines.txt", text);
+  std::vector<std::string> expected = {"header", "short", "", std::string(100, 'x'), "last without newline"};
+  for (size_t size : {1, 2, 3, 7, 64, 1 << 20}) {
+    CAPTURE(size);
+    CHECK(all_lines(path, size) == expected);
+  }
+  LineReader reader(path, 5);
+  std::string_view line;
+  while (reader.next(line)) {
+  }
+  CHECK(reader.bytes_read() == text.size());
+}
+
+TEST_CASE("LineReader: empty file, missing file, trailing newline") {
+  CHECK(all_lines(write_temp("empty.txt", ""), 4).empty());
+  CHECK(all_lines(write_temp("one.txt", "a\n"), 4) == std::vector<std::string>{"a"});
+  CHECK(error_of([] { LineReader r("/nonexistent/lynx.csv"); }) ==
+        "/nonexistent/lynx.csv: cannot open file: No such file or directory");
+}
+
+TEST_CASE("JSON lines: members as raw text, malformed lines with their column") {
+  std::vector<JsonMember> m;
+  JsonLineError e;
+  REQUIRE(json_line_scan(R"( {"timestamp": 0, "s": "a\"b", "hash_ids": [0, 1, 2], "o": {"x": [1, "]"]}, "t": true} )",
+                         m, e));
+  REQUIRE(m.size() == 5);
+  CHECK(m[0].key == "timestamp");
+  CHECK(m[0].value == "0");
+  CHECK(m[1].kind == JsonKind::string);
+  CHECK(m[1].value == R"(a\"b)");
+  CHECK(m[2].kind == JsonKind::array);
+  CHECK(m[2].value == "[0, 1, 2]");
+  CHECK(m[3].kind == JsonKind::object);
+  CHECK(m[4].kind == JsonKind::literal);
+  CHECK(json_member_find(m, "hash_ids") == &m[2]);
+  CHECK(json_member_find(m, "nope") == nullptr);
+  REQUIRE(json_line_scan("{}", m, e));
+  CHECK(m.empty());
+
+  struct Bad {
+    const char* line;
+    size_t column;
+    const char* reason;
+  };
+  for (Bad b : {Bad{"[1]", 1, "expected '{' (one JSON object a line)"},
+                Bad{R"({"a": 1 "b": 2})", 9, "expected ',' or '}'"},
+                Bad{R"({"a": })", 7, "expected a value"},
+                Bad{R"({"a": 1)", 8, "expected ',' or '}'"},
+                Bad{R"({"a": "x)", 9, "unterminated string"},
+                Bad{R"({"a": [1, 2})", 12, "unbalanced brackets"},
+                Bad{R"({"a": [1, 2)", 12, "unterminated array or object"},
+                Bad{R"({"a": 1.})", 9, "expected digits after '.'"},
+                Bad{R"({"a": tru})", 7, "expected a value"},
+                Bad{R"({a: 1})", 2, "expected a quoted member name"},
+                Bad{R"({"a": 1} x)", 10, "text after the object"}}) {
+    CAPTURE(b.line);
+    CHECK(!json_line_scan(b.line, m, e));
+    CHECK(e.column == b.column);
+    CHECK(e.reason == b.reason);
+  }
+}
+
+TEST_CASE("prefix block id arrays") {
+  std::vector<uint64_t> ids;
+  CHECK(json_parse_id_array("[0, 14, 15]", ids));
+  CHECK(ids == std::vector<uint64_t>{0, 14, 15});
+  ids.clear();
+  CHECK(json_parse_id_array(" [ ] ", ids));
+  CHECK(ids.empty());
+  CHECK(json_parse_id_array("[18446744073709551615]", ids));
+  CHECK(ids.back() == UINT64_MAX);
+  for (const char* bad : {"[1, -2]", "[1.5]", "[1,]", "[\"1\"]", "1", "[18446744073709551616]", "[1] 2", "null"}) {
+    CAPTURE(bad);
+    CHECK(!json_parse_id_array(bad, ids));
+  }
+}

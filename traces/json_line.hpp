@@ -1,0 +1,36 @@
+// A small, fast reader for JSON Lines traces: one flat JSON object a line ({"timestamp": 0, "input_length": 6758,
+// "hash_ids": [0, 1, 2]}). It validates the line's structure and returns each member as a view of its raw text;
+// the caller converts only the members it needs. It exists because a general JSON library builds a DOM for every
+// line, which is several times slower than the file can be read (see bench/bench_trace_read.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lynx {
+
+enum class JsonKind { number, string, array, object, literal };  // literal: true, false, null
+
+struct JsonMember {
+  std::string_view key;    // without quotes, escapes left as written
+  std::string_view value;  // raw text; for a string, the text between the quotes
+  JsonKind kind = JsonKind::number;
+};
+
+struct JsonLineError {
+  size_t column = 0;  // 1-based
+  std::string reason;
+};
+
+// Parses `line`, which must hold exactly one JSON object (whitespace around it is allowed). Nested arrays and
+// objects are checked for balance and string syntax but not parsed. Returns false and fills `error` otherwise.
+bool json_line_scan(std::string_view line, std::vector<JsonMember>& members, JsonLineError& error);
+
+// The member named `key`, or nullptr.
+const JsonMember* json_member_find(const std::vector<JsonMember>& members, std::string_view key);
+
+// Parses a raw array text "[1, 2, 3]" of non-negative integers into `values` (appended). False if anything else.
+bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values);
+
+}  // namespace lynx

@@ -1,0 +1,40 @@
+// Streams a text file line by line through one fixed buffer (grown only for a line longer than it), so reading a
+// trace takes memory for the buffer and for what the caller keeps, not for the file.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lynx {
+
+class LineReader {
+ public:
+  // Opens `path`; throws LynxError naming it if it cannot be opened.
+  explicit LineReader(const std::string& path, size_t buffer_bytes = 1 << 20);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // The next line, without its '\n' or "\r\n" (and without a UTF-8 byte-order mark on line 1). The view stays
+  // valid until the next call. Returns false at the end of the file.
+  bool next(std::string_view& line);
+  // 1-based number of the line `next` returned last.
+  size_t line_number() const { return line_number_; }
+  // Bytes consumed so far (all of the file once next() returned false).
+  uint64_t bytes_read() const { return bytes_read_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  bool fill();  // moves the unread tail to the front, reads more; false when nothing more was read
+  std::string path_;
+  FILE* file_ = nullptr;
+  std::vector<char> buffer_;
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  size_t line_number_ = 0;
+  uint64_t bytes_read_ = 0;
+};
+
+}  // namespace lynx
