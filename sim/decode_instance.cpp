@@ -142,7 +142,7 @@ void DecodeInstance::maybe_start_iteration() {
     if (m.joining) m.request->record.decode_start_s = now;
   constexpr int64_t kMaxPlannedIterations = 4096;
   const int64_t iterations =
-      steady && !one_event_per_iteration_ ? std::min(repeatable, kMaxPlannedIterations) : 1;
+      steady && in.config.decode.plan_iterations ? std::min(repeatable, kMaxPlannedIterations) : 1;
   iteration_ends_s_.clear();
   double t = now + unpack_s;
   for (int64_t i = 0; i < iterations; ++i) {

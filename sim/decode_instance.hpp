@@ -59,7 +59,6 @@ class DecodeInstance {
   std::deque<RequestState*> joining_;
   std::vector<RequestState*> running_;
   bool busy_ = false;
-  bool one_event_per_iteration_ = false;  // for tests: plan a single iteration at a time
   std::vector<Member> members_;           // of the planned iterations
   std::vector<double> iteration_ends_s_;  // end time of each planned iteration
   uint64_t generation_ = 0;               // invalidates the finish event of a plan that was cut

@@ -105,7 +105,10 @@ void EventLoop::arm_timer() {
   const double target = events_.top().time_s;
   if (timer_ && timer_target_s_ <= target) return;  // already due no later than the earliest event
   if (timer_) {
+    // A cancelled Exec keeps its share of the host until SimGrid next cleans up, which would slow the new timer
+    // down; suspending it first takes it off the host at once.
     retire(timer_);
+    timer_->suspend();
     timer_->cancel();
   }
   timer_ = sg4::Exec::init();

@@ -18,6 +18,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
     p.max_batch = static_cast<int>(o.positive_integer_or("max_batch", p.max_batch));
     p.memory_reserve_fraction = o.non_negative_number_or("memory_reserve_fraction", p.memory_reserve_fraction);
     if (p.memory_reserve_fraction >= 1) o.fail("memory_reserve_fraction", "a fraction in [0, 1)");
+    p.plan_iterations = o.boolean_or("plan_iterations", p.plan_iterations);
   } else {
     p.chunked_prefill_tokens = o.non_negative_integer_or("chunked_prefill_tokens", 0);
   }

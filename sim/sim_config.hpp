@@ -7,7 +7,8 @@
 //   "seed": 1,
 //   "cluster": {
 //     "prefill": {"instances": 1, "gpu": "h200-sxm", "tp": 1, "chunked_prefill_tokens": 0},
-//     "decode":  {"instances": 1, "gpu": "h200-sxm", "tp": 1, "max_batch": 256, "memory_reserve_fraction": 0.1},
+//     "decode":  {"instances": 1, "gpu": "h200-sxm", "tp": 1, "max_batch": 256, "memory_reserve_fraction": 0.1,
+//                 "plan_iterations": true},
 //     "network": {...}                  see network_config.hpp
 //     "router": "least-loaded"          or "round-robin"
 //   },
@@ -35,6 +36,8 @@ struct PoolConfig {
   int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
   int max_batch = 256;                  // decode: sequences per iteration
   double memory_reserve_fraction = 0.1; // decode: HBM kept for activations and fragmentation
+  bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
+                                        // per iteration, slower, the same timeline; for checking)
 };
 
 struct TransferConfig {

@@ -142,3 +142,22 @@ TEST_CASE("max_batch bounds the requests decoding at once on an instance") {
   for (const RequestRecord& r : run.records) decoding.emplace_back(r.decode_start_s, r.end_s);
   CHECK(peak_overlap(decoding, std::vector<double>(decoding.size(), 1.0)) == 2);
 }
+
+TEST_CASE("planned decode iterations give the same timeline as one event per iteration") {
+  for (const char* format : {"lynx-a4r4-g64", "int4-g64"}) {
+    CAPTURE(format);
+    std::vector<Request> requests = busy_workload(80, 4.0, 11);
+    nlohmann::json planned = busy_config(format), stepwise = busy_config(format);
+    stepwise["cluster"]["decode"]["plan_iterations"] = false;
+    SimRun a = run_simulation(planned, requests), b = run_simulation(stepwise, requests);
+    for (size_t i = 0; i < a.records.size(); ++i) {
+      const RequestRecord &x = a.records[i], &y = b.records[i];
+      CAPTURE(i);
+      CHECK(x.first_spec_token_s == doctest::Approx(y.first_spec_token_s).epsilon(1e-9));
+      CHECK(x.first_token_s == doctest::Approx(y.first_token_s).epsilon(1e-9));
+      CHECK(x.end_s == doctest::Approx(y.end_s).epsilon(1e-9));
+      CHECK(x.spec_tokens == y.spec_tokens);
+      CHECK(x.accepted_tokens == y.accepted_tokens);
+    }
+  }
+}

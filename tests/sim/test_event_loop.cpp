@@ -70,6 +70,20 @@ TEST_CASE("a transfer that starts later, and a timer event, keep exact time") {
   CHECK(t[1] == doctest::Approx(0.251).epsilon(1e-12));
 }
 
+TEST_CASE("an event queued earlier than the pending timer's target fires on time") {
+  NetworkConfig net;
+  net.nic_gbps = 8;  // 1 GB/s
+  net.latency_us = 5;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    loop.at(10.0, [&] { record_at(times, 0, loop); });                            // a far timer is pending ...
+    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 1, loop); });        // ... when this lands at 1 s + 5 us
+    loop.at(0.5, [&] { loop.at(0.75, [&] { record_at(times, 2, loop); }); });    // and events keep re-arming it
+  });
+  CHECK(t[0] == doctest::Approx(10.0).epsilon(1e-12));
+  CHECK(t[1] == doctest::Approx(1.0 + 5e-6).epsilon(1e-12));
+  CHECK(t[2] == doctest::Approx(0.75).epsilon(1e-12));
+}
+
 TEST_CASE("N equal transfers into one NIC each get 1/N of it") {
   for (int n : {2, 3, 7}) {
     NetworkConfig net;
