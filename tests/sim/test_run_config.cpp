@@ -1,0 +1,116 @@
+// `simulate` end to end on the shipped Mooncake trace: every format writes its per-request CSV and summary, the
+// orderings a user expects between formats hold on a slow network, and bad configurations are one clear error.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "sim/isolated_run.hpp"
+#include "sim/run_config.hpp"
+
+using namespace lynx;
+namespace fs = std::filesystem;
+
+namespace {
+nlohmann::json mooncake_config(const std::string& format, double nic_gbps) {
+  return {{"model", "llama-3.1-8b"},
+          {"format", format},
+          {"cluster", {{"prefill", {{"instances", 4}}}, {"decode", {{"instances", 4}}}, {"network", {{"nic_gbps", nic_gbps}}}}},
+          {"workload", {{"trace", std::string(LYNX_DATA_DIR) + "/data/traces/mooncake/conversation_trace.jsonl"},
+                        {"first_n", 400}}}};
+}
+
+nlohmann::json run_in_dir(const nlohmann::json& config, const std::string& dir) {
+  return nlohmann::json::parse(run_isolated([&] {
+    SimConfig c = sim_config_from_json(config, "test.json", "");
+    return run_config(c, dir).summary.dump();
+  }));
+}
+
+size_t lines(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  std::string line;
+  while (std::getline(in, line)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("simulate on the shipped trace writes the per-request CSV and summary for every format") {
+  const fs::path root = fs::temp_directory_path() / "lynx_run_config_test";
+  fs::remove_all(root);
+  std::map<std::string, nlohmann::json> metrics;
+  for (const char* format : {"bf16", "fp8-e4m3", "int8-g64", "int4-g64", "kivi2-g32", "lynx-a4r4-g64", "lynx-a4r4-g64-rq"}) {
+    CAPTURE(format);
+    const std::string dir = (root / format).string();
+    nlohmann::json summary = run_in_dir(mooncake_config(format, 25), dir);
+    CHECK(lines(dir + "/requests.csv") == 401);
+    CHECK(json_parse_file(dir + "/summary.json") == summary);
+    CHECK(summary["metrics"]["completed"] == 400);
+    CHECK(summary["metrics"]["bytes_delivered"] == summary["metrics"]["bytes_expected"]);
+    CHECK(summary["config"]["format"] == format);
+    CHECK(summary["sources"]["workload"].get<std::string>().find("conversation_trace.jsonl") != std::string::npos);
+    metrics[format] = summary["metrics"];
+    for (auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().string().find(".tmp") == std::string::npos);
+  }
+  // At 25 Gbps fewer bytes mean earlier first tokens; Lynx's first token comes with int4's, its final one after.
+  auto ttft = [&](const char* f, const char* m = "mean_ttft_ms") { return metrics[f][m].get<double>(); };
+  CHECK(ttft("bf16") > ttft("int8-g64"));
+  CHECK(ttft("int8-g64") > ttft("int4-g64"));
+  CHECK(ttft("int4-g64") > ttft("kivi2-g32"));
+  CHECK(ttft("lynx-a4r4-g64", "mean_ttft_spec_ms") < ttft("int8-g64"));
+  CHECK(ttft("lynx-a4r4-g64", "mean_ttft_spec_ms") == doctest::Approx(ttft("int4-g64")).epsilon(0.05));
+  CHECK(ttft("lynx-a4r4-g64") >= ttft("lynx-a4r4-g64", "mean_ttft_spec_ms"));
+  CHECK(metrics["lynx-a4r4-g64"]["mean_spec_tokens"].get<double>() > 0);
+  CHECK(metrics["int8-g64"]["mean_spec_tokens"].get<double>() == 0);
+  fs::remove_all(root);
+}
+
+TEST_CASE("the same configuration twice writes byte-identical files") {
+  const fs::path root = fs::temp_directory_path() / "lynx_determinism_test";
+  fs::remove_all(root);
+  run_in_dir(mooncake_config("lynx-a4r4-g64", 50), (root / "a").string());
+  run_in_dir(mooncake_config("lynx-a4r4-g64", 50), (root / "b").string());
+  for (const char* file : {"requests.csv", "summary.json"})
+    CHECK(read_file((root / "a" / file).string()) == read_file((root / "b" / file).string()));
+  fs::remove_all(root);
+}
+
+TEST_CASE("bad configurations are one clear error naming the file and JSON path") {
+  auto error_of = [](nlohmann::json config) {
+    try {
+      SimConfig c = sim_config_from_json(config, "cfg.json", "");
+      JsonObject w(c.workload, c.origin, "$.workload");
+      return std::string("no error");
+    } catch (const LynxError& e) {
+      return std::string(e.what());
+    }
+  };
+  nlohmann::json ok = mooncake_config("int8-g64", 25);
+  nlohmann::json c = ok;
+  c["cluster"]["network"]["nic_gbps"] = -10;
+  CHECK(error_of(c) == "cfg.json: $.cluster.network.nic_gbps: expected a positive number, got -10");
+  c = ok;
+  c["format"] = "int9-g64";
+  CHECK(error_of(c).find("cfg.json: $.format: expected a KV format name") == 0);
+  c = ok;
+  c["cluster"]["decode"]["max_bacth"] = 3;
+  CHECK(error_of(c).find("cfg.json: $.cluster.decode.max_bacth: unknown field") == 0);
+  c = ok;
+  c["transfer"] = {{"mode", "eventually"}};
+  CHECK(error_of(c) == "cfg.json: $.transfer.mode: expected one of \"layer-wise\", \"after-prefill\", got \"eventually\"");
+  c = ok;
+  c.erase("workload");
+  CHECK(error_of(c).find("cfg.json: $.workload: missing field") == 0);
+  c = ok;
+  c["model"] = "gpt-9";
+  CHECK_THROWS_WITH_AS(run_isolated([&] {
+                         run_config(sim_config_from_json(c, "cfg.json", ""), "/tmp/lynx_never_written");
+                         return std::string();
+                       }),
+                       doctest::Contains("cfg.json: $.model: unknown model \"gpt-9\""), LynxError);
+  CHECK(!fs::exists("/tmp/lynx_never_written/summary.json"));
+}
