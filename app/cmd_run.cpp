@@ -30,6 +30,7 @@ void run_experiment(const RunOptions& o) {
   SweepReport report = sweep_run(e, options);
   std::printf("%zu points selected: %zu ran, %zu already finished, %zu failed; results in %s (summary.csv)\n",
               report.selected, report.ran, report.skipped, report.failed, options.out_dir.c_str());
+  if (report.interrupted) throw_error("interrupted: finished points are kept; run the same command again to go on");
   if (o.plot && report.failed == 0 && options.shard_count == 1) plot_results(options.out_dir);
   if (report.failed > 0) throw_error("%zu sweep points failed (see the messages above)", report.failed);
 }

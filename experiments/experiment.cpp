@@ -50,8 +50,9 @@ void validate_point(const Experiment& e, const SweepPoint& p) {
     workload_spec_from_json(workload, e.base_dir);
   } catch (const LynxError& error) {
     std::string where;
-    for (size_t a = 0; a < e.axes.size(); ++a)
-      where += (where.empty() ? "" : ", ") + e.axes[a].path + " = " + p.values[a].dump();
+    size_t v = 0;
+    for (const SweepAxis& axis : e.axes)
+      for (const std::string& path : axis.paths) where += (where.empty() ? "" : ", ") + path + " = " + p.values[v++].dump();
     throw_error("%s: sweep point %zu (%s): %s", e.origin.c_str(), p.index, where.empty() ? "base" : where.c_str(),
                 error.what());
   }
@@ -76,13 +77,30 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
     for (size_t i = 0; i < axes.size(); ++i) {
       JsonObject axis(axes[i], origin, json_index_path("$.sweep.axes", i));
       SweepAxis a;
-      a.path = axis.string("path");
+      if (axis.has("paths")) {
+        const nlohmann::json& paths = axis.array("paths");
+        for (const auto& p : paths) {
+          if (!p.is_string()) axis.fail("paths", "an array of JSON path strings");
+          a.paths.push_back(p.get<std::string>());
+        }
+        if (a.paths.empty()) axis.fail("paths", "a non-empty array of JSON path strings");
+      } else {
+        a.paths.push_back(axis.string("path"));
+      }
       const nlohmann::json& values = axis.array("values");
       if (values.empty()) axis.fail("values", "a non-empty array");
-      for (const auto& v : values) a.values.push_back(v);
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (a.paths.size() > 1 && (!values[k].is_array() || values[k].size() != a.paths.size()))
+          throw_error("%s: %s.values[%zu]: expected an array of %zu values, one per path", origin.c_str(),
+                      axis.path().c_str(), k, a.paths.size());
+        a.values.push_back(values[k]);
+      }
       axis.finish();
       for (const SweepAxis& other : e.axes)
-        if (other.path == a.path) axis.fail("path", "a path no other axis uses");
+        for (const std::string& p : other.paths)
+          for (const std::string& q : a.paths)
+            if (p == q) throw_error("%s: %s: path \"%s\" is already swept by another axis", origin.c_str(),
+                                    axis.path().c_str(), q.c_str());
       e.axes.push_back(a);
     }
     if (e.mode == "zip")
@@ -114,14 +132,18 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
       if (e.mode != "zip") rest /= e.axes[a].values.size();
     }
     for (size_t a = 0; a < e.axes.size(); ++a) {
-      const nlohmann::json& v = e.axes[a].values[choice[a]];
-      try {
-        json_set_path(p.config, e.axes[a].path, v);
-      } catch (const LynxError& error) {
-        throw_error("%s: $.sweep.axes[%zu].path: %s", origin.c_str(), a, error.what());
+      const SweepAxis& axis = e.axes[a];
+      const nlohmann::json& v = axis.values[choice[a]];
+      for (size_t k = 0; k < axis.paths.size(); ++k) {
+        const nlohmann::json& value = axis.paths.size() > 1 ? v[k] : v;
+        try {
+          json_set_path(p.config, axis.paths[k], value);
+        } catch (const LynxError& error) {
+          throw_error("%s: $.sweep.axes[%zu]: %s", origin.c_str(), a, error.what());
+        }
+        p.values.push_back(value);
       }
-      p.values.push_back(v);
-      p.name += "_" + axis_label(e.axes[a].path) + "=" + value_label(v);
+      p.name += "_" + axis_label(axis.path()) + "=" + value_label(axis.paths.size() > 1 ? v[0] : v);
     }
     if (validate) validate_point(e, p);
     e.points.push_back(std::move(p));

@@ -10,7 +10,9 @@
 //   "base": { ...a simulate configuration (sim/sim_config.hpp)... },
 //   "sweep": {"mode": "cross",                                  or "zip"
 //             "axes": [{"path": "cluster.network.nic_gbps", "values": [10, 25, 50, 100, 200, 400]},
-//                      {"path": "format", "values": ["bf16", "int8-g64", "int4-g64", "lynx-a4r4-g64"]}]},
+//                      {"path": "format", "values": ["bf16", "int8-g64", "int4-g64", "lynx-a4r4-g64"]},
+//                      {"paths": ["model", "cluster.decode.tp"],          a linked axis: several paths move
+//                       "values": [["llama-3.1-8b", 1], ["llama-3.1-70b", 4]]}]},   together, one array per value
 //   "plot": {"x": "cluster.network.nic_gbps", "series": "format", "facet": "model", "cdf_at": 100,
 //            "ratios": [{"numerator": ["int8-g64", "ttft"], "denominator": ["lynx-a4r4-g64", "ttft_spec"]}]}
 // }
@@ -24,14 +26,15 @@
 namespace lynx {
 
 struct SweepAxis {
-  std::string path;                   // dotted JSON path into the base configuration
-  std::vector<nlohmann::json> values;
+  std::vector<std::string> paths;     // dotted JSON paths into the base configuration (one, or linked ones)
+  std::vector<nlohmann::json> values; // for linked paths, each value is an array with one entry per path
+  const std::string& path() const { return paths.front(); }  // names the axis
 };
 
 struct SweepPoint {
   size_t index = 0;                   // 0-based, in sweep order
   std::string name;                   // directory name: p0007_nic_gbps=100_format=int8-g64
-  std::vector<nlohmann::json> values; // one per axis
+  std::vector<nlohmann::json> values; // one per axis path (linked paths flattened), in axis order
   nlohmann::json config;              // base with the axis values set
 };
 

@@ -71,7 +71,9 @@ def main():
     results_dir = sys.argv[1]
     experiment, rows = load(results_dir)
     spec = experiment.get("plot", {})
-    axes = [a["path"] for a in experiment.get("sweep", {}).get("axes", [])]
+    axes = []
+    for a in experiment.get("sweep", {}).get("axes", []):
+        axes += a["paths"] if "paths" in a else [a["path"]]
     x_key = spec.get("x", "cluster.network.nic_gbps")
     series_key = spec.get("series", "format")
     facet_key = spec.get("facet")
@@ -79,8 +81,15 @@ def main():
     for key in [x_key, series_key] + ([facet_key] if facet_key else []):
         if key not in axes:
             fail("experiment plot: \"%s\" is not a sweep axis (axes: %s)" % (key, ", ".join(axes)))
+    linked = {}
+    for a in experiment.get("sweep", {}).get("axes", []):
+        for p in a.get("paths", []):
+            linked[p] = a["paths"]
+    named = set()
+    for key in [x_key, series_key] + ([facet_key] if facet_key else []):
+        named.update(linked.get(key, [key]))
     for key in axes:
-        if key not in (x_key, series_key, facet_key) and len({r[key] for r in rows}) > 1:
+        if key not in named and len({r[key] for r in rows}) > 1:
             fail("experiment plot: axis \"%s\" has several values; name it as \"facet\"" % key)
 
     def ordered(values):

@@ -56,7 +56,8 @@ void write_summary_csv(const std::string& out_dir, const Experiment& e) {
     rows += row + "\n";
   }
   std::string header = "point";
-  for (const SweepAxis& a : e.axes) header += "," + a.path;
+  for (const SweepAxis& a : e.axes)
+    for (const std::string& path : a.paths) header += "," + path;
   for (const auto& name : metric_names) header += "," + name;
   write_file_atomic(out_dir + "/summary.csv", header + "\n" + rows);
 }

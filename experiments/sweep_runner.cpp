@@ -3,6 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cerrno>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +31,16 @@ void parse_shard(const std::string& text, int& index, int& count) {
 }
 
 namespace {
+volatile std::sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int signal) { g_stop_signal = signal; }
+
+// Removes the temporary files a killed point may have left (write_file_atomic's "<name>.tmp.<pid>").
+void remove_temporaries(const std::string& dir) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    if (entry.path().filename().string().find(".tmp.") != std::string::npos) fs::remove(entry.path(), error);
+}
+
 std::string format_duration(double seconds) {
   char text[32];
   int s = static_cast<int>(seconds + 0.5);
@@ -39,6 +52,8 @@ std::string format_duration(double seconds) {
 
 // In the child: run the point, report an error in error.txt. Never returns.
 [[noreturn]] void run_point_child(const Experiment& e, const SweepPoint& p, const std::string& dir) {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   int code = 0;
   try {
     SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
@@ -74,22 +89,30 @@ SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   std::map<pid_t, const SweepPoint*> running;
   size_t next = 0, done = 0;
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  size_t last_shown_tenth = SIZE_MAX;
   auto show = [&] {
     if (!o.progress) return;
+    const size_t tenth = todo.empty() ? 10 : done * 10 / todo.size();
+    if (!terminal && tenth == last_shown_tenth) return;
+    last_shown_tenth = tenth;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const size_t total = todo.size();
     std::string eta = done > 0 ? format_duration(elapsed / static_cast<double>(done) * static_cast<double>(total - done))
                                : "?";
     const int width = 30;
     const int filled = total > 0 ? static_cast<int>(width * done / total) : width;
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %zu failed, elapsed %s, ETA %s   ",
+    std::fprintf(stderr, "%s[%s%s] %zu/%zu points, %zu failed, elapsed %s, ETA %s   %s", terminal ? "\r" : "",
                  std::string(static_cast<size_t>(filled), '#').c_str(),
                  std::string(static_cast<size_t>(width - filled), '.').c_str(), done, total, report.failed,
-                 format_duration(elapsed).c_str(), eta.c_str());
+                 format_duration(elapsed).c_str(), eta.c_str(), terminal ? "" : "\n");
     std::fflush(stderr);
   };
   show();
-  while (next < todo.size() || !running.empty()) {
+  g_stop_signal = 0;
+  auto previous_int = std::signal(SIGINT, on_stop_signal);
+  auto previous_term = std::signal(SIGTERM, on_stop_signal);
+  while ((next < todo.size() || !running.empty()) && g_stop_signal == 0) {
     while (next < todo.size() && static_cast<int>(running.size()) < o.jobs) {
       const SweepPoint* p = todo[next++];
       const std::string dir = o.out_dir + "/" + p->name;
@@ -102,7 +125,10 @@ SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
     }
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) break;
+    if (pid < 0) {
+      if (errno == EINTR) continue;  // a stop signal: handled below
+      break;
+    }
     auto it = running.find(pid);
     if (it == running.end()) continue;
     const SweepPoint* p = it->second;
@@ -120,7 +146,19 @@ SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
     }
     show();
   }
-  if (o.progress) std::fprintf(stderr, "\n");
+  if (g_stop_signal != 0) {
+    // Interrupted: stop the points in flight and leave no partial file behind; finished points stay.
+    for (const auto& [pid, point] : running) ::kill(pid, SIGTERM);
+    for (const auto& [pid, point] : running) {
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      remove_temporaries(o.out_dir + "/" + point->name);
+    }
+    report.interrupted = true;
+  }
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
+  if (o.progress && terminal) std::fprintf(stderr, "\n");
   write_summary_csv(o.out_dir, e);
   return report;
 }

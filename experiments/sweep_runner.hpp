@@ -2,7 +2,8 @@
 // with a progress line on stderr. Each point writes <out>/<point name>/{requests.csv,summary.json} atomically
 // (summary last): a point is finished when its summary exists, so a rerun skips it, and an interrupted run leaves
 // no partial file. A failing point is reported with its error (also in <point>/error.txt) and the others go on.
-// --shard K/N runs only the points whose index % N == K - 1; `merge` joins shards' results.
+// On SIGINT/SIGTERM the points in flight are stopped, their temporary files removed, and summary.csv written for
+// the finished ones. --shard K/N runs only the points whose index % N == K - 1; `merge` joins shards' results.
 #pragma once
 #include <string>
 
@@ -20,6 +21,7 @@ struct SweepOptions {
 
 struct SweepReport {
   size_t selected = 0, skipped = 0, ran = 0, failed = 0;
+  bool interrupted = false;  // SIGINT or SIGTERM: points in flight were stopped and their temporaries removed
 };
 
 SweepReport sweep_run(const Experiment& experiment, const SweepOptions& options);

@@ -56,7 +56,7 @@ TEST_CASE("exact stream bytes per format: one Llama-3.1-8B layer's K, 1000 token
   CHECK(bytes("kivi2-g32", KvRole::key).anchor == 992u * 256 + 31u * 1024 * 4 + 8u * 1024 * 2);
 }
 
-TEST_CASE("rows that are not a multiple of the group size end with a short group; odd bit widths pad rows") {
+TEST_CASE("rows that are not a multiple of the group size end with a short group, odd bit widths pad rows") {
   KvShape s{3, 4, 8};  // stories260K: 32 elements per token
   CHECK(kv_stream_bytes(kv_format_parse("int8-g64"), KvRole::key, s).anchor == 3u * (32 + 4));
   CHECK(kv_stream_bytes(kv_format_parse("int4-g24"), KvRole::key, s).anchor == 3u * (16 + 2 * 4));

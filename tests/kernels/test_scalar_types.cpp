@@ -6,7 +6,7 @@
 
 using namespace lynx;
 
-TEST_CASE("fp16: every finite half survives float and back; rounding is to nearest, ties to even") {
+TEST_CASE("fp16: every finite half survives float and back, rounding is to nearest, ties to even") {
   for (uint32_t h = 0; h < 0x10000; ++h) {
     if (((h >> 10) & 0x1F) == 0x1F) continue;  // inf/nan
     float f = half_to_float(static_cast<uint16_t>(h));

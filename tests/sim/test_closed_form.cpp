@@ -134,7 +134,7 @@ TEST_CASE("a later request's anchors overtake an earlier request's residual") {
   CHECK(r1.ttft_spec_s() < r0.ttft_spec_s());
 }
 
-TEST_CASE("lynx ttft_spec equals int4's TTFT when the anchor carries the same bytes; ttft is never below it") {
+TEST_CASE("lynx ttft_spec equals int4's TTFT when the anchor carries the same bytes, ttft is never below it") {
   const int64_t T = 32768;
   std::vector<Request> requests{make_request(0, 0.0, T, 16)};
   nlohmann::json int4 = base_config("int4-g64", 25, "after-prefill");
@@ -153,7 +153,7 @@ TEST_CASE("lynx ttft_spec equals int4's TTFT when the anchor carries the same by
   CHECK(b.records[0].ttft_s() >= b.records[0].residual_arrival_s - b.records[0].arrival_s);
 }
 
-TEST_CASE("acceptance extremes: rate 1 keeps every draft, rate 0 keeps none; output length is always met") {
+TEST_CASE("acceptance extremes: rate 1 keeps every draft, rate 0 keeps none, output length is always met") {
   std::vector<Request> requests{make_request(0, 0.0, 32768, 200), make_request(1, 0.1, 16384, 3)};
   for (double rate : {1.0, 0.0}) {
     nlohmann::json config = base_config("lynx-a4r4-g64", 10, "layer-wise");

@@ -88,7 +88,7 @@ TEST_CASE("a busy cluster: every request completes, bytes are conserved, timelin
   }
 }
 
-TEST_CASE("same inputs and seed: identical results; another seed changes only the drawn acceptance") {
+TEST_CASE("same inputs and seed: identical results, another seed changes only the drawn acceptance") {
   std::vector<Request> requests = busy_workload(60, 2.0, 3);
   nlohmann::json config = busy_config("lynx-a4r4-g64");
   SimRun a = run_simulation(config, requests), b = run_simulation(config, requests);

@@ -134,7 +134,7 @@ TEST_CASE("weighted sharing 9:1 gives the heavier flow 90% of the link") {
   CHECK(t[1] == doctest::Approx(1.9e9 / 12.5e9).epsilon(1e-9));
 }
 
-TEST_CASE("split-duplex links carry both directions at full rate; shared links split them") {
+TEST_CASE("split-duplex links carry both directions at full rate, shared links split them") {
   for (const char* sharing : {"split-duplex", "shared"}) {
     NetworkConfig net;
     net.latency_us = 0;
