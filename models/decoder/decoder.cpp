@@ -1,5 +1,6 @@
 #include "models/decoder/decoder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -8,6 +9,8 @@
 namespace lynx {
 
 namespace {
+
+constexpr int kMaxHeadDim = 512;
 
 // Dot product with 8 independent partial sums (vectorizable without reordering a single sum), combined in a fixed
 // order: deterministic, and the same for every caller.
@@ -19,6 +22,11 @@ inline float dot(const float* a, const float* b, int n) {
   float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
   for (; j < n; ++j) s += a[j] * b[j];
   return s;
+}
+
+// out += a * x (out is a local array: no aliasing).
+inline void add_scaled(float* __restrict out, const float* __restrict x, float a, int n) {
+  for (int d = 0; d < n; ++d) out[d] += a * x[d];
 }
 
 // out[r] = W[r, :] . x for W [rows x cols].
@@ -33,15 +41,18 @@ void rmsnorm(float* out, const float* x, const float* weight, int n) {
 }
 
 void softmax(float* x, int n) {
-  float max = x[0];
-  for (int i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
+  float lane_max[8] = {x[0], x[0], x[0], x[0], x[0], x[0], x[0], x[0]};  // the max is exact in any order
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) lane_max[l] = x[i + l] > lane_max[l] ? x[i + l] : lane_max[l];
+  float max = lane_max[0];
+  for (int l = 1; l < 8; ++l) max = lane_max[l] > max ? lane_max[l] : max;
+  for (; i < n; ++i) max = x[i] > max ? x[i] : max;
+  for (i = 0; i < n; ++i) x[i] = std::exp(x[i] - max);
   float sum = 0;
-  for (int i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - max);
-    sum += x[i];
-  }
+  for (i = 0; i < n; ++i) sum += x[i];
   float inverse = 1.0f / sum;
-  for (int i = 0; i < n; ++i) x[i] *= inverse;
+  for (i = 0; i < n; ++i) x[i] *= inverse;
 }
 
 // Rotates consecutive pairs (2j, 2j+1) of every head of `v` [width] by the angles of one position.
@@ -65,6 +76,8 @@ int argmax(const float* x, int n) {
 
 Decoder::Decoder(const LlamaModel& model) : model_(model) {
   const LlamaConfig& c = model.config;
+  if (c.head_dim() > kMaxHeadDim)
+    throw_error("decoder: head_dim %d is larger than the supported %d", c.head_dim(), kMaxHeadDim);
   const int half = c.head_dim() / 2;
   rope_cos_.resize(static_cast<size_t>(c.seq_len) * half);
   rope_sin_.resize(rope_cos_.size());
@@ -148,22 +161,24 @@ void Decoder::run(KvCache& cache, const int* tokens, int64_t n, bool prefill) {
     const int64_t cached = prefill ? pos0 : pos0 + n;
     for (int64_t i = 0; i < n; ++i) {
       const int64_t context = pos0 + i + 1;
+      const int64_t from_cache = std::min(cached, context);
       for (int h = 0; h < c.n_heads; ++h) {
         const float* q = &q_[i * dim + h * head_dim];
         const int64_t head_offset = static_cast<int64_t>(h / group) * head_dim;
+        const float* keys = cache_k + head_offset;
+        const float* fresh_keys = &k_[head_offset] - pos0 * kv_dim;  // row r of the block at r * kv_dim
         float* scores = scores_.data();
-        for (int64_t r = 0; r < context; ++r) {
-          const float* key = r < cached ? cache_k + r * kv_dim : &k_[(r - pos0) * kv_dim];
-          scores[r] = dot(q, key + head_offset, head_dim) * scale;
-        }
+        for (int64_t r = 0; r < from_cache; ++r) scores[r] = dot(q, keys + r * kv_dim, head_dim) * scale;
+        for (int64_t r = from_cache; r < context; ++r) scores[r] = dot(q, fresh_keys + r * kv_dim, head_dim) * scale;
         softmax(scores, static_cast<int>(context));
-        float* out = &attn_[i * dim + h * head_dim];
+        float out[kMaxHeadDim];
         for (int d = 0; d < head_dim; ++d) out[d] = 0;
-        for (int64_t r = 0; r < context; ++r) {
-          const float* value = (r < cached ? cache_v + r * kv_dim : &v_[(r - pos0) * kv_dim]) + head_offset;
-          const float a = scores[r];
-          for (int d = 0; d < head_dim; ++d) out[d] += a * value[d];
-        }
+        const float* values = cache_v + head_offset;
+        const float* fresh_values = &v_[head_offset] - pos0 * kv_dim;
+        for (int64_t r = 0; r < from_cache; ++r) add_scaled(out, values + r * kv_dim, scores[r], head_dim);
+        for (int64_t r = from_cache; r < context; ++r)
+          add_scaled(out, fresh_values + r * kv_dim, scores[r], head_dim);
+        std::memcpy(&attn_[i * dim + h * head_dim], out, static_cast<size_t>(head_dim) * sizeof(float));
       }
     }
     // Output projection and the SwiGLU feed-forward block, both residual.
