@@ -1,9 +1,10 @@
 #include "models/decoder/checkpoint.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 
-#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "models/decoder/known_files.hpp"
 #include "models/decoder/sha256.hpp"
@@ -13,12 +14,6 @@ namespace lynx {
 namespace {
 
 constexpr int64_t kHeaderBytes = 7 * 4;
-
-int32_t read_i32(const std::string& bytes, size_t offset) {
-  int32_t v;
-  std::memcpy(&v, bytes.data() + offset, sizeof v);
-  return v;
-}
 
 void check_config(const LlamaConfig& c, const std::string& origin) {
   auto bad = [&](const char* why) {
@@ -57,38 +52,45 @@ std::string llama_header_bytes(const LlamaConfig& c) {
   return std::string(reinterpret_cast<const char*>(header), sizeof header);
 }
 
-LlamaModel llama_from_bytes(const std::string& bytes, const std::string& origin) {
-  if (static_cast<int64_t>(bytes.size()) < kHeaderBytes)
-    throw_error("%s: %zu bytes is too short for a llama2.c checkpoint (a 28-byte header of 7 int32, then fp32 "
-                "weights)",
-                origin.c_str(), bytes.size());
-  check_known_file(origin, bytes);
-  LlamaModel m;
-  LlamaConfig& c = m.config;
-  c.dim = read_i32(bytes, 0);
-  c.hidden_dim = read_i32(bytes, 4);
-  c.n_layers = read_i32(bytes, 8);
-  c.n_heads = read_i32(bytes, 12);
-  c.n_kv_heads = read_i32(bytes, 16);
-  int32_t vocab = read_i32(bytes, 20);
-  c.seq_len = read_i32(bytes, 24);
-  c.shared_classifier = vocab > 0;
-  c.vocab_size = vocab == INT32_MIN ? 0 : std::abs(vocab);
-  check_config(c, origin);
-  const int64_t floats = llama_weight_floats(c);
-  const int64_t expected = kHeaderBytes + 4 * floats;
-  if (static_cast<int64_t>(bytes.size()) != expected)
-    throw_error("%s: size %zu bytes does not match its header (dim %d, hidden_dim %d, n_layers %d, n_heads %d, "
-                "n_kv_heads %d, vocab_size %d, seq_len %d, %s classifier), which needs exactly %lld bytes",
-                origin.c_str(), bytes.size(), c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, vocab,
-                c.seq_len, c.shared_classifier ? "shared" : "separate", static_cast<long long>(expected));
-  m.weights.resize(static_cast<size_t>(floats));
-  std::memcpy(m.weights.data(), bytes.data() + kHeaderBytes, static_cast<size_t>(floats) * sizeof(float));
-  for (int64_t i = 0; i < floats; ++i)
-    if (!std::isfinite(m.weights[static_cast<size_t>(i)]))
-      throw_error("%s: weight %lld (byte offset %lld) is not finite", origin.c_str(), static_cast<long long>(i),
-                  static_cast<long long>(kHeaderBytes + 4 * i));
+namespace {
 
+LlamaConfig parse_header(const char* header, const std::string& origin) {
+  int32_t h[7];
+  std::memcpy(h, header, sizeof h);
+  if (std::memcmp(header, "ak42", 4) == 0)
+    throw_error("%s: this is a llama2.c export of version %d (magic \"ak42\"); only the legacy format (version 0, "
+                "export.py --version 0, as karpathy/tinyllamas ships) is read",
+                origin.c_str(), h[1]);
+  LlamaConfig c;
+  c.dim = h[0];
+  c.hidden_dim = h[1];
+  c.n_layers = h[2];
+  c.n_heads = h[3];
+  c.n_kv_heads = h[4];
+  c.shared_classifier = h[5] > 0;
+  c.vocab_size = h[5] == INT32_MIN ? 0 : std::abs(h[5]);
+  c.seq_len = h[6];
+  check_config(c, origin);
+  return c;
+}
+
+void check_size(const LlamaConfig& c, uint64_t size, const std::string& origin) {
+  const int64_t expected = kHeaderBytes + 4 * llama_weight_floats(c);
+  if (static_cast<int64_t>(size) != expected)
+    throw_error("%s: size %llu bytes does not match its header (dim %d, hidden_dim %d, n_layers %d, n_heads %d, "
+                "n_kv_heads %d, vocab_size %d, seq_len %d, %s classifier), which needs exactly %lld bytes",
+                origin.c_str(), static_cast<unsigned long long>(size), c.dim, c.hidden_dim, c.n_layers, c.n_heads,
+                c.n_kv_heads, c.shared_classifier ? c.vocab_size : -c.vocab_size, c.seq_len,
+                c.shared_classifier ? "shared" : "separate", static_cast<long long>(expected));
+}
+
+// Checks the weights and points the tensors into them.
+void finish_model(LlamaModel& m, const std::string& origin) {
+  const LlamaConfig& c = m.config;
+  for (size_t i = 0; i < m.weights.size(); ++i)
+    if (!std::isfinite(m.weights[i]))
+      throw_error("%s: weight %zu (byte offset %llu) is not finite", origin.c_str(), i,
+                  static_cast<unsigned long long>(kHeaderBytes + 4 * i));
   const int64_t dim = c.dim, hidden = c.hidden_dim, layers = c.n_layers, kv_dim = c.kv_dim();
   const float* p = m.weights.data();
   auto take = [&p](int64_t count) {
@@ -123,10 +125,55 @@ LlamaModel llama_from_bytes(const std::string& bytes, const std::string& origin)
     L.w3 = w3 + l * hidden * dim;
   }
   m.path = origin;
+}
+
+[[noreturn]] void too_short(const std::string& origin, uint64_t size) {
+  throw_error("%s: %llu bytes is too short for a llama2.c checkpoint (a 28-byte header of 7 int32, then fp32 "
+              "weights)",
+              origin.c_str(), static_cast<unsigned long long>(size));
+}
+
+}  // namespace
+
+LlamaModel llama_from_bytes(const std::string& bytes, const std::string& origin) {
+  if (static_cast<int64_t>(bytes.size()) < kHeaderBytes) too_short(origin, bytes.size());
+  check_known_file(origin, bytes);
+  LlamaModel m;
+  m.config = parse_header(bytes.data(), origin);
+  check_size(m.config, bytes.size(), origin);
+  m.weights.resize(static_cast<size_t>(llama_weight_floats(m.config)));
+  std::memcpy(m.weights.data(), bytes.data() + kHeaderBytes, m.weights.size() * sizeof(float));
+  finish_model(m, origin);
   m.sha256 = sha256_hex(bytes);
   return m;
 }
 
-LlamaModel llama_load(const std::string& path) { return llama_from_bytes(read_file(path), path); }
+LlamaModel llama_load(const std::string& path) {
+  // Read straight into the weights (a Llama-2-7B export is 27 GB), hashing as we go.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw_error("%s: cannot open file", path.c_str());
+  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  if (size < static_cast<uint64_t>(kHeaderBytes)) too_short(path, size);
+  char header[kHeaderBytes];
+  in.read(header, kHeaderBytes);
+  LlamaModel m;
+  Sha256 sha;
+  sha.update(header, kHeaderBytes);
+  m.config = parse_header(header, path);
+  check_size(m.config, size, path);
+  m.weights.resize(static_cast<size_t>(llama_weight_floats(m.config)));
+  char* out = reinterpret_cast<char*>(m.weights.data());
+  const size_t total = m.weights.size() * sizeof(float), chunk = size_t{1} << 24;
+  for (size_t done = 0; done < total; done += chunk) {
+    const size_t n = std::min(chunk, total - done);
+    if (!in.read(out + done, static_cast<std::streamsize>(n))) throw_error("%s: read error", path.c_str());
+    sha.update(out + done, n);
+  }
+  m.sha256 = sha.hex();
+  check_known_sha256(path, m.sha256, size);
+  finish_model(m, path);
+  return m;
+}
 
 }  // namespace lynx

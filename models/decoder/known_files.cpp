@@ -32,17 +32,20 @@ std::string known_file_sha256(const std::string& file_name) {
   return "";
 }
 
-void check_known_file(const std::string& path, const std::string& bytes) {
+void check_known_sha256(const std::string& path, const std::string& sha256, uint64_t size) {
   const std::string name = base_name(path);
   for (const auto& f : kKnownFiles) {
     if (name != f.name) continue;
-    std::string actual = sha256_hex(bytes);
-    if (actual != f.sha256)
-      throw_error("%s: sha256 %s is not the known %s of the shipped %s (%zu bytes read); this is a different file "
+    if (sha256 != f.sha256)
+      throw_error("%s: sha256 %s is not the known %s of the shipped %s (%llu bytes read); this is a different file "
                   "with the same name: use the one from %s",
-                  path.c_str(), actual.c_str(), f.sha256, f.name, bytes.size(), f.source);
+                  path.c_str(), sha256.c_str(), f.sha256, f.name, static_cast<unsigned long long>(size), f.source);
     return;
   }
+}
+
+void check_known_file(const std::string& path, const std::string& bytes) {
+  if (!known_file_sha256(base_name(path)).empty()) check_known_sha256(path, sha256_hex(bytes), bytes.size());
 }
 
 std::string shipped_model_path(const std::string& data_dir) {

@@ -41,7 +41,6 @@ class KvStore {
  private:
   void decode_row(int64_t row, float* out) const;
   void decode_kivi_group(int64_t group);
-  bool row_records() const { return !kivi_keys_; }
 
   KvFormat format_;
   KvRole role_;

@@ -1,5 +1,6 @@
 #include "models/decoder/sha256.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace lynx {
@@ -54,28 +55,54 @@ void compress(uint32_t state[8], const uint8_t block[64]) {
 
 }  // namespace
 
-std::string sha256_hex(const uint8_t* data, size_t size) {
-  uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  size_t whole = size / 64 * 64;
-  for (size_t i = 0; i < whole; i += 64) compress(state, data + i);
+Sha256::Sha256() {
+  static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::memcpy(state_, initial, sizeof state_);
+}
+
+void Sha256::update(const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  size_ += size;
+  if (buffered_ > 0) {
+    size_t take = std::min(size, 64 - buffered_);
+    std::memcpy(block_ + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    size -= take;
+    if (buffered_ < 64) return;
+    compress(state_, block_);
+    buffered_ = 0;
+  }
+  for (; size >= 64; p += 64, size -= 64) compress(state_, p);
+  std::memcpy(block_, p, size);
+  buffered_ = size;
+}
+
+std::string Sha256::hex() {
   // Padding: 0x80, zeros, then the message length in bits as a big-endian 64-bit integer.
+  const uint64_t bits = size_ * 8;
   uint8_t tail[128] = {};
-  size_t rest = size - whole;
-  if (rest) std::memcpy(tail, data + whole, rest);
-  tail[rest] = 0x80;
-  size_t tail_size = rest + 1 + 8 <= 64 ? 64 : 128;
-  uint64_t bits = static_cast<uint64_t>(size) * 8;
-  for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
-  for (size_t i = 0; i < tail_size; i += 64) compress(state, tail + i);
-  static const char* hex = "0123456789abcdef";
+  std::memcpy(tail, block_, buffered_);
+  tail[buffered_] = 0x80;
+  const size_t tail_size = buffered_ + 1 + 8 <= 64 ? 64 : 128;
+  for (int i = 0; i < 8; ++i) tail[tail_size - 1 - static_cast<size_t>(i)] = static_cast<uint8_t>(bits >> (8 * i));
+  for (size_t i = 0; i < tail_size; i += 64) compress(state_, tail + i);
+  static const char* digits = "0123456789abcdef";
   std::string out(64, '0');
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j) {
-      uint8_t byte = static_cast<uint8_t>(state[i] >> (24 - 8 * j));
-      out[static_cast<size_t>(8 * i + 2 * j)] = hex[byte >> 4];
-      out[static_cast<size_t>(8 * i + 2 * j + 1)] = hex[byte & 15];
+      uint8_t byte = static_cast<uint8_t>(state_[i] >> (24 - 8 * j));
+      out[static_cast<size_t>(8 * i + 2 * j)] = digits[byte >> 4];
+      out[static_cast<size_t>(8 * i + 2 * j + 1)] = digits[byte & 15];
     }
   return out;
+}
+
+std::string sha256_hex(const uint8_t* data, size_t size) {
+  Sha256 h;
+  h.update(data, size);
+  return h.hex();
 }
 
 }  // namespace lynx

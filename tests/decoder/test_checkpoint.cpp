@@ -79,6 +79,9 @@ TEST_CASE("stories260K loads with its header's shape, a tied classifier and the 
   CHECK(m.classifier == m.token_embedding);
   CHECK(m.weights.size() == 264128);
   CHECK(m.sha256 == "b0a507e7ad0f626624f17112325e66691f9076d622e1d3274d103d00299f2696");
+  LlamaModel from_bytes = llama_from_bytes(read_file(shipped_model_path(LYNX_DATA_DIR)), "stories260K.bin");
+  CHECK(from_bytes.weights == m.weights);
+  CHECK(from_bytes.sha256 == m.sha256);
 }
 
 TEST_CASE("the decoder matches the plain-C reference forward pass on stories260K (grouped-query attention)") {
@@ -97,6 +100,8 @@ TEST_CASE("a file whose size does not match its header is a clear error") {
   std::string bad_header = bytes;
   bad_header[12] = 7;  // n_heads 7: dim 64 is not a multiple
   CHECK(error_of(bad_header, "/tmp/model.bin").find("dim must be a multiple of n_heads") != std::string::npos);
+  std::string versioned = "ak42" + std::string("\x01\x00\x00\x00", 4) + bytes.substr(8);
+  CHECK(error_of(versioned, "/tmp/model.bin").find("llama2.c export of version 1") != std::string::npos);
 }
 
 TEST_CASE("a shipped file name with other contents is rejected by sha256") {
@@ -107,6 +112,9 @@ TEST_CASE("a shipped file name with other contents is rejected by sha256") {
   CHECK(message.find("is not the known b0a507e7ad0f626624f17112325e66691f9076d622e1d3274d103d00299f2696") !=
         std::string::npos);
   CHECK_NOTHROW(llama_from_bytes(bytes, "/somewhere/other-name.bin"));  // unknown names are not checked
+  const std::string path = std::string(LYNX_BINARY_DIR) + "/stories260K.bin";  // read from disk, hashed on the way
+  write_file_atomic(path, bytes);
+  CHECK_THROWS_WITH_AS(llama_load(path), doctest::Contains("is not the known b0a507e7"), LynxError);
   std::string tokenizer = read_file(shipped_tokenizer_path(LYNX_DATA_DIR));
   tokenizer.back() = 'X';
   write_file_atomic(std::string(LYNX_BINARY_DIR) + "/tok512.bin", tokenizer);

@@ -22,3 +22,16 @@ TEST_CASE("sha256 of 55, 56 and 64 bytes: the padding boundaries") {
   CHECK(sha256_hex(std::string(56, 'a')) == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
   CHECK(sha256_hex(std::string(64, 'a')) == "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
 }
+
+TEST_CASE("incremental hashing in uneven pieces equals hashing at once") {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += static_cast<char>((i * 131 + 7) % 256);
+  lynx::Sha256 h;
+  size_t at = 0;
+  for (size_t piece : {0, 1, 63, 64, 65, 3, 200, 500}) {
+    h.update(text.data() + at, piece);
+    at += piece;
+  }
+  h.update(text.data() + at, text.size() - at);
+  CHECK(h.hex() == sha256_hex(text));
+}
