@@ -3,6 +3,7 @@
 //   perplexity, top-1     teacher forcing over the evaluation text (eval_text.hpp), one decode step per token, so
 //                         every token attends over K/V stored in the format; top-1 agreement = the fraction of
 //                         positions whose argmax equals fp32's.
+//   anchor-only (Lynx)    the same teacher forcing with every row read anchor-only (the residual never arrives).
 //   greedy agreement      for each prompt cut from the text: greedy_tokens tokens decoded greedily with the format
 //                         and with fp32; the number of leading tokens that agree (greedy_tokens if all do).
 //   speculation (Lynx)    for each prompt: lynx_speculate with k_max drafts gives L, the leading drafts the verifier

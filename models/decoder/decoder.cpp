@@ -166,18 +166,19 @@ void Decoder::run(KvCache& cache, const int* tokens, int64_t n, bool prefill) {
         const float* q = &q_[i * dim + h * head_dim];
         const int64_t head_offset = static_cast<int64_t>(h / group) * head_dim;
         const float* keys = cache_k + head_offset;
-        const float* fresh_keys = &k_[head_offset] - pos0 * kv_dim;  // row r of the block at r * kv_dim
+        const float* fresh_keys = &k_[head_offset];  // the block's own rows (prefill), row r at (r - pos0) * kv_dim
         float* scores = scores_.data();
         for (int64_t r = 0; r < from_cache; ++r) scores[r] = dot(q, keys + r * kv_dim, head_dim) * scale;
-        for (int64_t r = from_cache; r < context; ++r) scores[r] = dot(q, fresh_keys + r * kv_dim, head_dim) * scale;
+        for (int64_t r = from_cache; r < context; ++r)
+          scores[r] = dot(q, fresh_keys + (r - pos0) * kv_dim, head_dim) * scale;
         softmax(scores, static_cast<int>(context));
         float out[kMaxHeadDim];
         for (int d = 0; d < head_dim; ++d) out[d] = 0;
         const float* values = cache_v + head_offset;
-        const float* fresh_values = &v_[head_offset] - pos0 * kv_dim;
+        const float* fresh_values = &v_[head_offset];
         for (int64_t r = 0; r < from_cache; ++r) add_scaled(out, values + r * kv_dim, scores[r], head_dim);
         for (int64_t r = from_cache; r < context; ++r)
-          add_scaled(out, fresh_values + r * kv_dim, scores[r], head_dim);
+          add_scaled(out, fresh_values + (r - pos0) * kv_dim, scores[r], head_dim);
         std::memcpy(&attn_[i * dim + h * head_dim], out, static_cast<size_t>(head_dim) * sizeof(float));
       }
     }

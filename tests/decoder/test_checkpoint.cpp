@@ -85,7 +85,8 @@ TEST_CASE("stories260K loads with its header's shape, a tied classifier and the 
 }
 
 TEST_CASE("the decoder matches the plain-C reference forward pass on stories260K (grouped-query attention)") {
-  std::vector<int> tokens = tokenizer_encode(test::tok512(), "Once upon a time, there was a big red ball.", true, false);
+  std::vector<int> tokens =
+      tokenizer_encode(test::tok512(), "Once upon a time, there was a big red ball.", true, false);
   CHECK(max_relative_difference(test::stories260k(), tokens) < 1e-5);
 }
 
