@@ -1,0 +1,81 @@
+// lynxsim accuracy: runs the functional decoder on a real model with each KV format and writes the accuracy file
+// the simulator reads (perplexity, agreement with fp32, and for Lynx formats the speculative acceptance histogram).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "common/atomic_file.hpp"
+#include "kernels/kv_format.hpp"
+#include "models/catalog.hpp"
+#include "models/decoder/accuracy.hpp"
+#include "models/decoder/known_files.hpp"
+
+namespace lynx {
+
+namespace {
+struct AccuracyCommandOptions {
+  std::string model, tokenizer, text, out;
+  AccuracyOptions run;
+  bool quiet = false;
+};
+
+void run_accuracy(AccuracyCommandOptions o) {
+  const std::string data = lynx_data_dir();
+  if (o.model.empty()) o.model = shipped_model_path(data);
+  if (o.tokenizer.empty()) o.tokenizer = shipped_tokenizer_path(data);
+  if (o.text.empty()) o.text = shipped_text_path(data);
+  if (o.run.formats.empty()) o.run.formats = kv_format_default_names();
+  for (const auto& name : o.run.formats) kv_format_parse(name);  // a bad name fails before the long run
+  o.run.verbose = !o.quiet;
+  LlamaModel model = llama_load(o.model);
+  Tokenizer tokenizer = tokenizer_load(o.tokenizer, model.config.vocab_size);
+  const std::string text = read_file(o.text);
+  AccuracyReport report = accuracy_evaluate(model, tokenizer, text, o.text, o.run);
+  const std::string json = accuracy_json(report);
+  if (o.out.empty() || o.out == "-") {
+    std::fputs(json.c_str(), stdout);
+  } else {
+    write_file_atomic(o.out, json);
+    std::printf("%-20s %10s %10s %8s %8s %8s\n", "format", "ppl", "delta", "top1", "greedy", "accept");
+    std::printf("%-20s %10.4f %10s %8s %8s %8s\n", "fp32", report.reference_perplexity, "-", "-", "-", "-");
+    for (const auto& a : report.formats) {
+      char accept[32] = "-";
+      if (a.lynx) std::snprintf(accept, sizeof accept, "%.4f", a.acceptance_rate);
+      std::printf("%-20s %10.4f %+10.4f %8.4f %8.2f %8s\n", a.format.c_str(), a.perplexity, a.perplexity_delta,
+                  a.top1_agreement, a.greedy_agreement_mean, accept);
+    }
+    std::printf("wrote %s (%lld tokens, %d prompts)\n", o.out.c_str(), static_cast<long long>(report.tokens_evaluated),
+                report.prompts);
+  }
+}
+}  // namespace
+
+void add_accuracy_command(CLI::App& app) {
+  auto o = std::make_shared<AccuracyCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "accuracy", "Decode a real model with each KV format: perplexity, agreement with fp32, Lynx acceptance");
+  cmd->add_option("--model", o->model, "llama2.c checkpoint (.bin) (default: the shipped stories260K)");
+  cmd->add_option("--tokenizer", o->tokenizer, "llama2.c tokenizer (.bin) (default: the shipped tok512)");
+  cmd->add_option("--text", o->text,
+                  "Evaluation text, stories separated by <|endoftext|> (default: the shipped TinyStories sample)");
+  cmd->add_option("--format", o->run.formats, "KV format, repeatable (default: a standard set); " +
+                                                  kv_format_grammar());
+  cmd->add_option("--out", o->out, "Accuracy JSON file to write (default or \"-\": stdout)");
+  cmd->add_option("--greedy-tokens", o->run.greedy_tokens, "Tokens decoded per prompt for greedy agreement")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--k-max", o->run.k_max, "Largest number of speculative draft tokens (histogram for k = 1..k_max)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--cut", o->run.cuts, "Prompt length in story tokens (after BOS), repeatable")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--stories", o->run.max_stories, "Evaluate only the first N stories (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  cmd->callback([o] { run_accuracy(*o); });
+}
+
+}  // namespace lynx

@@ -1,0 +1,56 @@
+// The Llama forward pass (RMSNorm, rotary embeddings, grouped-query attention, SwiGLU, tied or separate
+// classifier) over a KvCache held in any KV wire format. fp32 arithmetic, single-threaded, plain loops.
+//
+// Two modes, matching disaggregated serving:
+//   prefill  the prefill node's pass over a prompt: attention reads the fresh fp32 K/V of the block (and the cache
+//            for any earlier rows); the block's K/V are written to the cache in its format as one tensor, which is
+//            what crosses the network. No logits.
+//   forward  the decode node's pass over n >= 1 tokens (a decode step, or a verification block): each layer's K/V
+//            of the block are appended to the cache first, and every token attends causally over the cache as
+//            stored (dequantized, anchor-only where the cache says so). Returns logits [n x vocab].
+// A forward over n tokens gives bit-identical logits to n forwards of one token for every format whose groups lie
+// within a token row (all but fp8's per-tensor scale and KIVI's per-channel keys): each token's arithmetic is the
+// same loop in the same order. The Lynx protocol's exactness rests on this.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "kernels/kv_format.hpp"
+#include "models/decoder/checkpoint.hpp"
+#include "models/decoder/kv_cache.hpp"
+
+namespace lynx {
+
+class Decoder {
+ public:
+  // `model` must outlive the decoder.
+  explicit Decoder(const LlamaModel& model);
+
+  const LlamaModel& model() const { return model_; }
+  const LlamaConfig& config() const { return model_.config; }
+  // An empty cache for this model in `format`.
+  KvCache make_cache(const KvFormat& format) const;
+
+  // Decode-mode pass over tokens[0..n) at positions cache.tokens() .. +n. Returns logits [n x vocab], valid until
+  // the next call. Throws LynxError past the model's context (seq_len) or for a token outside the vocabulary.
+  const float* forward(KvCache& cache, const int* tokens, int64_t n);
+  const float* step(KvCache& cache, int token) { return forward(cache, &token, 1); }
+  // Prefill-mode pass (see above).
+  void prefill(KvCache& cache, const int* tokens, int64_t n);
+
+ private:
+  void run(KvCache& cache, const int* tokens, int64_t n, bool prefill);
+  void reserve(int64_t n);
+
+  const LlamaModel& model_;
+  std::vector<float> rope_cos_, rope_sin_;  // [seq_len x head_dim/2]
+  // Activations of a block of n tokens, [n x width].
+  std::vector<float> x_, xb_, q_, k_, v_, attn_, hb_, hb2_, logits_;
+  std::vector<float> scores_;  // [seq_len]
+  int64_t capacity_ = 0;
+};
+
+// Index of the largest of x[0..n) (the first on ties): greedy decoding's choice.
+int argmax(const float* x, int n);
+
+}  // namespace lynx
