@@ -40,7 +40,8 @@ void EventLoop::at(double time_s, std::function<void()> handler) {
   arm_timer();
 }
 
-void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_delivered) {
+void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
+                     std::function<void()> on_delivered) {
   if (bytes == 0) throw_error("send: a flow needs a positive byte count");
   sg4::CommPtr comm = sg4::Comm::sendto_init();
   comm->set_payload_size(bytes);
@@ -50,7 +51,8 @@ void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::funct
   ++flows_started_;
   bytes_sent_ += bytes;
   const sg4::Activity* key = comm.get();
-  flows_.emplace(key, Flow{std::move(comm), bytes, platform_.route_latency_s(src, dst), std::move(on_delivered)});
+  flows_.emplace(key, Flow{std::move(comm), bytes, platform_.route_latency_s(src, dst), std::move(on_sent),
+                           std::move(on_delivered)});
 }
 
 void EventLoop::retire(sg4::ActivityPtr activity) {
@@ -83,6 +85,7 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
     bytes_delivered_ += bytes;
     handler();
   };
+  if (flow.on_sent) flow.on_sent();
   if (flow.latency_s > 0)
     at(now() + flow.latency_s, std::move(deliver));
   else

@@ -34,9 +34,11 @@ class EventLoop {
   double now() const;
   // Runs `handler` at time `time_s` (>= now); events at equal times run in the order they were queued.
   void at(double time_s, std::function<void()> handler);
-  // Sends `bytes` from node `src` to node `dst` with sharing weight `weight` (1 = normal); `on_delivered` runs
-  // when the last byte has arrived: the flow's bandwidth phase plus the route's propagation latency.
-  void send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_delivered);
+  // Sends `bytes` from node `src` to node `dst` with sharing weight `weight` (1 = normal). `on_sent` (may be empty)
+  // runs when the sender has pushed the last byte (the end of the flow's bandwidth phase); `on_delivered` when it
+  // has arrived: that plus the route's propagation latency.
+  void send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
+            std::function<void()> on_delivered);
   // Runs until no event and no flow is left.
   void run();
 
@@ -61,6 +63,7 @@ class EventLoop {
     simgrid::s4u::CommPtr comm;
     uint64_t bytes;
     double latency_s;
+    std::function<void()> on_sent;
     std::function<void()> on_delivered;
   };
 

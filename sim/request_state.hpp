@@ -1,6 +1,7 @@
 // A request in flight: its record plus the run-time state the instances and the transfer engine share.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "sim/request_record.hpp"
@@ -14,7 +15,10 @@ struct RequestState {
   // prefill
   int64_t prefilled_tokens = 0;      // tokens scheduled into prefill iterations so far
   // transfer
-  std::vector<int> ready_chunks;     // chunks computed and quantized, not yet sent
+  std::vector<int> ready_chunks;     // chunks computed and quantized, waiting for the decode memory
+  // Each stream (anchor, residual) is one connection: its chunks leave in order, one at a time.
+  std::deque<int> anchor_queue, residual_queue;
+  bool anchor_sending = false, residual_sending = false;
   bool memory_granted = false;
   bool memory_requested = false;
   int chunks_sent = 0;

@@ -97,31 +97,64 @@ class ClusterSimulation {
   }
 
   void send_ready_chunks(RequestState& r) {
-    const SimulationInputs& in = inputs_;
-    const int src = prefill_[static_cast<size_t>(r.record.prefill_instance)]->node();
-    DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
-    const int dst = d.node();
     for (int chunk : r.ready_chunks) {
       if (std::isnan(r.record.transfer_start_s)) r.record.transfer_start_s = loop_->now();
-      KvStreamBytes bytes = layers_kv_bytes(in.model, in.format, r.request.input_tokens, context_.chunk_layer_count(chunk));
       ++r.chunks_sent;
-      const bool lynx = in.format.is_lynx();
-      loop_->send(src, dst, bytes.anchor, lynx ? in.config.transfer.anchor_weight : 1.0,
-                  [this, &r, &d] {
-                    if (++r.anchors_arrived < context_.chunks) return;
-                    r.record.anchor_arrival_s = loop_->now();
-                    r.kv_ready = true;
-                    d.on_kv_ready(r);
-                  });
-      if (bytes.residual > 0)
-        loop_->send(src, dst, bytes.residual, 1.0, [this, &r, &d] {
-          if (++r.residuals_arrived < context_.chunks) return;
-          r.record.residual_arrival_s = loop_->now();
-          r.residual_ready = true;
-          if (r.joined) d.on_residual_ready(r);
-        });
+      r.anchor_queue.push_back(chunk);
+      if (inputs_.format.residual_bits > 0) r.residual_queue.push_back(chunk);
     }
     r.ready_chunks.clear();
+    pump_anchor(r);
+    pump_residual(r);
+  }
+
+  // The anchor stream (every chunk of a single-stream format): weighted above residuals for Lynx.
+  void pump_anchor(RequestState& r) {
+    if (r.anchor_sending || r.anchor_queue.empty()) return;
+    const int chunk = r.anchor_queue.front();
+    r.anchor_queue.pop_front();
+    r.anchor_sending = true;
+    const KvStreamBytes bytes = chunk_bytes(r, chunk);
+    DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
+    const double weight = inputs_.format.is_lynx() ? inputs_.config.transfer.anchor_weight : 1.0;
+    loop_->send(source_node(r), d.node(), bytes.anchor, weight,
+                [this, &r] {
+                  r.anchor_sending = false;
+                  pump_anchor(r);
+                },
+                [this, &r, &d] {
+                  if (++r.anchors_arrived < context_.chunks) return;
+                  r.record.anchor_arrival_s = loop_->now();
+                  r.kv_ready = true;
+                  d.on_kv_ready(r);
+                });
+  }
+
+  void pump_residual(RequestState& r) {
+    if (r.residual_sending || r.residual_queue.empty()) return;
+    const int chunk = r.residual_queue.front();
+    r.residual_queue.pop_front();
+    r.residual_sending = true;
+    const KvStreamBytes bytes = chunk_bytes(r, chunk);
+    DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
+    loop_->send(source_node(r), d.node(), bytes.residual, 1.0,
+                [this, &r] {
+                  r.residual_sending = false;
+                  pump_residual(r);
+                },
+                [this, &r, &d] {
+                  if (++r.residuals_arrived < context_.chunks) return;
+                  r.record.residual_arrival_s = loop_->now();
+                  r.residual_ready = true;
+                  if (r.joined) d.on_residual_ready(r);
+                });
+  }
+
+  KvStreamBytes chunk_bytes(const RequestState& r, int chunk) const {
+    return layers_kv_bytes(inputs_.model, inputs_.format, r.request.input_tokens, context_.chunk_layer_count(chunk));
+  }
+  int source_node(const RequestState& r) const {
+    return prefill_[static_cast<size_t>(r.record.prefill_instance)]->node();
   }
 
   const SimulationInputs& inputs_;

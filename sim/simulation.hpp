@@ -1,7 +1,8 @@
 // lynx_sim: the simulator of a disaggregated serving cluster (DESIGN.md, "A request's path").
 // arrival -> router picks a prefill and a decode instance -> prefill (FCFS, layer by layer) -> each chunk of
 // layers is quantized and sent (Lynx: an anchor flow weighted above a residual flow) once the decode instance has
-// reserved memory for the request -> decode: the request joins the continuous batch when its anchors (or all its
+// reserved memory for the request (each stream of a request is one connection: its chunks leave in order, one
+// at a time, so a request's stream takes one fair share of a link) -> decode: the request joins the continuous batch when its anchors (or all its
 // chunks) are in; Lynx drafts tokens on anchor-only KV until every residual chunk is in, then one verification
 // pass keeps the accepted drafts plus the verifier's token and decoding continues on full KV.
 // One Simulation per process (SimGrid's engine is a singleton).

@@ -51,7 +51,7 @@ TEST_CASE("a transfer on an idle link takes bytes/bandwidth + latency, exactly")
   net.nic_gbps = 100;
   net.latency_us = 5;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
   });
   CHECK(t[0] == doctest::Approx(1e9 / 12.5e9 + 5e-6).epsilon(1e-12));
 }
@@ -62,7 +62,7 @@ TEST_CASE("a transfer that starts later, and a timer event, keep exact time") {
   net.latency_us = 2;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
     loop.at(0.25, [&] {
-      loop.send(1, 0, 50000000, 1.0, [&] { record_at(times, 0, loop); });
+      loop.send(1, 0, 50000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
       loop.at(0.25 + 1e-3, [&] { record_at(times, 1, loop); });
     });
   });
@@ -76,7 +76,7 @@ TEST_CASE("an event queued earlier than the pending timer's target fires on time
   net.latency_us = 5;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
     loop.at(10.0, [&] { record_at(times, 0, loop); });                            // a far timer is pending ...
-    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 1, loop); });        // ... when this lands at 1 s + 5 us
+    loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });        // ... when this lands at 1 s + 5 us
     loop.at(0.5, [&] { loop.at(0.75, [&] { record_at(times, 2, loop); }); });    // and events keep re-arming it
   });
   CHECK(t[0] == doctest::Approx(10.0).epsilon(1e-12));
@@ -90,7 +90,7 @@ TEST_CASE("N equal transfers into one NIC each get 1/N of it") {
     net.nic_gbps = 100;
     net.latency_us = 0;
     auto t = deliveries(net, n + 1, [n](EventLoop& loop, std::vector<double>& times) {
-      for (int i = 0; i < n; ++i) loop.send(i, n, 100000000, 1.0, [&times, &loop, i] { record_at(times, i, loop); });
+      for (int i = 0; i < n; ++i) loop.send(i, n, 100000000, 1.0, nullptr, [&times, &loop, i] { record_at(times, i, loop); });
     });
     for (int i = 0; i < n; ++i) CHECK(t[static_cast<size_t>(i)] == doctest::Approx(n * 1e8 / 12.5e9).epsilon(1e-12));
   }
@@ -101,8 +101,8 @@ TEST_CASE("max-min: a short and a long flow share, then the long one takes the w
   net.latency_us = 0;
   net.nic_gbps = 100;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 1, 500000000, 1.0, [&] { record_at(times, 0, loop); });
-    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 1, loop); });
+    loop.send(0, 1, 500000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
   });
   CHECK(t[0] == doctest::Approx(0.08).epsilon(1e-12));   // 0.5 GB at half of 12.5 GB/s
   CHECK(t[1] == doctest::Approx(0.12).epsilon(1e-12));   // then 0.5 GB more at full rate
@@ -114,8 +114,8 @@ TEST_CASE("weight 1000: an anchor starting behind a running residual finishes wi
   net.nic_gbps = 100;
   const double anchor_alone = 2.5e8 / 12.5e9;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 1, 750000000, 1.0, [&] { record_at(times, 0, loop); });  // residual, running first
-    loop.at(0.01, [&] { loop.send(0, 1, 250000000, 1000.0, [&] { record_at(times, 1, loop); }); });
+    loop.send(0, 1, 750000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });  // residual, running first
+    loop.at(0.01, [&] { loop.send(0, 1, 250000000, 1000.0, nullptr, [&] { record_at(times, 1, loop); }); });
   });
   const double anchor_time = t[1] - 0.01;
   CHECK(anchor_time <= anchor_alone * 1.002);
@@ -127,8 +127,8 @@ TEST_CASE("weighted sharing 9:1 gives the heavier flow 90% of the link") {
   NetworkConfig net;
   net.latency_us = 0;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 1, 900000000, 9.0, [&] { record_at(times, 0, loop); });
-    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 1, loop); });
+    loop.send(0, 1, 900000000, 9.0, nullptr, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
   });
   CHECK(t[0] == doctest::Approx(0.9e9 / (0.9 * 12.5e9)).epsilon(1e-9));
   CHECK(t[1] == doctest::Approx(1.9e9 / 12.5e9).epsilon(1e-9));
@@ -140,8 +140,8 @@ TEST_CASE("split-duplex links carry both directions at full rate, shared links s
     net.latency_us = 0;
     net.link_sharing = sharing;
     auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
-      loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 0, loop); });
-      loop.send(1, 0, 1000000000, 1.0, [&] { record_at(times, 1, loop); });
+      loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
+      loop.send(1, 0, 1000000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
     });
     const double expected = std::string(sharing) == "shared" ? 0.16 : 0.08;
     CHECK(t[0] == doctest::Approx(expected).epsilon(1e-12));
@@ -157,13 +157,13 @@ TEST_CASE("leaf-spine: cross-rack flows share the oversubscribed uplink and pay 
   net.latency_us = 3;
   net.spine_latency_us = 4;
   auto t = deliveries(net, 4, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 2, 100000000, 1.0, [&] { record_at(times, 0, loop); });  // rack 0 -> rack 1
-    loop.send(1, 3, 100000000, 1.0, [&] { record_at(times, 1, loop); });  // rack 0 -> rack 1, same uplink
+    loop.send(0, 2, 100000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });  // rack 0 -> rack 1
+    loop.send(1, 3, 100000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });  // rack 0 -> rack 1, same uplink
   });
   CHECK(t[0] == doctest::Approx(2e8 / 12.5e9 + 7e-6).epsilon(1e-12));
   CHECK(t[1] == doctest::Approx(2e8 / 12.5e9 + 7e-6).epsilon(1e-12));
   auto same_rack = deliveries(net, 4, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 1, 100000000, 1.0, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 100000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
   });
   CHECK(same_rack[0] == doctest::Approx(1e8 / 12.5e9 + 3e-6).epsilon(1e-12));
 }
@@ -174,7 +174,7 @@ TEST_CASE("lv08 applies SimGrid's default correction factors") {
   net.latency_us = 5;
   net.link_sharing = "shared";
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
-    loop.send(0, 1, 1000000000, 1.0, [&] { record_at(times, 0, loop); });
+    loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
   });
   // 0.97 bandwidth factor, 5% cross traffic on a shared link, latency x 13.01.
   CHECK(t[0] == doctest::Approx(1.05 * 1e9 / (0.97 * 12.5e9) + 13.01 * 5e-6).epsilon(1e-6));
