@@ -176,3 +176,19 @@ TEST_CASE("acceptance extremes: rate 1 keeps every draft, rate 0 keeps none, out
     }
   }
 }
+
+TEST_CASE("chunked prefill: a prompt in budget-sized pieces, each attending to the pieces before it") {
+  const int64_t T = 16384, budget = 4096;
+  nlohmann::json config = base_config("int8-g64", 100, "after-prefill");
+  config["cluster"]["prefill"] = {{"chunked_prefill_tokens", budget}};
+  std::vector<Request> requests{make_request(0, 0.0, T, 2)};
+  SimulationInputs in = make_inputs(config, requests);
+  SimRun run = run_simulation(config, requests);
+  ComputeCostModel cost(in.model, in.prefill_gpu, 1);
+  double expected = 0;
+  for (int64_t done = 0; done < T; done += budget) expected += cost.prefill_seconds(budget, done);
+  const double elements = 2.0 * static_cast<double>(T * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+  expected += in.prefill_kernels.encode_seconds(elements);
+  CHECK(run.records[0].prefill_end_s == doctest::Approx(expected).epsilon(kRel));
+  CHECK(expected > cost.prefill_seconds(T, 0));  // four passes over the weights instead of one
+}
