@@ -1,0 +1,52 @@
+// The inner loops of the CPU codecs (kv_codec.cpp), each in two forms that give identical results: a plain scalar
+// loop over the shared arithmetic of group_quant.hpp (the definition), and an SSE2 form (every x86-64 CPU has
+// SSE2) that the codec uses when the compiler targets it. The compiler's own vectoriser does not manage these loops
+// without changing results (min/max of signed zeros, float-to-byte narrowing), hence the explicit forms; the tests
+// compare the two on random and adversarial data.
+#pragma once
+#include <cstdint>
+
+namespace lynx::codec_loops {
+
+// min and max of x[0..n) exactly as the sequential `lo = std::min(lo, x[j])`, `hi = std::max(hi, x[j])` find them
+// (a zero result has the sign of the first zero in the group). Returns false, leaving lo/hi unspecified, when an
+// element is NaN or exceeds `limit` in magnitude.
+bool min_max(const float* x, int64_t n, float limit, float& lo, float& hi);
+bool min_max_scalar(const float* x, int64_t n, float limit, float& lo, float& hi);
+
+// The parameters of `count` groups from their min and max (group_quant_params, for `levels` codes): meta gets the
+// wire bytes (fp16 scale, fp16 zero per group), zero/scale/inverse the floats the quantizer uses.
+void group_params(const float* lo, const float* hi, int64_t count, int levels, uint8_t* meta, float* zero,
+                  float* scale, float* inverse);
+void group_params_scalar(const float* lo, const float* hi, int64_t count, int levels, uint8_t* meta, float* zero,
+                         float* scale, float* inverse);
+
+// True when every |x[i]| <= limit (NaN fails).
+bool in_range(const float* x, int64_t n, float limit);
+bool in_range_scalar(const float* x, int64_t n, float limit);
+
+// codes[j] = quant_code(x[j], zero, inverse, top); with residual_bits > 0 (bit-slice split) high[j] = code >> R and
+// low[j] = code & (2^R - 1), else high[j] = code and `low` is not touched.
+void quantize(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
+              uint8_t* low);
+void quantize_scalar(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits,
+                     uint8_t* high, uint8_t* low);
+
+// Residual-quant split: anchor[j] = quant_code(...) with `top` = 2^A - 1, residual[j] = residual_code(...).
+void quantize_rq(const float* x, int64_t n, float zero, float scale, float inverse, float top, int residual_bits,
+                 uint8_t* anchor, uint8_t* residual);
+void quantize_rq_scalar(const float* x, int64_t n, float zero, float scale, float inverse, float top,
+                        int residual_bits, uint8_t* anchor, uint8_t* residual);
+
+// KIVI keys: codes[c] = quant_code(x[c], zero[c], inverse[c], top), one group per channel.
+void quantize_channels(const float* x, int64_t n, const float* zero, const float* inverse, float top, uint8_t* codes);
+void quantize_channels_scalar(const float* x, int64_t n, const float* zero, const float* inverse, float top,
+                              uint8_t* codes);
+
+// out[j] = float_to_bf16(x[j]) and out[j] = float_to_fp8_e4m3(x[j] * inverse), little-endian.
+void to_bf16(const float* x, int64_t n, uint8_t* out);
+void to_bf16_scalar(const float* x, int64_t n, uint8_t* out);
+void to_fp8(const float* x, int64_t n, float inverse, uint8_t* out);
+void to_fp8_scalar(const float* x, int64_t n, float inverse, uint8_t* out);
+
+}  // namespace lynx::codec_loops
