@@ -6,5 +6,6 @@
 namespace lynx {
 
 void add_kv_size_command(CLI::App& app);
+void add_bench_kernels_command(CLI::App& app);
 
 }  // namespace lynx

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("lynxsim ") + LYNX_VERSION);
   app.require_subcommand(1);
   lynx::add_kv_size_command(app);
+  lynx::add_bench_kernels_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,7 @@
 // rounding), the reason the result is the same is written beside it.
 #include "kernels/codec_loops.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/group_quant.hpp"
@@ -84,6 +85,39 @@ void quantize_rq_scalar(const float* x, int64_t n, float zero, float scale, floa
 void quantize_channels_scalar(const float* x, int64_t n, const float* zero, const float* inverse, float top,
                               uint8_t* codes) {
   for (int64_t c = 0; c < n; ++c) codes[c] = static_cast<uint8_t>(quant_code(x[c], zero[c], inverse[c], top));
+}
+
+namespace {
+template <int kBits>
+void pack_bits(const uint8_t* codes, int64_t count, uint8_t* out) {
+  const int64_t words = count / 8;
+  for (int64_t i = 0; i < words; ++i) {
+    uint64_t w;
+    std::memcpy(&w, codes + 8 * i, 8);
+    w = pack8_codes(w, kBits);
+    std::memcpy(out + kBits * i, &w, kBits);
+  }
+  const int64_t rest = count - 8 * words;
+  if (rest > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, codes + 8 * words, static_cast<size_t>(rest));
+    w = pack8_codes(w, kBits);
+    std::memcpy(out + kBits * words, &w, (rest * kBits + 7) / 8);
+  }
+}
+}  // namespace
+
+void pack_codes_scalar(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
+  switch (bits) {
+    case 1: return pack_bits<1>(codes, count, out);
+    case 2: return pack_bits<2>(codes, count, out);
+    case 3: return pack_bits<3>(codes, count, out);
+    case 4: return pack_bits<4>(codes, count, out);
+    case 5: return pack_bits<5>(codes, count, out);
+    case 6: return pack_bits<6>(codes, count, out);
+    case 7: return pack_bits<7>(codes, count, out);
+    default: std::memcpy(out, codes, static_cast<size_t>(count)); return;
+  }
 }
 
 void to_bf16_scalar(const float* x, int64_t n, uint8_t* out) {
@@ -212,17 +246,14 @@ bool min_max(const float* x, int64_t n, float limit, float& lo, float& hi) {
     h1 = _mm_max_ps(v1, h1);
     nan = _mm_or_ps(nan, _mm_or_ps(_mm_cmpunord_ps(v0, v0), _mm_cmpunord_ps(v1, v1)));
   }
-  float ls[8], hs[8];
-  _mm_storeu_ps(ls, l0);
-  _mm_storeu_ps(ls + 4, l1);
-  _mm_storeu_ps(hs, h0);
-  _mm_storeu_ps(hs + 4, h1);
+  // Across the lanes: the value of a min or max does not depend on the order (a zero's sign is settled below).
+  __m128 l = _mm_min_ps(l0, l1), h = _mm_max_ps(h0, h1);
+  l = _mm_min_ps(l, _mm_movehl_ps(l, l));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  l = _mm_min_ss(l, _mm_shuffle_ps(l, l, 1));
+  h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
   bool ok = _mm_movemask_ps(nan) == 0 && x[0] == x[0];
-  float a = ls[0], b = hs[0];
-  for (int k = 1; k < 8; ++k) {
-    a = ls[k] < a ? ls[k] : a;
-    b = b < hs[k] ? hs[k] : b;
-  }
+  float a = _mm_cvtss_f32(l), b = _mm_cvtss_f32(h);
   for (; j < n; ++j) {
     const float v = x[j];
     a = v < a ? v : a;
@@ -230,7 +261,6 @@ bool min_max(const float* x, int64_t n, float limit, float& lo, float& hi) {
     ok = ok && v == v;
   }
   if (!ok || !(a >= -limit) || !(b <= limit)) return false;
-  // The value of a min or max does not depend on the order; the sign of a zero does.
   lo = a == 0.0f ? first_equal(x, n, a) : a;
   hi = b == 0.0f ? first_equal(x, n, b) : b;
   return true;
@@ -249,8 +279,29 @@ bool in_range(const float* x, int64_t n, float limit) {
   return ok && in_range_scalar(x + j, n - j, limit);
 }
 
+bool has_avx2() {
+#if defined(LYNX_CODEC_AVX2)
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
 void quantize(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
               uint8_t* low) {
+  if (has_avx2()) return quantize_avx2(x, n, zero, inverse, top, residual_bits, high, low);
+  quantize_sse2(x, n, zero, inverse, top, residual_bits, high, low);
+}
+
+void quantize_rq(const float* x, int64_t n, float zero, float scale, float inverse, float top, int residual_bits,
+                 uint8_t* anchor, uint8_t* residual) {
+  if (has_avx2()) return quantize_rq_avx2(x, n, zero, scale, inverse, top, residual_bits, anchor, residual);
+  quantize_rq_sse2(x, n, zero, scale, inverse, top, residual_bits, anchor, residual);
+}
+
+void quantize_sse2(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
+                   uint8_t* low) {
   const __m128 z = _mm_set1_ps(zero), inv = _mm_set1_ps(inverse), t = _mm_set1_ps(top);
   const __m128i low_mask = _mm_set1_epi8(static_cast<char>((1 << residual_bits) - 1));
   int64_t j = 0;
@@ -269,15 +320,18 @@ void quantize(const float* x, int64_t n, float zero, float inverse, float top, i
   quantize_scalar(x + j, n - j, zero, inverse, top, residual_bits, high + j, residual_bits ? low + j : low);
 }
 
-void quantize_rq(const float* x, int64_t n, float zero, float scale, float inverse, float top, int residual_bits,
-                 uint8_t* anchor, uint8_t* residual) {
-  const ResidualQuant r = residual_quant(scale, residual_bits);
+void quantize_rq_sse2(const float* x, int64_t n, float zero, float scale, float inverse, float top, int residual_bits,
+                      uint8_t* anchor, uint8_t* residual) {
+  // residual_quant's r_inverse is 1 / (scale / 2^R): both divisions by 2^R are exact (scale is an fp16 value, far
+  // from the float range's ends), so it equals inverse * 2^R, also where scale is 0 or infinite (both give 0).
   const __m128 z = _mm_set1_ps(zero), s = _mm_set1_ps(scale), inv = _mm_set1_ps(inverse), t = _mm_set1_ps(top);
-  const __m128 r_inverse = _mm_set1_ps(r.r_inverse), half = _mm_set1_ps(r.half_levels), r_top = _mm_set1_ps(r.r_top);
+  const __m128 r_inverse = _mm_set1_ps(inverse * static_cast<float>(1 << residual_bits));
+  const __m128 half = _mm_set1_ps(static_cast<float>(1 << (residual_bits - 1)));
+  const __m128 r_top = _mm_set1_ps(static_cast<float>((1 << residual_bits) - 1));
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    __m128i q[2], e[2];
-    for (int k = 0; k < 2; ++k) {
+  for (; j + 16 <= n; j += 16) {
+    __m128i q[4], e[4];
+    for (int k = 0; k < 4; ++k) {
       const __m128 v = _mm_loadu_ps(x + j + 4 * k);
       const __m128 code = rounded_code(v, z, inv, t);
       q[k] = _mm_cvttps_epi32(code);
@@ -287,9 +341,8 @@ void quantize_rq(const float* x, int64_t n, float zero, float scale, float inver
       const __m128 y = _mm_add_ps(_mm_mul_ps(_mm_sub_ps(v, _mm_add_ps(z, _mm_mul_ps(code, s))), r_inverse), half);
       e[k] = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(y, _mm_setzero_ps()), r_top));
     }
-    const __m128i qb = _mm_packs_epi32(q[0], q[1]), eb = _mm_packs_epi32(e[0], e[1]);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(anchor + j), _mm_packus_epi16(qb, qb));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(residual + j), _mm_packus_epi16(eb, eb));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(anchor + j), narrow_to_bytes(q[0], q[1], q[2], q[3]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(residual + j), narrow_to_bytes(e[0], e[1], e[2], e[3]));
   }
   quantize_rq_scalar(x + j, n - j, zero, scale, inverse, top, residual_bits, anchor + j, residual + j);
 }
@@ -306,6 +359,31 @@ void quantize_channels(const float* x, int64_t n, const float* zero, const float
     _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + c), narrow_to_bytes(q[0], q[1], q[2], q[3]));
   }
   quantize_channels_scalar(x + c, n - c, zero + c, inverse + c, top, codes + c);
+}
+
+void pack_codes(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
+  int64_t j = 0;
+  if (bits == 4) {  // 16-bit lane b0 | b1 << 8 -> byte b0 | b1 << 4
+    const __m128i byte = _mm_set1_epi16(0x00FF);
+    for (; j + 32 <= count; j += 32) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j + 16));
+      const __m128i pa = _mm_and_si128(_mm_or_si128(a, _mm_srli_epi16(a, 4)), byte);
+      const __m128i pb = _mm_and_si128(_mm_or_si128(b, _mm_srli_epi16(b, 4)), byte);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j / 2), _mm_packus_epi16(pa, pb));
+    }
+  } else if (bits == 2) {  // then 32-bit lane n0 | n1 << 16 -> byte n0 | n1 << 4
+    const __m128i nibble = _mm_set1_epi16(0x000F), byte = _mm_set1_epi32(0xFF);
+    for (; j + 16 <= count; j += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j));
+      const __m128i n = _mm_and_si128(_mm_or_si128(a, _mm_srli_epi16(a, 6)), nibble);
+      const __m128i b = _mm_and_si128(_mm_or_si128(n, _mm_srli_epi32(n, 12)), byte);
+      const __m128i packed = _mm_packus_epi16(_mm_packs_epi32(b, b), _mm_setzero_si128());
+      const uint32_t word = static_cast<uint32_t>(_mm_cvtsi128_si32(packed));
+      std::memcpy(out + j / 4, &word, 4);
+    }
+  }
+  pack_codes_scalar(codes + j, count - j, bits, out + j * bits / 8);
 }
 
 void to_bf16(const float* x, int64_t n, uint8_t* out) {
@@ -364,6 +442,7 @@ void group_params(const float* lo, const float* hi, int64_t count, int levels, u
                   float* scale, float* inverse) {
   group_params_scalar(lo, hi, count, levels, meta, zero, scale, inverse);
 }
+bool has_avx2() { return false; }
 void quantize(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
               uint8_t* low) {
   quantize_scalar(x, n, zero, inverse, top, residual_bits, high, low);
@@ -372,13 +451,54 @@ void quantize_rq(const float* x, int64_t n, float zero, float scale, float inver
                  uint8_t* anchor, uint8_t* residual) {
   quantize_rq_scalar(x, n, zero, scale, inverse, top, residual_bits, anchor, residual);
 }
+void quantize_sse2(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
+                   uint8_t* low) {
+  quantize_scalar(x, n, zero, inverse, top, residual_bits, high, low);
+}
+void quantize_rq_sse2(const float* x, int64_t n, float zero, float scale, float inverse, float top, int residual_bits,
+                      uint8_t* anchor, uint8_t* residual) {
+  quantize_rq_scalar(x, n, zero, scale, inverse, top, residual_bits, anchor, residual);
+}
 void quantize_channels(const float* x, int64_t n, const float* zero, const float* inverse, float top,
                        uint8_t* codes) {
   quantize_channels_scalar(x, n, zero, inverse, top, codes);
 }
 void to_bf16(const float* x, int64_t n, uint8_t* out) { to_bf16_scalar(x, n, out); }
+void pack_codes(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
+  pack_codes_scalar(codes, count, bits, out);
+}
 void to_fp8(const float* x, int64_t n, float inverse, uint8_t* out) { to_fp8_scalar(x, n, inverse, out); }
 
 #endif
+
+#if !defined(LYNX_CODEC_AVX2)  // codec_loops_avx2.cpp not built: has_avx2() is false and these are never chosen
+void quantize_avx2(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
+                   uint8_t* low) {
+  quantize_scalar(x, n, zero, inverse, top, residual_bits, high, low);
+}
+void quantize_rq_avx2(const float* x, int64_t n, float zero, float scale, float inverse, float top,
+                      int residual_bits, uint8_t* anchor, uint8_t* residual) {
+  quantize_rq_scalar(x, n, zero, scale, inverse, top, residual_bits, anchor, residual);
+}
+#endif
+
+// ---------------------------------------------------------------- rows of groups
+
+bool min_max_row(const float* x, int64_t n, int64_t group, float limit, float* lo, float* hi) {
+  for (int64_t g = 0, begin = 0; begin < n; ++g, begin += group)
+    if (!min_max(x + begin, std::min(group, n - begin), limit, lo[g], hi[g])) return false;
+  return true;
+}
+
+void quantize_row(const float* x, int64_t n, int64_t group, const float* zero, const float* scale, const float* inverse,
+                  float top, int residual_bits, bool residual_quant, uint8_t* high, uint8_t* low) {
+  for (int64_t g = 0, begin = 0; begin < n; ++g, begin += group) {
+    const int64_t count = std::min(group, n - begin);
+    if (residual_quant)
+      quantize_rq(x + begin, count, zero[g], scale[g], inverse[g], top, residual_bits, high + begin, low + begin);
+    else
+      quantize(x + begin, count, zero[g], inverse[g], top, residual_bits, high + begin, low + begin);
+  }
+}
 
 }  // namespace lynx::codec_loops

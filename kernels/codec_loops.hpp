@@ -43,10 +43,32 @@ void quantize_channels(const float* x, int64_t n, const float* zero, const float
 void quantize_channels_scalar(const float* x, int64_t n, const float* zero, const float* inverse, float top,
                               uint8_t* codes);
 
+// A token row of `n` elements in groups of `group` (the last one shorter): min_max, then quantize or quantize_rq
+// of each group with its own parameters (lo/hi/zero/scale/inverse hold one value per group).
+bool min_max_row(const float* x, int64_t n, int64_t group, float limit, float* lo, float* hi);
+void quantize_row(const float* x, int64_t n, int64_t group, const float* zero, const float* scale, const float* inverse,
+                  float top, int residual_bits, bool residual_quant, uint8_t* high, uint8_t* low);
+
+// Packs `count` codes (each < 2^bits, one per byte) LSB-first into kv_packed_row_bytes(count, bits) bytes.
+void pack_codes(const uint8_t* codes, int64_t count, int bits, uint8_t* out);
+void pack_codes_scalar(const uint8_t* codes, int64_t count, int bits, uint8_t* out);
+
 // out[j] = float_to_bf16(x[j]) and out[j] = float_to_fp8_e4m3(x[j] * inverse), little-endian.
 void to_bf16(const float* x, int64_t n, uint8_t* out);
 void to_bf16_scalar(const float* x, int64_t n, uint8_t* out);
 void to_fp8(const float* x, int64_t n, float inverse, uint8_t* out);
 void to_fp8_scalar(const float* x, int64_t n, float inverse, uint8_t* out);
+
+// The vector forms behind quantize and quantize_rq, callable one by one for the tests (the AVX2 ones only where
+// has_avx2() and the library was built for x86-64).
+void quantize_sse2(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
+                   uint8_t* low);
+void quantize_rq_sse2(const float* x, int64_t n, float zero, float scale, float inverse, float top, int residual_bits,
+                      uint8_t* anchor, uint8_t* residual);
+void quantize_avx2(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
+                   uint8_t* low);
+void quantize_rq_avx2(const float* x, int64_t n, float zero, float scale, float inverse, float top,
+                      int residual_bits, uint8_t* anchor, uint8_t* residual);
+bool has_avx2();
 
 }  // namespace lynx::codec_loops

@@ -25,24 +25,6 @@ constexpr float kBf16Max = 3.3895313892515355e38f;  // larger finite floats roun
 
 // ---- bit packing: code j of a row occupies bits [j*bits, (j+1)*bits), LSB-first ----
 template <int kBits>
-void pack_row_bits(const uint8_t* codes, int64_t count, uint8_t* out) {
-  const int64_t words = count / 8;
-  for (int64_t i = 0; i < words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, codes + 8 * i, 8);
-    w = pack8_codes(w, kBits);
-    std::memcpy(out + kBits * i, &w, kBits);
-  }
-  const int64_t rest = count - 8 * words;
-  if (rest > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, codes + 8 * words, static_cast<size_t>(rest));
-    w = pack8_codes(w, kBits);
-    std::memcpy(out + kBits * words, &w, kv_packed_row_bytes(rest, kBits));
-  }
-}
-
-template <int kBits>
 void unpack_row_bits(const uint8_t* in, int64_t count, uint8_t* codes) {
   const int64_t words = count / 8;
   for (int64_t i = 0; i < words; ++i) {
@@ -57,19 +39,6 @@ void unpack_row_bits(const uint8_t* in, int64_t count, uint8_t* codes) {
     std::memcpy(&w, in + kBits * words, kv_packed_row_bytes(rest, kBits));
     w = unpack8_codes(w, kBits);
     std::memcpy(codes + 8 * words, &w, static_cast<size_t>(rest));
-  }
-}
-
-void pack_row(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
-  switch (bits) {
-    case 1: return pack_row_bits<1>(codes, count, out);
-    case 2: return pack_row_bits<2>(codes, count, out);
-    case 3: return pack_row_bits<3>(codes, count, out);
-    case 4: return pack_row_bits<4>(codes, count, out);
-    case 5: return pack_row_bits<5>(codes, count, out);
-    case 6: return pack_row_bits<6>(codes, count, out);
-    case 7: return pack_row_bits<7>(codes, count, out);
-    default: std::memcpy(out, codes, static_cast<size_t>(count)); return;
   }
 }
 
@@ -126,24 +95,14 @@ void encode_channel_grouped(const KvFormat& format, const KvShape& shape, const 
   std::vector<float> lo(ng), hi(ng), zero(ng), scale(ng), inverse(ng);
   for (int64_t t = 0; t < shape.tokens; ++t) {
     const float* x = input + t * row;
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t begin = g * G, count = std::min<int64_t>(G, row - begin);
-      if (!codec_loops::min_max(x + begin, count, kHalfMax, lo[g], hi[g]))
-        throw_bad_element(shape, input, kHalfMax, "outside the fp16 metadata range (|x| <= 65504)");
-    }
+    if (!codec_loops::min_max_row(x, row, G, kHalfMax, lo.data(), hi.data()))
+      throw_bad_element(shape, input, kHalfMax, "outside the fp16 metadata range (|x| <= 65504)");
     codec_loops::group_params(lo.data(), hi.data(), groups, levels, meta + t * groups * kGroupMetaBytes, zero.data(),
                               scale.data(), inverse.data());
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t begin = g * G, count = std::min<int64_t>(G, row - begin);
-      if (rq_split)
-        codec_loops::quantize_rq(x + begin, count, zero[g], scale[g], inverse[g], top, residual_bits,
-                                 high.data() + begin, low.data() + begin);
-      else
-        codec_loops::quantize(x + begin, count, zero[g], inverse[g], top, bit_slice ? residual_bits : 0,
-                              high.data() + begin, low.data() + begin);
-    }
-    pack_row(high.data(), row, anchor_bits, anchor + t * anchor_row_bytes);
-    if (residual_bits > 0) pack_row(low.data(), row, residual_bits, residual + t * residual_row_bytes);
+    codec_loops::quantize_row(x, row, G, zero.data(), scale.data(), inverse.data(), top,
+                              bit_slice || rq_split ? residual_bits : 0, rq_split, high.data(), low.data());
+    codec_loops::pack_codes(high.data(), row, anchor_bits, anchor + t * anchor_row_bytes);
+    if (residual_bits > 0) codec_loops::pack_codes(low.data(), row, residual_bits, residual + t * residual_row_bytes);
   }
 }
 
@@ -223,7 +182,7 @@ void encode_kivi_keys(const KvFormat& format, const KvShape& shape, const float*
     for (int64_t t = 0; t < G; ++t) {
       const float* xt = x + t * row;
       codec_loops::quantize_channels(xt, row, zero.data(), inverse.data(), top, codes.data());
-      pack_row(codes.data(), row, format.anchor_bits, anchor + static_cast<uint64_t>(g * G + t) * row_bytes);
+      codec_loops::pack_codes(codes.data(), row, format.anchor_bits, anchor + static_cast<uint64_t>(g * G + t) * row_bytes);
     }
   }
   const int64_t tail_values = (shape.tokens - full_groups * G) * row;

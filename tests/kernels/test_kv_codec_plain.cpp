@@ -160,7 +160,7 @@ TEST_CASE("the optimised codec names the same bad element as the plain codec") {
   }
 }
 
-TEST_CASE("each SSE2 inner loop equals its scalar definition") {
+TEST_CASE("each vector inner loop (SSE2, and AVX2 where the CPU has it) equals its scalar definition") {
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int> pick(0, 9);
@@ -193,10 +193,27 @@ TEST_CASE("each SSE2 inner loop equals its scalar definition") {
       codec_loops::quantize_scalar(x.data(), n, z1, i1, top, bits > 1 ? 1 : 0, h2.data(), l2.data());
       REQUIRE(h1 == h2);
       REQUIRE(l1 == l2);
-      codec_loops::quantize_rq(x.data(), n, z1, s1, i1, top, 3, h1.data(), l1.data());
-      codec_loops::quantize_rq_scalar(x.data(), n, z1, s1, i1, top, 3, h2.data(), l2.data());
+      codec_loops::quantize_sse2(x.data(), n, z1, i1, top, bits > 1 ? 1 : 0, h1.data(), l1.data());
       REQUIRE(h1 == h2);
       REQUIRE(l1 == l2);
+      if (codec_loops::has_avx2()) {
+        codec_loops::quantize_avx2(x.data(), n, z1, i1, top, bits > 1 ? 1 : 0, h1.data(), l1.data());
+        REQUIRE(h1 == h2);
+        REQUIRE(l1 == l2);
+      }
+      const int rbits = 1 + trial % 7;
+      codec_loops::quantize_rq(x.data(), n, z1, s1, i1, top, rbits, h1.data(), l1.data());
+      codec_loops::quantize_rq_scalar(x.data(), n, z1, s1, i1, top, rbits, h2.data(), l2.data());
+      REQUIRE(h1 == h2);
+      REQUIRE(l1 == l2);
+      codec_loops::quantize_rq_sse2(x.data(), n, z1, s1, i1, top, rbits, h1.data(), l1.data());
+      REQUIRE(h1 == h2);
+      REQUIRE(l1 == l2);
+      if (codec_loops::has_avx2()) {
+        codec_loops::quantize_rq_avx2(x.data(), n, z1, s1, i1, top, rbits, h1.data(), l1.data());
+        REQUIRE(h1 == h2);
+        REQUIRE(l1 == l2);
+      }
     }
     std::vector<uint8_t> b1(2 * x.size()), b2(2 * x.size());
     codec_loops::to_bf16(x.data(), n, b1.data());
@@ -235,4 +252,20 @@ TEST_CASE("SSE2 group parameters equal the scalar ones in 4-lane batches, subnor
       REQUIRE(same_bits(i1[g], i2[g]));
     }
   }
+}
+
+TEST_CASE("SSE2 packing equals the scalar packing for every width and length") {
+  std::mt19937 rng(9);
+  for (int bits = 1; bits <= 8; ++bits)
+    for (int64_t count : {1, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100, 1024}) {
+      std::vector<uint8_t> codes(static_cast<size_t>(count));
+      for (auto& c : codes) c = static_cast<uint8_t>(rng() & ((1u << bits) - 1));
+      const size_t bytes = static_cast<size_t>((count * bits + 7) / 8);
+      std::vector<uint8_t> a(bytes + 4, 0xEE), b(bytes + 4, 0xEE);
+      codec_loops::pack_codes(codes.data(), count, bits, a.data());
+      codec_loops::pack_codes_scalar(codes.data(), count, bits, b.data());
+      CAPTURE(bits);
+      CAPTURE(count);
+      REQUIRE(a == b);
+    }
 }
