@@ -26,6 +26,7 @@ struct BenchKernelsOptions {
   double hbm_bytes_per_s = 4.8e12;
   double copy_efficiency = 0.9;
   double kernel_efficiency = 0.7;
+  std::string note;
 };
 
 void run_bench_kernels(const BenchKernelsOptions& o) {
@@ -43,6 +44,7 @@ void run_bench_kernels(const BenchKernelsOptions& o) {
   } else {
     table = cost_table_from_datasheet(o.device_name, o.hbm_bytes_per_s, o.copy_efficiency, o.kernel_efficiency,
                                       formats);
+    if (!o.note.empty()) table.derived_from += "; " + o.note;
   }
   cost_table_check_complete(table, formats);
   print_cost_table(table, stdout);
@@ -78,6 +80,7 @@ void add_bench_kernels_command(CLI::App& app) {
   cmd->add_option("--kernel-efficiency", o->kernel_efficiency, "datasheet: each kernel's share of the copy's")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
+  cmd->add_option("--note", o->note, "datasheet: appended to the table's derived_from (where the figures come from)");
   cmd->callback([o] { run_bench_kernels(*o); });
 }
 

@@ -105,7 +105,37 @@ void pack_bits(const uint8_t* codes, int64_t count, uint8_t* out) {
     std::memcpy(out + kBits * words, &w, (rest * kBits + 7) / 8);
   }
 }
+template <int kBits>
+void unpack_bits(const uint8_t* in, int64_t count, uint8_t* codes) {
+  const int64_t words = count / 8;
+  for (int64_t i = 0; i < words; ++i) {
+    uint64_t w = 0;
+    std::memcpy(&w, in + kBits * i, kBits);
+    w = unpack8_codes(w, kBits);
+    std::memcpy(codes + 8 * i, &w, 8);
+  }
+  const int64_t rest = count - 8 * words;
+  if (rest > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, in + kBits * words, (rest * kBits + 7) / 8);
+    w = unpack8_codes(w, kBits);
+    std::memcpy(codes + 8 * words, &w, static_cast<size_t>(rest));
+  }
+}
 }  // namespace
+
+void unpack_codes_scalar(const uint8_t* in, int64_t count, int bits, uint8_t* codes) {
+  switch (bits) {
+    case 1: return unpack_bits<1>(in, count, codes);
+    case 2: return unpack_bits<2>(in, count, codes);
+    case 3: return unpack_bits<3>(in, count, codes);
+    case 4: return unpack_bits<4>(in, count, codes);
+    case 5: return unpack_bits<5>(in, count, codes);
+    case 6: return unpack_bits<6>(in, count, codes);
+    case 7: return unpack_bits<7>(in, count, codes);
+    default: std::memcpy(codes, in, static_cast<size_t>(count)); return;
+  }
+}
 
 void pack_codes_scalar(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
   switch (bits) {
@@ -386,6 +416,33 @@ void pack_codes(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
   pack_codes_scalar(codes + j, count - j, bits, out + j * bits / 8);
 }
 
+void unpack_codes(const uint8_t* in, int64_t count, int bits, uint8_t* codes) {
+  int64_t j = 0;
+  if (bits == 4) {  // byte b -> codes b & 15, b >> 4, interleaved
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    for (; j + 32 <= count; j += 32) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + j / 2));
+      const __m128i lo = _mm_and_si128(v, nibble), hi = _mm_and_si128(_mm_srli_epi16(v, 4), nibble);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + j), _mm_unpacklo_epi8(lo, hi));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + j + 16), _mm_unpackhi_epi8(lo, hi));
+    }
+  } else if (bits == 2) {  // byte b -> codes b & 3, (b >> 2) & 3, (b >> 4) & 3, b >> 6
+    const __m128i two = _mm_set1_epi8(0x03);
+    for (; j + 64 <= count; j += 64) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + j / 4));
+      const __m128i c0 = _mm_and_si128(v, two), c1 = _mm_and_si128(_mm_srli_epi16(v, 2), two);
+      const __m128i c2 = _mm_and_si128(_mm_srli_epi16(v, 4), two), c3 = _mm_and_si128(_mm_srli_epi16(v, 6), two);
+      const __m128i c01_lo = _mm_unpacklo_epi8(c0, c1), c01_hi = _mm_unpackhi_epi8(c0, c1);
+      const __m128i c23_lo = _mm_unpacklo_epi8(c2, c3), c23_hi = _mm_unpackhi_epi8(c2, c3);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + j), _mm_unpacklo_epi16(c01_lo, c23_lo));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + j + 16), _mm_unpackhi_epi16(c01_lo, c23_lo));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + j + 32), _mm_unpacklo_epi16(c01_hi, c23_hi));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + j + 48), _mm_unpackhi_epi16(c01_hi, c23_hi));
+    }
+  }
+  unpack_codes_scalar(in + j * bits / 8, count - j, bits, codes + j);
+}
+
 void to_bf16(const float* x, int64_t n, uint8_t* out) {
   const __m128i bias = _mm_set1_epi32(0x7FFF), one = _mm_set1_epi32(1);
   int64_t j = 0;
@@ -402,6 +459,11 @@ void to_bf16(const float* x, int64_t n, uint8_t* out) {
 }
 
 void to_fp8(const float* x, int64_t n, float inverse, uint8_t* out) {
+  if (has_avx2()) return to_fp8_avx2(x, n, inverse, out);
+  to_fp8_sse2(x, n, inverse, out);
+}
+
+void to_fp8_sse2(const float* x, int64_t n, float inverse, uint8_t* out) {
   const __m128 inv = _mm_set1_ps(inverse), sign_bit = _mm_set1_ps(-0.0f), magic = _mm_set1_ps(kRoundMagic);
   const __m128i saturated = _mm_set1_epi32(0x7E);
   int64_t j = 0;
@@ -467,7 +529,11 @@ void to_bf16(const float* x, int64_t n, uint8_t* out) { to_bf16_scalar(x, n, out
 void pack_codes(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
   pack_codes_scalar(codes, count, bits, out);
 }
+void unpack_codes(const uint8_t* in, int64_t count, int bits, uint8_t* codes) {
+  unpack_codes_scalar(in, count, bits, codes);
+}
 void to_fp8(const float* x, int64_t n, float inverse, uint8_t* out) { to_fp8_scalar(x, n, inverse, out); }
+void to_fp8_sse2(const float* x, int64_t n, float inverse, uint8_t* out) { to_fp8_scalar(x, n, inverse, out); }
 
 #endif
 
@@ -480,6 +546,7 @@ void quantize_rq_avx2(const float* x, int64_t n, float zero, float scale, float 
                       int residual_bits, uint8_t* anchor, uint8_t* residual) {
   quantize_rq_scalar(x, n, zero, scale, inverse, top, residual_bits, anchor, residual);
 }
+void to_fp8_avx2(const float* x, int64_t n, float inverse, uint8_t* out) { to_fp8_scalar(x, n, inverse, out); }
 #endif
 
 // ---------------------------------------------------------------- rows of groups

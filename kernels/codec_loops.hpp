@@ -53,13 +53,17 @@ void quantize_row(const float* x, int64_t n, int64_t group, const float* zero, c
 void pack_codes(const uint8_t* codes, int64_t count, int bits, uint8_t* out);
 void pack_codes_scalar(const uint8_t* codes, int64_t count, int bits, uint8_t* out);
 
+// The inverse: `count` codes of `bits` bits from `in` into one byte each.
+void unpack_codes(const uint8_t* in, int64_t count, int bits, uint8_t* codes);
+void unpack_codes_scalar(const uint8_t* in, int64_t count, int bits, uint8_t* codes);
+
 // out[j] = float_to_bf16(x[j]) and out[j] = float_to_fp8_e4m3(x[j] * inverse), little-endian.
 void to_bf16(const float* x, int64_t n, uint8_t* out);
 void to_bf16_scalar(const float* x, int64_t n, uint8_t* out);
 void to_fp8(const float* x, int64_t n, float inverse, uint8_t* out);
 void to_fp8_scalar(const float* x, int64_t n, float inverse, uint8_t* out);
 
-// The vector forms behind quantize and quantize_rq, callable one by one for the tests (the AVX2 ones only where
+// The vector forms behind quantize, quantize_rq and to_fp8, callable one by one for the tests (the AVX2 ones only where
 // has_avx2() and the library was built for x86-64).
 void quantize_sse2(const float* x, int64_t n, float zero, float inverse, float top, int residual_bits, uint8_t* high,
                    uint8_t* low);
@@ -69,6 +73,8 @@ void quantize_avx2(const float* x, int64_t n, float zero, float inverse, float t
                    uint8_t* low);
 void quantize_rq_avx2(const float* x, int64_t n, float zero, float scale, float inverse, float top,
                       int residual_bits, uint8_t* anchor, uint8_t* residual);
+void to_fp8_sse2(const float* x, int64_t n, float inverse, uint8_t* out);
+void to_fp8_avx2(const float* x, int64_t n, float inverse, uint8_t* out);
 bool has_avx2();
 
 }  // namespace lynx::codec_loops

@@ -1,4 +1,4 @@
-// AVX2 forms of the two heaviest codec loops (codec_loops.hpp: quantize and quantize_rq), 8 floats per instruction.
+// AVX2 forms of the heaviest codec loops (codec_loops.hpp: quantize, quantize_rq, to_fp8), 8 floats per instruction.
 // This file alone is compiled with -mavx2 (no FMA: -mavx2 does not enable it, and -ffp-contract=off forbids it);
 // codec_loops.cpp calls these only when the CPU reports AVX2. Each step is the SSE2 form's, twice as wide; the
 // tests compare every form with the scalar definition.
@@ -76,6 +76,37 @@ void quantize_rq_avx2(const float* x, int64_t n, float zero, float scale, float 
     _mm_storeu_si128(reinterpret_cast<__m128i*>(residual + j), narrow_to_bytes(e[0], e[1]));
   }
   quantize_rq_scalar(x + j, n - j, zero, scale, inverse, top, residual_bits, anchor + j, residual + j);
+}
+
+void to_fp8_avx2(const float* x, int64_t n, float inverse, uint8_t* out) {
+  const __m256 inv = _mm256_set1_ps(inverse), sign_bit = _mm256_set1_ps(-0.0f), magic = _mm256_set1_ps(kRoundMagic);
+  const __m256i saturated = _mm256_set1_epi32(0x7E);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m256i b[2];
+    for (int k = 0; k < 2; ++k) {  // float_to_fp8_e4m3, lane by lane (see the SSE2 form)
+      const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + j + 8 * k), inv);
+      const __m256i sign = _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ)),
+                                            _mm256_set1_epi32(0x80));
+      const __m256 a = _mm256_andnot_ps(sign_bit, v);
+      const __m256 is_subnormal = _mm256_cmp_ps(a, _mm256_set1_ps(0.015625f), _CMP_LT_OQ);
+      const __m256 units = _mm256_mul_ps(_mm256_and_ps(is_subnormal, a), _mm256_set1_ps(512.0f));
+      const __m256i subnormal = _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_add_ps(units, magic), magic));
+      __m256i u = _mm256_castps_si256(a);
+      u = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7FFFF),
+                                               _mm256_and_si256(_mm256_srli_epi32(u, 20), _mm256_set1_epi32(1))));
+      const __m256i exponent = _mm256_sub_epi32(_mm256_srli_epi32(u, 23), _mm256_set1_epi32(120));
+      __m256i normal = _mm256_or_si256(_mm256_slli_epi32(exponent, 3),
+                                       _mm256_and_si256(_mm256_srli_epi32(u, 20), _mm256_set1_epi32(7)));
+      normal = _mm256_blendv_epi8(normal, saturated, _mm256_cmpgt_epi32(normal, saturated));
+      __m256i magnitude = _mm256_blendv_epi8(normal, subnormal, _mm256_castps_si256(is_subnormal));
+      const __m256 big = _mm256_cmp_ps(a, _mm256_set1_ps(448.0f), _CMP_GE_OQ);
+      magnitude = _mm256_blendv_epi8(magnitude, saturated, _mm256_castps_si256(big));
+      b[k] = _mm256_or_si256(sign, magnitude);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), narrow_to_bytes(b[0], b[1]));
+  }
+  to_fp8_scalar(x + j, n - j, inverse, out + j);
 }
 
 }  // namespace lynx::codec_loops

@@ -272,9 +272,12 @@ void print_cost_table(const CostTable& t, FILE* out) {
   const KernelCost* bf16 = t.find("attention_full", "bf16");
   for (const auto& k : t.kernels)
     if (bf16 && k.kernel == "attention_anchor") {
+      // A property of the format (anchor bits + 32 metadata bits per group), not of the kernel.
+      const KvFormat f = kv_format_parse(k.format);
       const double ratio = k.input_bytes_per_element / bf16->input_bytes_per_element;
-      std::fprintf(out, "target %-17s %-17s bytes/bf16 %.3f <= 0.30  %s\n", k.kernel.c_str(), k.format.c_str(), ratio,
-                   ratio <= 0.3 ? "met" : "NOT MET");
+      std::fprintf(out, "target %-17s %-17s bytes/bf16 %.3f <= 0.30  %s (the anchor: %d + 32/%d bits per element)\n",
+                   k.kernel.c_str(), k.format.c_str(), ratio, ratio <= 0.3 ? "met" : "NOT MET", f.anchor_bits,
+                   f.group_size);
     }
 }
 

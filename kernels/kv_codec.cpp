@@ -24,37 +24,6 @@ constexpr float kFloatMax = 3.4028234663852886e38f;
 constexpr float kBf16Max = 3.3895313892515355e38f;  // larger finite floats round to infinity in bf16
 
 // ---- bit packing: code j of a row occupies bits [j*bits, (j+1)*bits), LSB-first ----
-template <int kBits>
-void unpack_row_bits(const uint8_t* in, int64_t count, uint8_t* codes) {
-  const int64_t words = count / 8;
-  for (int64_t i = 0; i < words; ++i) {
-    uint64_t w = 0;
-    std::memcpy(&w, in + kBits * i, kBits);
-    w = unpack8_codes(w, kBits);
-    std::memcpy(codes + 8 * i, &w, 8);
-  }
-  const int64_t rest = count - 8 * words;
-  if (rest > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, in + kBits * words, kv_packed_row_bytes(rest, kBits));
-    w = unpack8_codes(w, kBits);
-    std::memcpy(codes + 8 * words, &w, static_cast<size_t>(rest));
-  }
-}
-
-void unpack_row(const uint8_t* in, int64_t count, int bits, uint8_t* codes) {
-  switch (bits) {
-    case 1: return unpack_row_bits<1>(in, count, codes);
-    case 2: return unpack_row_bits<2>(in, count, codes);
-    case 3: return unpack_row_bits<3>(in, count, codes);
-    case 4: return unpack_row_bits<4>(in, count, codes);
-    case 5: return unpack_row_bits<5>(in, count, codes);
-    case 6: return unpack_row_bits<6>(in, count, codes);
-    case 7: return unpack_row_bits<7>(in, count, codes);
-    default: std::memcpy(codes, in, static_cast<size_t>(count)); return;
-  }
-}
-
 void store_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
@@ -117,9 +86,9 @@ void dequant_group(const GroupDequant& d, const uint8_t* high, const uint8_t* lo
     for (int64_t j = 0; j < count; ++j)
       y[j] = add_rn(d.zero, mul_rn(static_cast<float>((static_cast<uint32_t>(high[j]) << r) | low[j]), d.scale));
   } else if (d.bit_slice) {
+    const float shift = static_cast<float>(1 << r);  // float(code << r) == float(code) * 2^r, exactly
     for (int64_t j = 0; j < count; ++j)
-      y[j] = add_rn(d.zero,
-                    mul_rn(add_rn(static_cast<float>(static_cast<uint32_t>(high[j]) << r), d.anchor_centre), d.scale));
+      y[j] = add_rn(d.zero, mul_rn(add_rn(mul_rn(static_cast<float>(high[j]), shift), d.anchor_centre), d.scale));
   } else if (!d.full) {
     for (int64_t j = 0; j < count; ++j) y[j] = add_rn(d.zero, mul_rn(static_cast<float>(high[j]), d.scale));
   } else {
@@ -139,12 +108,17 @@ void decode_channel_grouped(const KvFormat& format, const KvShape& shape, const 
   const uint8_t* meta = anchor + kv_grouped_meta_offset(format, shape);
   std::vector<uint8_t> high(static_cast<size_t>(row)), low(static_cast<size_t>(row), 0);
   for (int64_t t = 0; t < shape.tokens; ++t) {
-    unpack_row(anchor + t * anchor_row_bytes, row, format.anchor_bits, high.data());
-    if (residual_bits > 0 && residual) unpack_row(residual + t * residual_row_bytes, row, residual_bits, low.data());
+    codec_loops::unpack_codes(anchor + t * anchor_row_bytes, row, format.anchor_bits, high.data());
+    if (residual_bits > 0 && residual) codec_loops::unpack_codes(residual + t * residual_row_bytes, row, residual_bits, low.data());
+    // Bit-slice with its residual is the plain (A+R)-bit code: join the halves once, then decode it as such.
+    const bool joined = residual_bits > 0 && bit_slice && full;
+    if (joined)
+      for (int64_t j = 0; j < row; ++j) high[j] = static_cast<uint8_t>((high[j] << residual_bits) | low[j]);
     float* y = output + t * row;
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t* m = meta + (t * groups + g) * kGroupMetaBytes;
-      const GroupDequant d = group_dequant(load_u16(m), load_u16(m + 2), residual_bits, bit_slice, full);
+      const GroupDequant d =
+          group_dequant(load_u16(m), load_u16(m + 2), joined ? 0 : residual_bits, bit_slice, full);
       const int64_t begin = g * format.group_size, count = std::min<int64_t>(format.group_size, row - begin);
       dequant_group(d, high.data() + begin, low.data() + begin, count, y + begin);
     }
@@ -207,7 +181,7 @@ void decode_kivi_keys(const KvFormat& format, const KvShape& shape, const uint8_
         zero[c] = half_to_float(load_u16(group_meta + c * kGroupMetaBytes + 2));
       }
     }
-    unpack_row(anchor + static_cast<uint64_t>(t) * row_bytes, row, format.anchor_bits, codes.data());
+    codec_loops::unpack_codes(anchor + static_cast<uint64_t>(t) * row_bytes, row, format.anchor_bits, codes.data());
     float* y = output + t * row;
     for (int64_t c = 0; c < row; ++c) y[c] = add_rn(zero[c], mul_rn(static_cast<float>(codes[c]), scale[c]));
   }

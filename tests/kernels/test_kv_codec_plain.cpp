@@ -223,6 +223,12 @@ TEST_CASE("each vector inner loop (SSE2, and AVX2 where the CPU has it) equals i
     codec_loops::to_fp8(x.data(), n, inverse, b1.data());
     codec_loops::to_fp8_scalar(x.data(), n, inverse, b2.data());
     REQUIRE(b1 == b2);
+    codec_loops::to_fp8_sse2(x.data(), n, inverse, b1.data());
+    REQUIRE(b1 == b2);
+    if (codec_loops::has_avx2()) {
+      codec_loops::to_fp8_avx2(x.data(), n, inverse, b1.data());
+      REQUIRE(b1 == b2);
+    }
   }
 }
 
@@ -254,7 +260,7 @@ TEST_CASE("SSE2 group parameters equal the scalar ones in 4-lane batches, subnor
   }
 }
 
-TEST_CASE("SSE2 packing equals the scalar packing for every width and length") {
+TEST_CASE("SSE2 packing and unpacking equal the scalar forms for every width and length") {
   std::mt19937 rng(9);
   for (int bits = 1; bits <= 8; ++bits)
     for (int64_t count : {1, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100, 1024}) {
@@ -267,5 +273,10 @@ TEST_CASE("SSE2 packing equals the scalar packing for every width and length") {
       CAPTURE(bits);
       CAPTURE(count);
       REQUIRE(a == b);
+      std::vector<uint8_t> u1(codes.size() + 4, 0xEE), u2(codes.size() + 4, 0xEE);
+      codec_loops::unpack_codes(a.data(), count, bits, u1.data());
+      codec_loops::unpack_codes_scalar(a.data(), count, bits, u2.data());
+      REQUIRE(u1 == u2);
+      REQUIRE(std::equal(codes.begin(), codes.end(), u1.begin()));
     }
 }
