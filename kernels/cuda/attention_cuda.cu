@@ -108,8 +108,10 @@ __global__ void __launch_bounds__(kAttnThreads)
         s0 = fmaf(qv[j][i], k0[i], s0);
         s1 = fmaf(qv[j][i], k1[i], s1);
       }
-      s0 = ok0 ? team_sum(s0, T) : -INFINITY;
-      s1 = ok1 ? team_sum(s1, T) : -INFINITY;
+      s0 = team_sum(s0, T);  // every lane shuffles; only then are the scores of missing tokens dropped
+      s1 = team_sum(s1, T);
+      s0 = ok0 ? s0 : -INFINITY;
+      s1 = ok1 ? s1 : -INFINITY;
       const float m_new = fmaxf(m[j], fmaxf(s0, s1));
       const float m_use = m_new == -INFINITY ? 0.0f : m_new;  // nothing seen yet: every weight below is 0
       const float correction = exp2f(m[j] - m_use), p0 = exp2f(s0 - m_use), p1 = exp2f(s1 - m_use);
