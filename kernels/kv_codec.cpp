@@ -1,177 +1,98 @@
+// CPU reference codecs (see kv_codec.hpp), fast enough to run at a good fraction of memcpy on one core without
+// changing a single result against the plain scalar codec the tests keep as an oracle:
+//   - one token row at a time: min/max of every group (codec_loops, SSE2), then every group's parameters (the
+//     groups' dependency chains overlap in the CPU), then the codes of the whole row, then packing;
+//   - the finite/range check rides along with min/max; only a failing tensor is rescanned for the exact element;
+//   - packing and unpacking move 8 codes at a time through one 64-bit word (pack8_codes/unpack8_codes).
 #include "kernels/kv_codec.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "common/error.hpp"
+#include "kernels/codec_loops.hpp"
 #include "kernels/scalar_types.hpp"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the packed streams are little-endian");
 
 namespace lynx {
 
 namespace {
 
+constexpr float kFloatMax = 3.4028234663852886e38f;
+constexpr float kBf16Max = 3.3895313892515355e38f;  // larger finite floats round to infinity in bf16
+
 // ---- bit packing: code j of a row occupies bits [j*bits, (j+1)*bits), LSB-first ----
-void pack_row(const uint8_t* codes, int64_t count, int bits, uint8_t* out) {
-  uint64_t bytes = kv_packed_row_bytes(count, bits);
-  if (bits == 8) {
-    std::copy(codes, codes + count, out);
-    return;
-  }
-  std::fill(out, out + bytes, uint8_t{0});
-  if (bits == 4) {
-    for (int64_t j = 0; j < count; ++j) out[j >> 1] |= static_cast<uint8_t>(codes[j] << ((j & 1) * 4));
-    return;
-  }
-  for (int64_t j = 0; j < count; ++j) {
-    uint64_t bit = static_cast<uint64_t>(j) * static_cast<uint64_t>(bits);
-    uint32_t value = static_cast<uint32_t>(codes[j]) << (bit & 7);
-    out[bit >> 3] |= static_cast<uint8_t>(value);
-    if ((bit & 7) + static_cast<uint64_t>(bits) > 8) out[(bit >> 3) + 1] |= static_cast<uint8_t>(value >> 8);
-  }
+void store_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
+uint16_t load_u16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
 }
 
-void unpack_row(const uint8_t* in, int64_t count, int bits, uint8_t* codes) {
-  if (bits == 8) {
-    std::copy(in, in + count, codes);
-    return;
-  }
-  if (bits == 4) {
-    for (int64_t j = 0; j < count; ++j) codes[j] = static_cast<uint8_t>((in[j >> 1] >> ((j & 1) * 4)) & 0xF);
-    return;
-  }
-  const uint32_t mask = (1u << bits) - 1;
-  for (int64_t j = 0; j < count; ++j) {
-    uint64_t bit = static_cast<uint64_t>(j) * static_cast<uint64_t>(bits);
-    uint32_t word = in[bit >> 3];
-    if ((bit & 7) + static_cast<uint64_t>(bits) > 8) word |= static_cast<uint32_t>(in[(bit >> 3) + 1]) << 8;
-    codes[j] = static_cast<uint8_t>((word >> (bit & 7)) & mask);
-  }
-}
-
-void store_u16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v & 0xFF);
-  p[1] = static_cast<uint8_t>(v >> 8);
-}
-uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-
-void check_finite(const KvShape& shape, const float* input, float limit, const char* what) {
+// ---- checks: the first element (in memory order) that is not finite or exceeds `limit` ----
+[[noreturn]] void throw_bad_element(const KvShape& shape, const float* input, float limit, const char* what) {
   const int64_t n = shape.elements();
   for (int64_t i = 0; i < n; ++i) {
     float x = input[i];
-    if (!std::isfinite(x) || std::fabs(x) > limit) {
+    if (!(abs_float(x) <= limit)) {
       int64_t row = shape.row_elements();
       int64_t token = i / row, head = (i % row) / shape.head_dim, dim = i % shape.head_dim;
-      throw_error("kv_encode: element (token %lld, head %lld, dim %lld) is %g: %s",
-                  static_cast<long long>(token), static_cast<long long>(head), static_cast<long long>(dim),
-                  static_cast<double>(x), what);
+      throw_error("kv_encode: element (token %lld, head %lld, dim %lld) is %g: %s", static_cast<long long>(token),
+                  static_cast<long long>(head), static_cast<long long>(dim), static_cast<double>(x), what);
     }
   }
+  throw_error("kv_encode: internal error: no bad element found");
 }
 
-// One group's codes (as unpacked bytes), for `code_bits` bits; returns its parameters.
-GroupQuantParams quantize_group(const float* x, int64_t count, int64_t stride, int code_bits, uint8_t* codes,
-                                uint8_t* residual_codes, const KvFormat& format) {
-  float lo = x[0], hi = x[0];
-  for (int64_t j = 1; j < count; ++j) {
-    lo = std::min(lo, x[j * stride]);
-    hi = std::max(hi, x[j * stride]);
-  }
-  const int levels = 1 << code_bits;
-  GroupQuantParams p = group_quant_params(lo, hi, levels);
-  const float zero = half_to_float(p.zero_half), scale = half_to_float(p.scale_half);
-  const float inverse = scale > 0 ? 1.0f / scale : 0.0f;
-  const float top = static_cast<float>(levels - 1);
-  if (format.kind == KvFormatKind::lynx && format.split == LynxSplit::residual_quant) {
-    const int r_levels = 1 << format.residual_bits;
-    const float r_scale = scale / static_cast<float>(r_levels);
-    const float r_inverse = r_scale > 0 ? 1.0f / r_scale : 0.0f;
-    const float half_levels = static_cast<float>(r_levels / 2);
-    for (int64_t j = 0; j < count; ++j) {
-      float v = x[j * stride];
-      float q = std::clamp(std::nearbyint((v - zero) * inverse), 0.0f, top);
-      float error = v - (zero + q * scale);
-      float r = std::clamp(std::floor(error * r_inverse + half_levels), 0.0f, static_cast<float>(r_levels - 1));
-      codes[j] = static_cast<uint8_t>(q);
-      residual_codes[j] = static_cast<uint8_t>(r);
-    }
-    return p;
-  }
-  for (int64_t j = 0; j < count; ++j) {
-    float q = std::clamp(std::nearbyint((x[j * stride] - zero) * inverse), 0.0f, top);
-    codes[j] = static_cast<uint8_t>(q);
-  }
-  return p;
-}
-
-// Reconstruction of one code, given the group's parameters (see the header for each split).
-struct GroupDecoder {
-  float zero = 0, scale = 0, residual_scale = 0, anchor_centre = 0;
-  LynxSplit split = LynxSplit::bit_slice;
-  int residual_bits = 0;
-  bool full = true;
-  float value(uint8_t anchor_code, uint8_t residual_code) const {
-    if (residual_bits == 0) return zero + static_cast<float>(anchor_code) * scale;
-    if (split == LynxSplit::bit_slice) {
-      float code = full ? static_cast<float>((anchor_code << residual_bits) | residual_code)
-                        : static_cast<float>(anchor_code << residual_bits) + anchor_centre;
-      return zero + code * scale;
-    }
-    float anchor = zero + static_cast<float>(anchor_code) * scale;
-    if (!full) return anchor;
-    return anchor + (static_cast<float>(residual_code) - static_cast<float>(1 << (residual_bits - 1)) + 0.5f) *
-                        residual_scale;
-  }
-};
-
-GroupDecoder make_decoder(const KvFormat& format, const uint8_t* meta, bool full) {
-  GroupDecoder d;
-  d.scale = half_to_float(load_u16(meta));
-  d.zero = half_to_float(load_u16(meta + 2));
-  d.residual_bits = format.kind == KvFormatKind::lynx ? format.residual_bits : 0;
-  d.split = format.split;
-  d.full = full;
-  if (d.residual_bits > 0) {
-    d.residual_scale = d.scale / static_cast<float>(1 << d.residual_bits);
-    d.anchor_centre = static_cast<float>((1 << d.residual_bits) - 1) * 0.5f;
-  }
-  return d;
-}
-
-// Channel-grouped formats (int, lynx, kivi values): groups of G along each token row.
+// ---- channel-grouped formats (int, lynx, kivi values): groups of G along each token row ----
 void encode_channel_grouped(const KvFormat& format, const KvShape& shape, const float* input, uint8_t* anchor,
                             uint8_t* residual) {
-  const int64_t row = shape.row_elements();
+  const int64_t row = shape.row_elements(), G = format.group_size;
   const int64_t groups = kv_groups_per_row(shape, format.group_size);
   const int anchor_bits = format.anchor_bits, residual_bits = format.residual_bits;
   const bool bit_slice = format.kind == KvFormatKind::lynx && format.split == LynxSplit::bit_slice;
-  const bool residual_quant = format.kind == KvFormatKind::lynx && format.split == LynxSplit::residual_quant;
-  const int code_bits = bit_slice ? anchor_bits + residual_bits : anchor_bits;
+  const bool rq_split = format.kind == KvFormatKind::lynx && format.split == LynxSplit::residual_quant;
+  const int levels = 1 << (bit_slice ? anchor_bits + residual_bits : anchor_bits);
+  const float top = static_cast<float>(levels - 1);
   const uint64_t anchor_row_bytes = kv_packed_row_bytes(row, anchor_bits);
   const uint64_t residual_row_bytes = kv_packed_row_bytes(row, residual_bits);
   uint8_t* meta = anchor + kv_grouped_meta_offset(format, shape);
-  std::vector<uint8_t> codes(static_cast<size_t>(row)), low(static_cast<size_t>(row)), high(static_cast<size_t>(row));
+  const size_t n = static_cast<size_t>(row), ng = static_cast<size_t>(groups);
+  std::vector<uint8_t> high(n), low(n);
+  std::vector<float> lo(ng), hi(ng), zero(ng), scale(ng), inverse(ng);
   for (int64_t t = 0; t < shape.tokens; ++t) {
     const float* x = input + t * row;
-    for (int64_t g = 0; g < groups; ++g) {
-      int64_t begin = g * format.group_size, count = std::min<int64_t>(format.group_size, row - begin);
-      GroupQuantParams p =
-          quantize_group(x + begin, count, 1, code_bits, codes.data() + begin, low.data() + begin, format);
-      store_u16(meta + (t * groups + g) * kGroupMetaBytes, p.scale_half);
-      store_u16(meta + (t * groups + g) * kGroupMetaBytes + 2, p.zero_half);
-    }
-    if (bit_slice) {
-      const uint8_t mask = static_cast<uint8_t>((1 << residual_bits) - 1);
-      for (int64_t j = 0; j < row; ++j) {
-        high[j] = static_cast<uint8_t>(codes[j] >> residual_bits);
-        low[j] = static_cast<uint8_t>(codes[j] & mask);
-      }
-      pack_row(high.data(), row, anchor_bits, anchor + t * anchor_row_bytes);
-      pack_row(low.data(), row, residual_bits, residual + t * residual_row_bytes);
-    } else {
-      pack_row(codes.data(), row, anchor_bits, anchor + t * anchor_row_bytes);
-      if (residual_quant) pack_row(low.data(), row, residual_bits, residual + t * residual_row_bytes);
-    }
+    if (!codec_loops::min_max_row(x, row, G, kHalfMax, lo.data(), hi.data()))
+      throw_bad_element(shape, input, kHalfMax, "outside the fp16 metadata range (|x| <= 65504)");
+    codec_loops::group_params(lo.data(), hi.data(), groups, levels, meta + t * groups * kGroupMetaBytes, zero.data(),
+                              scale.data(), inverse.data());
+    codec_loops::quantize_row(x, row, G, zero.data(), scale.data(), inverse.data(), top,
+                              bit_slice || rq_split ? residual_bits : 0, rq_split, high.data(), low.data());
+    codec_loops::pack_codes(high.data(), row, anchor_bits, anchor + t * anchor_row_bytes);
+    if (residual_bits > 0) codec_loops::pack_codes(low.data(), row, residual_bits, residual + t * residual_row_bytes);
+  }
+}
+
+// The reconstruction loop of one group, with the format's case chosen outside the loop.
+void dequant_group(const GroupDequant& d, const uint8_t* high, const uint8_t* low, int64_t count, float* y) {
+  if (d.residual_bits == 0) {
+    for (int64_t j = 0; j < count; ++j) y[j] = add_rn(d.zero, mul_rn(static_cast<float>(high[j]), d.scale));
+    return;
+  }
+  const int r = d.residual_bits;
+  if (d.bit_slice && d.full) {
+    for (int64_t j = 0; j < count; ++j)
+      y[j] = add_rn(d.zero, mul_rn(static_cast<float>((static_cast<uint32_t>(high[j]) << r) | low[j]), d.scale));
+  } else if (d.bit_slice) {
+    const float shift = static_cast<float>(1 << r);  // float(code << r) == float(code) * 2^r, exactly
+    for (int64_t j = 0; j < count; ++j)
+      y[j] = add_rn(d.zero, mul_rn(add_rn(mul_rn(static_cast<float>(high[j]), shift), d.anchor_centre), d.scale));
+  } else if (!d.full) {
+    for (int64_t j = 0; j < count; ++j) y[j] = add_rn(d.zero, mul_rn(static_cast<float>(high[j]), d.scale));
+  } else {
+    for (int64_t j = 0; j < count; ++j) y[j] = group_value(d, high[j], low[j]);
   }
 }
 
@@ -179,42 +100,64 @@ void decode_channel_grouped(const KvFormat& format, const KvShape& shape, const 
                             const uint8_t* residual, float* output) {
   const int64_t row = shape.row_elements();
   const int64_t groups = kv_groups_per_row(shape, format.group_size);
-  const bool has_residual = format.residual_bits > 0;
-  const bool full = !has_residual || residual != nullptr;
+  const int residual_bits = format.kind == KvFormatKind::lynx ? format.residual_bits : 0;
+  const bool full = residual_bits == 0 || residual != nullptr;
+  const bool bit_slice = format.split == LynxSplit::bit_slice;
   const uint64_t anchor_row_bytes = kv_packed_row_bytes(row, format.anchor_bits);
   const uint64_t residual_row_bytes = kv_packed_row_bytes(row, format.residual_bits);
   const uint8_t* meta = anchor + kv_grouped_meta_offset(format, shape);
   std::vector<uint8_t> high(static_cast<size_t>(row)), low(static_cast<size_t>(row), 0);
   for (int64_t t = 0; t < shape.tokens; ++t) {
-    unpack_row(anchor + t * anchor_row_bytes, row, format.anchor_bits, high.data());
-    if (has_residual && residual) unpack_row(residual + t * residual_row_bytes, row, format.residual_bits, low.data());
+    codec_loops::unpack_codes(anchor + t * anchor_row_bytes, row, format.anchor_bits, high.data());
+    if (residual_bits > 0 && residual) codec_loops::unpack_codes(residual + t * residual_row_bytes, row, residual_bits, low.data());
+    // Bit-slice with its residual is the plain (A+R)-bit code: join the halves once, then decode it as such.
+    const bool joined = residual_bits > 0 && bit_slice && full;
+    if (joined)
+      for (int64_t j = 0; j < row; ++j) high[j] = static_cast<uint8_t>((high[j] << residual_bits) | low[j]);
     float* y = output + t * row;
     for (int64_t g = 0; g < groups; ++g) {
-      GroupDecoder d = make_decoder(format, meta + (t * groups + g) * kGroupMetaBytes, full);
-      int64_t begin = g * format.group_size, end = std::min<int64_t>(begin + format.group_size, row);
-      for (int64_t j = begin; j < end; ++j) y[j] = d.value(high[j], low[j]);
+      const uint8_t* m = meta + (t * groups + g) * kGroupMetaBytes;
+      const GroupDequant d =
+          group_dequant(load_u16(m), load_u16(m + 2), joined ? 0 : residual_bits, bit_slice, full);
+      const int64_t begin = g * format.group_size, count = std::min<int64_t>(format.group_size, row - begin);
+      dequant_group(d, high.data() + begin, low.data() + begin, count, y + begin);
     }
   }
 }
 
-// KIVI keys: per channel, groups of G consecutive tokens; the tail (tokens mod G) stays fp16.
+// ---- KIVI keys: per channel, groups of G consecutive tokens; the tail (tokens mod G) stays fp16 ----
 void encode_kivi_keys(const KvFormat& format, const KvShape& shape, const float* input, uint8_t* anchor) {
   const int64_t row = shape.row_elements(), G = format.group_size;
   const int64_t full_groups = kivi_key_full_token_groups(format, shape);
   const uint64_t row_bytes = kv_packed_row_bytes(row, format.anchor_bits);
+  const int levels = 1 << format.anchor_bits;
+  const float top = static_cast<float>(levels - 1);
+  const char* what = "outside the fp16 metadata range (|x| <= 65504)";
+  if (!codec_loops::in_range(input, shape.elements(), kHalfMax)) throw_bad_element(shape, input, kHalfMax, what);
   uint8_t* meta = anchor + static_cast<uint64_t>(full_groups * G) * row_bytes;
   uint8_t* tail = meta + static_cast<uint64_t>(full_groups * row) * kGroupMetaBytes;
-  std::vector<uint8_t> codes(static_cast<size_t>(G * row)), column(static_cast<size_t>(G)), unused(1);
+  const size_t n = static_cast<size_t>(row);
+  std::vector<float> lo(n), hi(n), zero(n), scale(n), inverse(n);
+  std::vector<uint8_t> codes(n);
   for (int64_t g = 0; g < full_groups; ++g) {
     const float* x = input + g * G * row;
-    for (int64_t c = 0; c < row; ++c) {
-      GroupQuantParams p = quantize_group(x + c, G, row, format.anchor_bits, column.data(), unused.data(), format);
-      for (int64_t t = 0; t < G; ++t) codes[static_cast<size_t>(t * row + c)] = column[static_cast<size_t>(t)];
-      store_u16(meta + (g * row + c) * kGroupMetaBytes, p.scale_half);
-      store_u16(meta + (g * row + c) * kGroupMetaBytes + 2, p.zero_half);
+    // Each channel is scanned in token order, so the sequential min/max is kept exactly, lane by lane.
+    std::copy(x, x + row, lo.begin());
+    std::copy(x, x + row, hi.begin());
+    for (int64_t t = 1; t < G; ++t) {
+      const float* xt = x + t * row;
+      for (int64_t c = 0; c < row; ++c) {
+        lo[c] = xt[c] < lo[c] ? xt[c] : lo[c];
+        hi[c] = hi[c] < xt[c] ? xt[c] : hi[c];
+      }
     }
-    for (int64_t t = 0; t < G; ++t)
-      pack_row(codes.data() + t * row, row, format.anchor_bits, anchor + static_cast<uint64_t>(g * G + t) * row_bytes);
+    codec_loops::group_params(lo.data(), hi.data(), row, levels, meta + g * row * kGroupMetaBytes, zero.data(),
+                              scale.data(), inverse.data());
+    for (int64_t t = 0; t < G; ++t) {
+      const float* xt = x + t * row;
+      codec_loops::quantize_channels(xt, row, zero.data(), inverse.data(), top, codes.data());
+      codec_loops::pack_codes(codes.data(), row, format.anchor_bits, anchor + static_cast<uint64_t>(g * G + t) * row_bytes);
+    }
   }
   const int64_t tail_values = (shape.tokens - full_groups * G) * row;
   const float* x = input + full_groups * G * row;
@@ -227,34 +170,50 @@ void decode_kivi_keys(const KvFormat& format, const KvShape& shape, const uint8_
   const uint64_t row_bytes = kv_packed_row_bytes(row, format.anchor_bits);
   const uint8_t* meta = anchor + static_cast<uint64_t>(full_groups * G) * row_bytes;
   const uint8_t* tail = meta + static_cast<uint64_t>(full_groups * row) * kGroupMetaBytes;
-  std::vector<uint8_t> codes(static_cast<size_t>(row));
+  const size_t n = static_cast<size_t>(row);
+  std::vector<uint8_t> codes(n);
+  std::vector<float> scale(n), zero(n);
   for (int64_t t = 0; t < full_groups * G; ++t) {
-    unpack_row(anchor + static_cast<uint64_t>(t) * row_bytes, row, format.anchor_bits, codes.data());
-    const uint8_t* group_meta = meta + (t / G) * row * kGroupMetaBytes;
-    for (int64_t c = 0; c < row; ++c) {
-      float scale = half_to_float(load_u16(group_meta + c * kGroupMetaBytes));
-      float zero = half_to_float(load_u16(group_meta + c * kGroupMetaBytes + 2));
-      output[t * row + c] = zero + static_cast<float>(codes[static_cast<size_t>(c)]) * scale;
+    if (t % G == 0) {
+      const uint8_t* group_meta = meta + (t / G) * row * kGroupMetaBytes;
+      for (int64_t c = 0; c < row; ++c) {
+        scale[c] = half_to_float(load_u16(group_meta + c * kGroupMetaBytes));
+        zero[c] = half_to_float(load_u16(group_meta + c * kGroupMetaBytes + 2));
+      }
     }
+    codec_loops::unpack_codes(anchor + static_cast<uint64_t>(t) * row_bytes, row, format.anchor_bits, codes.data());
+    float* y = output + t * row;
+    for (int64_t c = 0; c < row; ++c) y[c] = add_rn(zero[c], mul_rn(static_cast<float>(codes[c]), scale[c]));
   }
   const int64_t tail_values = (shape.tokens - full_groups * G) * row;
   float* y = output + full_groups * G * row;
   for (int64_t i = 0; i < tail_values; ++i) y[i] = half_to_float(load_u16(tail + 2 * i));
 }
 
-}  // namespace
-
-GroupQuantParams group_quant_params(float min_value, float max_value, int levels) {
-  GroupQuantParams p;
-  p.zero_half = float_to_half_down(min_value);
-  float zero = half_to_float(p.zero_half);
-  float step = (max_value - zero) / static_cast<float>(levels - 1);
-  p.scale_half = float_to_half_up(step);
-  // The float division may round below the real quotient: widen until the grid reaches max_value.
-  while (zero + static_cast<float>(levels - 1) * half_to_float(p.scale_half) < max_value)
-    p.scale_half = half_next_up(p.scale_half);
-  return p;
+// ---- fp8 e4m3 with one scale per tensor ----
+void encode_fp8(const KvShape& shape, const float* input, uint8_t* anchor) {
+  const int64_t n = shape.elements();
+  float lo = 0, hi = 0;  // amax = max(|min|, |max|), the same value as the maximum of |x|
+  if (n > 0 && !codec_loops::min_max(input, n, kFloatMax, lo, hi))
+    throw_bad_element(shape, input, kFloatMax, "not finite");
+  const float amax = std::max(abs_float(lo), abs_float(hi));
+  float scale = amax > 0 ? amax / kFp8E4m3Max : 1.0f;
+  if (!(scale > 0) || !(scale <= kFloatMax)) scale = 1.0f;  // amax below the float range's bottom
+  std::memcpy(anchor, &scale, sizeof scale);
+  codec_loops::to_fp8(input, n, 1.0f / scale, anchor + kFp8ScaleBytes);
 }
+
+void decode_fp8(const KvShape& shape, const uint8_t* anchor, float* output) {
+  float scale;
+  std::memcpy(&scale, anchor, sizeof scale);
+  float table[256];
+  for (int b = 0; b < 256; ++b) table[b] = fp8_e4m3_to_float(static_cast<uint8_t>(b)) * scale;
+  const uint8_t* codes = anchor + kFp8ScaleBytes;
+  const int64_t n = shape.elements();
+  for (int64_t i = 0; i < n; ++i) output[i] = table[codes[i]];
+}
+
+}  // namespace
 
 void kv_encode(const KvFormat& format, KvRole role, const KvShape& shape, const float* input, uint8_t* anchor,
                uint8_t* residual) {
@@ -263,26 +222,17 @@ void kv_encode(const KvFormat& format, KvRole role, const KvShape& shape, const 
   const int64_t n = shape.elements();
   switch (format.kind) {
     case KvFormatKind::fp32:
-      check_finite(shape, input, INFINITY, "not finite");
-      std::copy(reinterpret_cast<const uint8_t*>(input), reinterpret_cast<const uint8_t*>(input + n), anchor);
+      if (!codec_loops::in_range(input, n, kFloatMax)) throw_bad_element(shape, input, kFloatMax, "not finite");
+      std::memcpy(anchor, input, static_cast<size_t>(n) * sizeof(float));
       return;
     case KvFormatKind::bf16:
-      check_finite(shape, input, 3.3895313892515355e38f, "not finite in bf16");
-      for (int64_t i = 0; i < n; ++i) store_u16(anchor + 2 * i, float_to_bf16(input[i]));
+      if (!codec_loops::in_range(input, n, kBf16Max)) throw_bad_element(shape, input, kBf16Max, "not finite in bf16");
+      codec_loops::to_bf16(input, n, anchor);
       return;
-    case KvFormatKind::fp8_e4m3: {
-      check_finite(shape, input, INFINITY, "not finite");
-      float amax = 0;
-      for (int64_t i = 0; i < n; ++i) amax = std::max(amax, std::fabs(input[i]));
-      float scale = amax > 0 ? amax / kFp8E4m3Max : 1.0f;
-      if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0f;  // amax below the float range's bottom
-      std::memcpy(anchor, &scale, sizeof scale);
-      const float inverse = 1.0f / scale;
-      for (int64_t i = 0; i < n; ++i) anchor[kFp8ScaleBytes + i] = float_to_fp8_e4m3(input[i] * inverse);
+    case KvFormatKind::fp8_e4m3:
+      encode_fp8(shape, input, anchor);
       return;
-    }
     case KvFormatKind::kivi:
-      check_finite(shape, input, kHalfMax, "outside the fp16 metadata range (|x| <= 65504)");
       if (role == KvRole::key) {
         encode_kivi_keys(format, shape, input, anchor);
         return;
@@ -291,7 +241,6 @@ void kv_encode(const KvFormat& format, KvRole role, const KvShape& shape, const 
       return;
     case KvFormatKind::int_group:
     case KvFormatKind::lynx:
-      check_finite(shape, input, kHalfMax, "outside the fp16 metadata range (|x| <= 65504)");
       encode_channel_grouped(format, shape, input, anchor, residual);
       return;
   }
@@ -307,12 +256,9 @@ void kv_decode(const KvFormat& format, KvRole role, const KvShape& shape, const 
     case KvFormatKind::bf16:
       for (int64_t i = 0; i < n; ++i) output[i] = bf16_to_float(load_u16(anchor + 2 * i));
       return;
-    case KvFormatKind::fp8_e4m3: {
-      float scale;
-      std::memcpy(&scale, anchor, sizeof scale);
-      for (int64_t i = 0; i < n; ++i) output[i] = fp8_e4m3_to_float(anchor[kFp8ScaleBytes + i]) * scale;
+    case KvFormatKind::fp8_e4m3:
+      decode_fp8(shape, anchor, output);
       return;
-    }
     case KvFormatKind::kivi:
       if (role == KvRole::key) {
         decode_kivi_keys(format, shape, anchor, output);

@@ -10,12 +10,14 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/group_quant.hpp"
 #include "kernels/kv_format.hpp"
 
 namespace lynx {
 
 // Encodes `input` into the anchor stream and, for Lynx, the residual stream. Buffers must hold
-// kv_stream_bytes(format, role, shape) bytes; `residual` may be null when the format has none.
+// kv_stream_bytes(format, role, shape) bytes; `residual` may be null when the format has none. On a bad element
+// the error names the first one in memory order; what was already written to the buffers is then unspecified.
 void kv_encode(const KvFormat& format, KvRole role, const KvShape& shape, const float* input, uint8_t* anchor,
                uint8_t* residual);
 
@@ -25,11 +27,6 @@ void kv_encode(const KvFormat& format, KvRole role, const KvShape& shape, const 
 void kv_decode(const KvFormat& format, KvRole role, const KvShape& shape, const uint8_t* anchor,
                const uint8_t* residual, float* output);
 
-// Per-group quantization parameters as stored on the wire (fp16 bits), for `levels` = 2^bits codes.
-struct GroupQuantParams {
-  uint16_t scale_half = 0;
-  uint16_t zero_half = 0;
-};
-GroupQuantParams group_quant_params(float min_value, float max_value, int levels);
+// group_quant_params (the per-group fp16 scale and zero point) is in kernels/group_quant.hpp, shared with CUDA.
 
 }  // namespace lynx
