@@ -1,6 +1,7 @@
 #include "sim/kernel_costs.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 namespace lynx {
 
@@ -19,6 +20,29 @@ KernelCosts kernel_costs_roofline(const GpuSpec& gpu, const KvFormat& format, in
   k.decode_full_elements_per_s = bandwidth / (anchor_bytes + residual_bytes + 2.0);
   k.decode_anchor_elements_per_s = bandwidth / (anchor_bytes + 2.0);
   return k;
+}
+
+}  // namespace lynx
+
+namespace lynx {
+
+KernelCosts kernel_costs_from_table(const CostTable& table, const KvFormat& format, int tensor_parallel) {
+  KernelCosts k;
+  k.source = table.origin + (table.measured ? " (measured on " + table.device + ", " + table.date + ")"
+                                            : " (derived, not measured: " + table.device + ")");
+  if (format.kind == KvFormatKind::bf16) return k;  // the GPU holds bf16: nothing to convert
+  const double gpus = static_cast<double>(tensor_parallel);
+  k.encode_elements_per_s = table.elements_per_s("encode", format.name) * gpus;
+  k.decode_full_elements_per_s = table.elements_per_s("decode_full", format.name) * gpus;
+  k.decode_anchor_elements_per_s =
+      format.residual_bits > 0 ? table.elements_per_s("decode_anchor", format.name) * gpus : k.decode_full_elements_per_s;
+  return k;
+}
+
+std::string default_cost_table_path(const GpuSpec& gpu) {
+  const std::string device = gpu.name.substr(0, gpu.name.find('-'));
+  const std::string path = lynx_data_dir() + "/kernels/costs/" + device + ".json";
+  return std::filesystem::exists(path) ? path : "";
 }
 
 }  // namespace lynx

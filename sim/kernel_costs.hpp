@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/cost_table.hpp"
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
 
@@ -29,5 +30,10 @@ struct KernelCosts {
 
 // Roofline default for `format` on `tensor_parallel` GPUs of type `gpu`.
 KernelCosts kernel_costs_roofline(const GpuSpec& gpu, const KvFormat& format, int tensor_parallel);
+// From a cost table (kernels/cost_table.hpp, its lookup rule for formats it does not list exactly), the rates of one
+// GPU times `tensor_parallel`.
+KernelCosts kernel_costs_from_table(const CostTable& table, const KvFormat& format, int tensor_parallel);
+// The shipped table of a catalog GPU: kernels/costs/<first word of its name>.json ("h200-sxm" -> h200.json), or "".
+std::string default_cost_table_path(const GpuSpec& gpu);
 
 }  // namespace lynx

@@ -50,8 +50,17 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   if (config.transfer.chunk_layers > in.model.n_layers)
     throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
                 config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
-  in.prefill_kernels = kernel_costs_roofline(in.prefill_gpu, in.format, config.prefill.tensor_parallel);
-  in.decode_kernels = kernel_costs_roofline(in.decode_gpu, in.format, config.decode.tensor_parallel);
+  auto kernels = [&](const GpuSpec& gpu, int tp) {
+    const std::string table = config.kernel_costs.empty() ? default_cost_table_path(gpu) : config.kernel_costs;
+    if (table.empty()) return kernel_costs_roofline(gpu, in.format, tp);
+    try {
+      return kernel_costs_from_table(load_cost_table(table), in.format, tp);
+    } catch (const LynxError& e) {
+      throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());
+    }
+  };
+  in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel);
+  in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel);
   in.acceptance = resolve_acceptance(config, in.format);
   in.requests = std::move(requests);
   return in;

@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+
+#include "kernels/cost_table.hpp"
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -53,6 +56,11 @@ TEST_CASE("simulate on the shipped trace writes the per-request CSV and summary 
     CHECK(summary["metrics"]["bytes_delivered"] == summary["metrics"]["bytes_expected"]);
     CHECK(summary["config"]["format"] == format);
     CHECK(summary["sources"]["workload"].get<std::string>().find("conversation_trace.jsonl") != std::string::npos);
+    const std::string kernels = summary["sources"]["prefill_kernel_costs"];
+    CHECK(kernels.find("kernels/costs/h200.json (derived, not measured") != std::string::npos);
+    if (std::string(format).rfind("lynx-a4r4-g64", 0) == 0)
+      CHECK(summary["sources"]["acceptance"].get<std::string>().find("models/accuracy/stories260k.json") !=
+            std::string::npos);
     metrics[format] = summary["metrics"];
     for (auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().string().find(".tmp") == std::string::npos);
   }
@@ -113,4 +121,38 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
                        }),
                        doctest::Contains("cfg.json: $.model: unknown model \"gpt-9\""), LynxError);
   CHECK(!fs::exists("/tmp/lynx_never_written/summary.json"));
+}
+
+double first_prefill_end(const std::string& dir) {
+  std::ifstream in(dir + "/requests.csv");
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::stringstream cells(row);
+  std::string cell;
+  for (int i = 0; i <= 7; ++i) std::getline(cells, cell, ',');  // column 7: prefill_end_s
+  return std::stod(cell);
+}
+
+TEST_CASE("a configured kernel cost table changes the quantization time by the ratio of its rates") {
+  nlohmann::json config = mooncake_config("int4-g64", 400);
+  config["workload"]["first_n"] = 1;
+  const std::string h200_dir = (fs::temp_directory_path() / "lynx_h200_costs").string();
+  const std::string cpu_dir = (fs::temp_directory_path() / "lynx_cpu_costs").string();
+  run_in_dir(config, h200_dir);
+  config["kernel_costs"] = std::string(LYNX_DATA_DIR) + "/kernels/costs/cpu.json";
+  nlohmann::json summary = run_in_dir(config, cpu_dir);
+  CHECK(summary["sources"]["prefill_kernel_costs"].get<std::string>().find("cpu.json (measured on") != std::string::npos);
+  const CostTable cpu = load_cost_table(std::string(LYNX_DATA_DIR) + "/kernels/costs/cpu.json");
+  const CostTable h200 = load_cost_table(std::string(LYNX_DATA_DIR) + "/kernels/costs/h200.json");
+  const double tokens = 6758;  // the trace's first request
+  const double elements = 2.0 * tokens * 32 * 8 * 128;
+  const double expected = elements / cpu.elements_per_s("encode", "int4-g64") -
+                          elements / h200.elements_per_s("encode", "int4-g64");
+  CHECK(first_prefill_end(cpu_dir) - first_prefill_end(h200_dir) == doctest::Approx(expected).epsilon(1e-6));
+  config["kernel_costs"] = "/nonexistent/table.json";
+  CHECK_THROWS_WITH_AS(run_in_dir(config, cpu_dir), doctest::Contains("test.json: $.kernel_costs: /nonexistent/table.json"),
+                       LynxError);
+  fs::remove_all(h200_dir);
+  fs::remove_all(cpu_dir);
 }
