@@ -61,10 +61,6 @@ def save(fig, results_dir, stem, written):
     plt.close(fig)
 
 
-def label_of(value):
-    return str(value)
-
-
 def main():
     if len(sys.argv) != 2:
         fail("usage: plot_results.py RESULTS_DIR")
@@ -116,6 +112,17 @@ def main():
     def is_lynx(s):
         return s.startswith("lynx")
 
+    def title(facet):
+        return str(facet) if facet else experiment.get("name", "")
+
+    def x_axis(ax):
+        """The swept x: log scale with a tick at every value when numeric, and its label."""
+        if numeric_x:
+            ax.set_xscale("log")
+            ax.set_xticks([float(x) for x in xs])
+            ax.set_xticklabels([str(int(float(x))) if float(x).is_integer() else x for x in xs])
+        ax.set_xlabel(x_label)
+
     # 1. TTFT p50 / p99 against x.
     fig, subplots = plt.subplots(1, len(facets), figsize=(6.4 * len(facets), 4.8), squeeze=False)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -129,14 +136,10 @@ def main():
                         color=color, label="%s%s p50" % (s, suffix))
                 ax.plot(px, [metric(facet, s, x, "p99_%s_ms" % metric_name) for x in xs], style, marker="^",
                         color=color, alpha=0.45, label="%s%s p99" % (s, suffix))
-        if numeric_x:
-            ax.set_xscale("log")
-            ax.set_xticks([float(x) for x in xs])
-            ax.set_xticklabels([label_of(number(x)) if not float(x).is_integer() else str(int(float(x))) for x in xs])
+        x_axis(ax)
         ax.set_yscale("log")
-        ax.set_xlabel(x_label)
         ax.set_ylabel("TTFT (ms)")
-        ax.set_title(("%s" % facet) if facet else experiment.get("name", ""))
+        ax.set_title(title(facet))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
     save(fig, results_dir, "ttft_vs_%s" % x_key.split(".")[-1], written)
@@ -154,14 +157,10 @@ def main():
                     ax.plot(px, [metric(facet, s, x, "median_ttft_spec_ms") /
                                  metric(facet, baseline, x, "median_ttft_ms") for x in xs], ":", marker="o",
                             color=color, label="%s (p50 first speculative token)" % s)
-            if numeric_x:
-                ax.set_xscale("log")
-                ax.set_xticks([float(x) for x in xs])
-                ax.set_xticklabels([str(int(float(x))) if float(x).is_integer() else x for x in xs])
+            x_axis(ax)
             ax.axhline(1.0, color="grey", lw=0.8)
-            ax.set_xlabel(x_label)
             ax.set_ylabel("median TTFT / %s median TTFT" % baseline)
-            ax.set_title(("%s" % facet) if facet else experiment.get("name", ""))
+            ax.set_title(title(facet))
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7)
         save(fig, results_dir, "ttft_relative_to_%s" % baseline, written)
@@ -207,14 +206,10 @@ def main():
                 for x, v in zip(xs, values):
                     print("  %s = %-8s  %.3f" % (x_key.split(".")[-1], x, v))
                 ax.plot([float(x) if numeric_x else x for x in xs], values, marker="o", label=name)
-            if numeric_x:
-                ax.set_xscale("log")
-                ax.set_xticks([float(x) for x in xs])
-                ax.set_xticklabels([str(int(float(x))) if float(x).is_integer() else x for x in xs])
+            x_axis(ax)
             ax.axhline(1.0, color="grey", lw=0.8)
-            ax.set_xlabel(x_label)
             ax.set_ylabel("ratio of median TTFTs")
-            ax.set_title(("%s" % facet) if facet else experiment.get("name", ""))
+            ax.set_title(title(facet))
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=8)
         save(fig, results_dir, "ratios", written)

@@ -44,15 +44,31 @@ std::string lynx_data_dir() {
 std::string default_model_catalog_path() { return lynx_data_dir() + "/models/catalog/models.json"; }
 std::string default_gpu_catalog_path() { return lynx_data_dir() + "/models/catalog/gpus.json"; }
 
-std::vector<ModelSpec> load_model_catalog(const std::string& path) {
+namespace {
+// Reads {"about": "...", "<key>": [entries]}: each entry parsed by `parse` (which reads every field of it), names
+// unique (case-insensitive).
+template <typename Spec, typename Parse>
+std::vector<Spec> load_catalog(const std::string& path, const std::string& key, Parse parse) {
   nlohmann::json root = json_parse_file(path);
   JsonObject top(root, path, "$");
   top.string_or("about", "");
-  const nlohmann::json& entries = top.array("models");
+  const nlohmann::json& entries = top.array(key);
   top.finish();
-  std::vector<ModelSpec> models;
+  std::vector<Spec> catalog;
   for (size_t i = 0; i < entries.size(); ++i) {
-    JsonObject o(entries[i], path, json_index_path("$.models", i));
+    JsonObject o(entries[i], path, json_index_path("$." + key, i));
+    Spec spec = parse(o);
+    o.finish();
+    for (const auto& other : catalog)
+      if (lower(other.name) == lower(spec.name)) o.fail("name", "a name not used by an earlier entry");
+    catalog.push_back(spec);
+  }
+  return catalog;
+}
+}  // namespace
+
+std::vector<ModelSpec> load_model_catalog(const std::string& path) {
+  return load_catalog<ModelSpec>(path, "models", [](JsonObject& o) {
     ModelSpec m;
     m.name = o.string("name");
     m.n_layers = o.positive_integer("n_layers");
@@ -65,24 +81,13 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path) {
     m.params = o.positive_integer("params");
     m.tied_embeddings = o.boolean_or("tied_embeddings", false);
     m.source = o.string("source");
-    o.finish();
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");
-    for (const auto& other : models)
-      if (lower(other.name) == lower(m.name)) o.fail("name", "a name not used by an earlier entry");
-    models.push_back(m);
-  }
-  return models;
+    return m;
+  });
 }
 
 std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
-  nlohmann::json root = json_parse_file(path);
-  JsonObject top(root, path, "$");
-  top.string_or("about", "");
-  const nlohmann::json& entries = top.array("gpus");
-  top.finish();
-  std::vector<GpuSpec> gpus;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    JsonObject o(entries[i], path, json_index_path("$.gpus", i));
+  return load_catalog<GpuSpec>(path, "gpus", [](JsonObject& o) {
     GpuSpec g;
     g.name = o.string("name");
     g.bf16_dense_tflops = o.positive_number("bf16_dense_tflops");
@@ -92,12 +97,8 @@ std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
     g.compute_efficiency = fraction(o, "compute_efficiency");
     g.memory_efficiency = fraction(o, "memory_efficiency");
     g.source = o.string("source");
-    o.finish();
-    for (const auto& other : gpus)
-      if (lower(other.name) == lower(g.name)) o.fail("name", "a name not used by an earlier entry");
-    gpus.push_back(g);
-  }
-  return gpus;
+    return g;
+  });
 }
 
 const ModelSpec& find_model(const std::vector<ModelSpec>& catalog, const std::string& name) {

@@ -17,13 +17,15 @@ struct RequestState {
   // transfer
   std::vector<int> ready_chunks;     // chunks computed and quantized, waiting for the decode memory
   // Each stream (anchor, residual) is one connection: its chunks leave in order, one at a time.
-  std::deque<int> anchor_queue, residual_queue;
-  bool anchor_sending = false, residual_sending = false;
+  struct Stream {
+    std::deque<int> queue;  // chunks ready to leave
+    bool sending = false;   // a chunk is on the wire
+    int arrived = 0;        // chunks delivered
+  };
+  Stream anchor, residual;  // a single-stream format uses `anchor` only
   bool memory_granted = false;
   bool memory_requested = false;
   int chunks_sent = 0;
-  int anchors_arrived = 0;           // anchor chunks (or the only stream's chunks) delivered
-  int residuals_arrived = 0;
   bool kv_ready = false;             // every anchor chunk (or every chunk) arrived
   bool residual_ready = false;       // lynx: every residual chunk arrived
   double memory_bytes = 0;           // reserved on the decode instance

@@ -100,53 +100,41 @@ class ClusterSimulation {
     for (int chunk : r.ready_chunks) {
       if (std::isnan(r.record.transfer_start_s)) r.record.transfer_start_s = loop_->now();
       ++r.chunks_sent;
-      r.anchor_queue.push_back(chunk);
-      if (inputs_.format.residual_bits > 0) r.residual_queue.push_back(chunk);
+      r.anchor.queue.push_back(chunk);
+      if (inputs_.format.residual_bits > 0) r.residual.queue.push_back(chunk);
     }
     r.ready_chunks.clear();
-    pump_anchor(r);
-    pump_residual(r);
+    pump(r, true);
+    pump(r, false);
   }
 
-  // The anchor stream (every chunk of a single-stream format): weighted above residuals for Lynx.
-  void pump_anchor(RequestState& r) {
-    if (r.anchor_sending || r.anchor_queue.empty()) return;
-    const int chunk = r.anchor_queue.front();
-    r.anchor_queue.pop_front();
-    r.anchor_sending = true;
+  // Sends the next chunk of one of the request's streams if that connection is idle. The anchor stream (every
+  // chunk of a single-stream format) is weighted above residuals for Lynx.
+  void pump(RequestState& r, bool anchor) {
+    RequestState::Stream& stream = anchor ? r.anchor : r.residual;
+    if (stream.sending || stream.queue.empty()) return;
+    const int chunk = stream.queue.front();
+    stream.queue.pop_front();
+    stream.sending = true;
     const KvStreamBytes bytes = chunk_bytes(r, chunk);
+    const double weight = anchor && inputs_.format.is_lynx() ? inputs_.config.transfer.anchor_weight : 1.0;
     DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
-    const double weight = inputs_.format.is_lynx() ? inputs_.config.transfer.anchor_weight : 1.0;
-    loop_->send(source_node(r), d.node(), bytes.anchor, weight,
-                [this, &r] {
-                  r.anchor_sending = false;
-                  pump_anchor(r);
+    loop_->send(source_node(r), d.node(), anchor ? bytes.anchor : bytes.residual, weight,
+                [this, &r, &stream, anchor] {
+                  stream.sending = false;
+                  pump(r, anchor);
                 },
-                [this, &r, &d] {
-                  if (++r.anchors_arrived < context_.chunks) return;
-                  r.record.anchor_arrival_s = loop_->now();
-                  r.kv_ready = true;
-                  d.on_kv_ready(r);
-                });
-  }
-
-  void pump_residual(RequestState& r) {
-    if (r.residual_sending || r.residual_queue.empty()) return;
-    const int chunk = r.residual_queue.front();
-    r.residual_queue.pop_front();
-    r.residual_sending = true;
-    const KvStreamBytes bytes = chunk_bytes(r, chunk);
-    DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
-    loop_->send(source_node(r), d.node(), bytes.residual, 1.0,
-                [this, &r] {
-                  r.residual_sending = false;
-                  pump_residual(r);
-                },
-                [this, &r, &d] {
-                  if (++r.residuals_arrived < context_.chunks) return;
-                  r.record.residual_arrival_s = loop_->now();
-                  r.residual_ready = true;
-                  if (r.joined) d.on_residual_ready(r);
+                [this, &r, &d, &stream, anchor] {
+                  if (++stream.arrived < context_.chunks) return;
+                  if (anchor) {
+                    r.record.anchor_arrival_s = loop_->now();
+                    r.kv_ready = true;
+                    d.on_kv_ready(r);
+                  } else {
+                    r.record.residual_arrival_s = loop_->now();
+                    r.residual_ready = true;
+                    if (r.joined) d.on_residual_ready(r);
+                  }
                 });
   }
 
