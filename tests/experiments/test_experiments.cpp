@@ -212,3 +212,25 @@ TEST_CASE("a rerun skips finished points and ends identical to an uninterrupted 
   CHECK_THROWS_WITH_AS(parse_shard("3/2", o1.shard_index, o1.shard_count), doctest::Contains("expected K/N"), LynxError);
   for (const auto& d : {whole, again, s1, s2, merged}) fs::remove_all(d);
 }
+
+TEST_CASE("a point that fails is reported with its error and the others go on") {
+  // Llama-3.1-405B's bf16 weights (812 GB) do not fit on one H200: that point fails when it runs.
+  nlohmann::json source = nlohmann::json::parse(R"({
+    "name": "one_fails",
+    "base": {"model": "llama-3.1-8b",
+             "workload": {"synthetic": {"rate_per_s": 1, "count": 3, "input_tokens": {"fixed": 1000},
+                                        "output_tokens": {"fixed": 4}}}},
+    "sweep": {"axes": [{"path": "model", "values": ["llama-3.1-8b", "llama-3.1-405b", "qwen2.5-7b"]}]}})");
+  Experiment e = experiment_from_json(source, "one_fails.json", "");
+  const std::string dir = fresh_dir("one_fails");
+  SweepReport report = sweep_run(e, quiet(dir));
+  CHECK(report.ran == 2);
+  CHECK(report.failed == 1);
+  CHECK(read_file(dir + "/" + e.points[1].name + "/error.txt").find("do not fit in 1 x h200-sxm") != std::string::npos);
+  CHECK(!fs::exists(dir + "/" + e.points[1].name + "/summary.json"));
+  auto rows = read_summary(dir);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("model") == "llama-3.1-8b");
+  CHECK(rows[1].at("model") == "qwen2.5-7b");
+  fs::remove_all(dir);
+}
