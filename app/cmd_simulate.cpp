@@ -1,6 +1,7 @@
 // lynxsim simulate: one configuration (cluster, model, format, workload) -> per-request CSV and summary JSON.
 #include <sys/resource.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "app/commands.hpp"
@@ -29,8 +30,10 @@ void run_simulate(const SimulateOptions& o) {
     std::printf("  ttft_spec  mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n",
                 m["mean_ttft_spec_ms"].get<double>(), m["median_ttft_spec_ms"].get<double>(),
                 m["p90_ttft_spec_ms"].get<double>(), m["p99_ttft_spec_ms"].get<double>());
-    std::printf("  tpot       mean %10.2f ms   e2el mean %10.2f ms   throughput %.3f req/s\n",
-                m["mean_tpot_ms"].is_number() ? m["mean_tpot_ms"].get<double>() : 0.0,
+    const double tpot = m["mean_tpot_ms"].get<double>();
+    char tpot_text[32] = "n/a";  // every request produced a single token
+    if (!std::isnan(tpot)) std::snprintf(tpot_text, sizeof tpot_text, "%.2f", tpot);
+    std::printf("  tpot       mean %10s ms   e2el mean %10.2f ms   throughput %.3f req/s\n", tpot_text,
                 m["mean_e2el_ms"].get<double>(), m["request_throughput"].get<double>());
     std::printf("  results in %s/summary.json and %s/requests.csv\n", o.out.c_str(), o.out.c_str());
   }

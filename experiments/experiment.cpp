@@ -45,7 +45,7 @@ std::string axis_label(const std::string& path) {
 
 void validate_point(const Experiment& e, const SweepPoint& p) {
   try {
-    SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
+    SimConfig config = sim_config_from_json(p.config, "the point's configuration (base + axis values)", e.base_dir);
     JsonObject workload(config.workload, config.origin, "$.workload");
     workload_spec_from_json(workload, e.base_dir);
   } catch (const LynxError& error) {
