@@ -42,7 +42,8 @@ struct PoolConfig {
 
 struct TransferConfig {
   int chunk_layers = 4;          // layers per KV transfer chunk
-  double anchor_weight = 1000;   // lynx anchor flows' sharing weight against residual (and other) flows' 1
+  double anchor_weight = 1000;   // lynx anchor flows' sharing weight against residual (and other) flows' 1;
+                                 // 1e6 behaves as strict priority (tested against 100 residual flows)
   std::string mode = "layer-wise";  // chunks leave as their layers finish, or all after the prefill ("after-prefill")
 };
 

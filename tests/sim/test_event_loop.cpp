@@ -123,6 +123,17 @@ TEST_CASE("weight 1000: an anchor starting behind a running residual finishes wi
   CHECK(t[0] == doctest::Approx(1e9 / 12.5e9).epsilon(1e-9));  // work-conserving: all bytes by 1 GB / C
 }
 
+TEST_CASE("weight 1e6 behaves as strict priority, even against 100 residual flows") {
+  NetworkConfig net;
+  net.latency_us = 0;
+  net.nic_gbps = 100;
+  auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
+    for (int i = 0; i < 100; ++i) loop.send(0, 1, 10000000, 1.0, nullptr, [] {});
+    loop.at(0.001, [&] { loop.send(0, 1, 250000000, 1e6, nullptr, [&] { record_at(times, 0, loop); }); });
+  });
+  CHECK(t[0] - 0.001 == doctest::Approx(2.5e8 / 12.5e9 * (1 + 100 / 1e6)).epsilon(1e-9));
+}
+
 TEST_CASE("weighted sharing 9:1 gives the heavier flow 90% of the link") {
   NetworkConfig net;
   net.latency_us = 0;
