@@ -25,8 +25,6 @@ struct RequestState {
   Stream anchor, residual;  // a single-stream format uses `anchor` only
   bool memory_granted = false;
   bool memory_requested = false;
-  int chunks_sent = 0;
-  bool kv_ready = false;             // every anchor chunk (or every chunk) arrived
   bool residual_ready = false;       // lynx: every residual chunk arrived
   double memory_bytes = 0;           // reserved on the decode instance
   // decode

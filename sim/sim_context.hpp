@@ -12,7 +12,6 @@ namespace lynx {
 struct SimContext {
   EventLoop* loop = nullptr;
   const SimulationInputs* inputs = nullptr;
-  std::vector<RequestState>* requests = nullptr;
   int chunks = 0;  // transfer chunks per request
 
   int64_t chunk_layer_count(int chunk) const {

@@ -34,7 +34,6 @@ class ClusterSimulation {
     }
     context_.loop = loop_.get();
     context_.inputs = &inputs_;
-    context_.requests = &requests_;
     context_.chunks = static_cast<int>((inputs.model.n_layers + c.transfer.chunk_layers - 1) / c.transfer.chunk_layers);
     context_.on_chunk_ready = [this](RequestState& r, int chunk) { on_chunk_ready(r, chunk); };
     context_.on_memory_granted = [this](RequestState& r) { send_ready_chunks(r); };
@@ -99,7 +98,6 @@ class ClusterSimulation {
   void send_ready_chunks(RequestState& r) {
     for (int chunk : r.ready_chunks) {
       if (std::isnan(r.record.transfer_start_s)) r.record.transfer_start_s = loop_->now();
-      ++r.chunks_sent;
       r.anchor.queue.push_back(chunk);
       if (inputs_.format.residual_bits > 0) r.residual.queue.push_back(chunk);
     }
@@ -128,7 +126,6 @@ class ClusterSimulation {
                   if (++stream.arrived < context_.chunks) return;
                   if (anchor) {
                     r.record.anchor_arrival_s = loop_->now();
-                    r.kv_ready = true;
                     d.on_kv_ready(r);
                   } else {
                     r.record.residual_arrival_s = loop_->now();
