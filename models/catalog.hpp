@@ -44,7 +44,4 @@ std::string default_gpu_catalog_path();
 const ModelSpec& find_model(const std::vector<ModelSpec>& catalog, const std::string& name);
 const GpuSpec& find_gpu(const std::vector<GpuSpec>& catalog, const std::string& name);
 
-// Root of the shipped data: $LYNX_DATA_DIR if set, else the source tree the binary was built from.
-std::string lynx_data_dir();
-
 }  // namespace lynx
