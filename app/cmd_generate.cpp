@@ -12,7 +12,7 @@
 #include "app/commands.hpp"
 #include "common/error.hpp"
 #include "kernels/kv_format.hpp"
-#include "models/catalog.hpp"
+#include "common/data_folder.hpp"
 #include "models/decoder/accuracy.hpp"
 #include "models/decoder/decoder.hpp"
 #include "models/decoder/greedy.hpp"
@@ -54,9 +54,8 @@ std::vector<int> timed(const char* label, int steps, Run run) {
 }
 
 void run_generate(GenerateOptions o) {
-  const std::string data = lynx_data_dir();
-  if (o.model.empty()) o.model = shipped_model_path(data);
-  if (o.tokenizer.empty()) o.tokenizer = shipped_tokenizer_path(data);
+  o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
+  o.tokenizer = o.tokenizer.empty() ? shipped_tokenizer_path() : resolve_input_path(o.tokenizer, "");
   const KvFormat format = kv_format_parse(o.format);
   if (o.anchor_only && !format.is_lynx())
     throw_error("--anchor-only: the KV format %s has no anchor/residual split (expected a lynx-* format)",
@@ -113,8 +112,10 @@ void add_generate_command(CLI::App& app) {
   auto o = std::make_shared<GenerateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "generate", "Greedy text with the KV cache in a format; for Lynx formats the anchor-only text beside the full");
-  cmd->add_option("--model", o->model, "llama2.c checkpoint (.bin) (default: the shipped stories260K)");
-  cmd->add_option("--tokenizer", o->tokenizer, "llama2.c tokenizer (.bin) (default: the shipped tok512)");
+  cmd->add_option("--model", o->model,
+                  "llama2.c checkpoint (.bin; @data/PATH in the data folder) (default: the data folder's stories260K)");
+  cmd->add_option("--tokenizer", o->tokenizer,
+                  "llama2.c tokenizer (.bin; @data/PATH in the data folder) (default: the data folder's tok512)");
   cmd->add_option("--prompt", o->prompt, "Prompt text (BOS is prepended)")->capture_default_str();
   cmd->add_option("--format", o->format, "KV format of the cache; " + kv_format_grammar())->capture_default_str();
   cmd->add_flag("--anchor-only", o->anchor_only,

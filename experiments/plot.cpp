@@ -5,13 +5,14 @@
 
 #include <filesystem>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "models/catalog.hpp"
 
 namespace lynx {
 
 void plot_results(const std::string& results_dir) {
-  const std::string script = lynx_data_dir() + "/experiments/plot_results.py";
+  const std::string script = project_dir() + "/experiments/plot_results.py";
   if (!std::filesystem::exists(script)) throw_error("%s: plotting script not found", script.c_str());
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::fflush(nullptr);

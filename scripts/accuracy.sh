@@ -4,6 +4,7 @@
 # core; byte-identical on every run and every machine (the decoder's kernels sum in a fixed order).
 # test_decoder's "the committed accuracy file matches the decoder" fails when the file is stale.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 build=${1:-build}
 "$build"/app/lynxsim accuracy --out models/accuracy/stories260k.json \
   --format bf16 --format fp8-e4m3 --format int8-g64 --format int4-g64 --format kivi2-g32 \
