@@ -2,11 +2,12 @@
 #   make demo   install missing packages, build, run the default TTFT-vs-bandwidth experiment
 #   make test   install missing packages, build, run every test (ctest)
 #   make bench  build and run the benchmarks (figures printed as ratios to a baseline of the same run)
+#   make accuracy  rebuild and regenerate the committed accuracy file models/accuracy/stories260k.json
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps data build demo test bench clean
+.PHONY: deps data build demo test bench accuracy clean
 
 deps:
 	./scripts/install-deps.sh
@@ -28,6 +29,9 @@ test: build data
 
 bench: build
 	./scripts/bench.sh $(BUILD)
+
+accuracy: build
+	./scripts/accuracy.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
