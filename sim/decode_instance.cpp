@@ -16,13 +16,13 @@ DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
     : index_(index),
       node_(node),
       context_(context),
-      cost_(context.inputs->model, context.inputs->decode_gpu, context.inputs->config.decode.tensor_parallel) {
+      cost_(*context.inputs->decode_cost) {
   const SimulationInputs& in = *context.inputs;
   const double hbm_bytes = in.decode_gpu.hbm_gb * 1e9 * in.config.decode.tensor_parallel;
   capacity_bytes_ = hbm_bytes * (1 - in.config.decode.memory_reserve_fraction) - cost_.weight_bytes();
   if (capacity_bytes_ <= 0)
-    throw_error("%s: the weights of %s (%.1f GB in bf16) do not fit in %d x %s (%.0f GB each, %.0f%% reserved)",
-                in.config.origin.c_str(), in.model.name.c_str(), cost_.weight_bytes() / 1e9,
+    throw_error("%s: the weights of %s (%.1f GB in %s) do not fit in %d x %s (%.0f GB each, %.0f%% reserved)",
+                in.config.origin.c_str(), in.model.name.c_str(), cost_.weight_bytes() / 1e9, in.config.weights_dtype.c_str(),
                 in.config.decode.tensor_parallel, in.decode_gpu.name.c_str(), in.decode_gpu.hbm_gb,
                 in.config.decode.memory_reserve_fraction * 100);
   KvStreamBytes sample = model_kv_bytes(in.model, in.format, kPerTokenSample);
@@ -99,6 +99,8 @@ void DecodeInstance::maybe_start_iteration() {
   std::vector<Member> members;
   int64_t query_tokens = 0;
   double attended = 0, kv_bytes = 0, kv_bytes_growth = 0, unpack_s = 0;
+  // KV tokens attention reads, each weighted by its format's attention cost relative to bf16 (kernel cost table).
+  double attention_tokens = 0, attention_growth = 0;
   bool steady = true;                  // no join, no verification: the batch can repeat
   int64_t repeatable = INT64_MAX;      // iterations until a member finishes or reaches its draft cap
   for (RequestState* r : running_) {
@@ -106,6 +108,7 @@ void DecodeInstance::maybe_start_iteration() {
     const double context = static_cast<double>(r->request.input_tokens + r->final_tokens + r->pending_spec_tokens);
     Member m{r, first, false, false};
     double bytes_per_token = full_bytes_per_token_;
+    double attention_cost = in.decode_kernels.attention_full_relative;
     if (r->speculative && r->residual_ready) {
       m.verifying = true;
       steady = false;
@@ -118,6 +121,7 @@ void DecodeInstance::maybe_start_iteration() {
       if (r->pending_spec_tokens >= draft_cap(*r)) continue;  // waits for its residual
       m.drafting = true;
       bytes_per_token = anchor_bytes_per_token_;
+      attention_cost = in.decode_kernels.attention_anchor_relative;
       query_tokens += 1;
       attended += context;
       repeatable = std::min(repeatable, draft_cap(*r) - r->pending_spec_tokens);
@@ -128,6 +132,8 @@ void DecodeInstance::maybe_start_iteration() {
     }
     kv_bytes += bytes_per_token * context;
     kv_bytes_growth += bytes_per_token;
+    attention_tokens += attention_cost * context;
+    attention_growth += attention_cost;
     if (first) {
       steady = false;
       unpack_s += in.decode_kernels.decode_seconds(context_.kv_elements(r->request.input_tokens, in.model.n_layers),
@@ -148,8 +154,13 @@ void DecodeInstance::maybe_start_iteration() {
   for (int64_t i = 0; i < iterations; ++i) {
     // Each later iteration attends to one more key per member and reads one more token's KV.
     const double growth = static_cast<double>(i);
-    t += cost_.decode_seconds(query_tokens, attended + growth * static_cast<double>(query_tokens),
-                              kv_bytes + growth * kv_bytes_growth);
+    DecodeWork work;
+    work.query_tokens = query_tokens;
+    work.sequences = static_cast<int64_t>(members.size());
+    work.attended_tokens = attended + growth * static_cast<double>(query_tokens);
+    work.kv_bytes_read = kv_bytes + growth * kv_bytes_growth;
+    work.attention_kv_tokens = attention_tokens + growth * attention_growth;
+    t += cost_.decode_seconds(work);
     iteration_ends_s_.push_back(t);
   }
   members_ = std::move(members);

@@ -72,6 +72,8 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     l.finish();
   }
   if (top.has("kernel_costs")) c.kernel_costs = config_path(base_dir, top.string("kernel_costs"));
+  c.compute_model = top.choice_or("compute_model", {"auto", "profiled", "roofline"}, c.compute_model);
+  c.weights_dtype = top.choice_or("weights_dtype", {"bf16", "fp8"}, c.weights_dtype);
   if (top.has("slo")) {
     JsonObject s = top.object("slo");
     c.slo.ttft_ms = s.positive_number_or("ttft_ms", c.slo.ttft_ms);
