@@ -77,7 +77,7 @@ void splitwise(Models& m, ValidationReport& report) {
     std::vector<PrefillPiece> pieces(static_cast<size_t>(batch), PrefillPiece{prompt, 0});
     ValidationRow p;
     p.group = label + " prefill (splitwise-sim)";
-    std::snprintf(cond, sizeof cond, "TP%d prompt %d x batch %d, output %d", tp, prompt, batch, output);
+    std::snprintf(cond, sizeof cond, "TP%d prompt %d x batch %d output %d", tp, prompt, batch, output);
     p.condition = cond;
     p.measured_ms = median(c.prompt_ms);
     p.predicted_ms = model.prefill_seconds(pieces) * 1e3;
