@@ -18,6 +18,7 @@ Curve::Curve(std::vector<std::pair<double, double>> points, Below below, std::st
     slot.second += 1;
   }
   if (merged.empty()) throw_error("%s: no measured points", what_.c_str());
+  // Running maximum: a measured size's time is at least that of every smaller measured size.
   double running_max = 0;
   for (const auto& [size, sum] : merged) {
     running_max = std::max(running_max, sum.first / sum.second);

@@ -8,7 +8,8 @@
 //     launch and its smallest measured size) or proportional through the first point (`Below::proportional`, for
 //     prefill attention, whose measured sizes start at 1K tokens where the kernel is already FLOP-bound).
 // Points measured twice at the same size are averaged; the times are then made non-decreasing in the size (a
-// running maximum), so that measurement noise never makes more work cheaper.
+// running maximum: a kernel is never timed faster on more work than the slowest measurement on less), so that
+// measurement noise never makes more work cheaper. Monotone measurements are kept exactly.
 // at() reports whether it left the measured range, so that a run's summary can say its times were extrapolated.
 #pragma once
 #include <string>

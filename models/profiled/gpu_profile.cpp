@@ -55,7 +55,7 @@ void load_dense(const std::string& path, GpuProfile& profile) {
     for (auto& [op, pts] : by_op) {
       char source[600];
       std::snprintf(source, sizeof source, "%s (%s, TP %d)", path.c_str(), model_of(path).c_str(), tp);
-      profile.ops.push_back(OpCurve{op, size.at(op), Curve(std::move(pts), Curve::Below::floor, source), source});
+      profile.ops.push_back(OpCurve{op, size.at(op), Curve(std::move(pts), Curve::Below::floor, source), source, tp});
     }
   }
 }

@@ -22,6 +22,7 @@ struct OpCurve {
   double size = 0;
   Curve seconds_by_tokens;
   std::string source;  // "file (model, TP n)"
+  int tp = 1;          // the TP degree it was measured at
 };
 
 // Attention kernel times for one head configuration on one GPU.

@@ -78,10 +78,15 @@ ProfiledCostModel::Op ProfiledCostModel::pick(const std::string& op, const std::
   for (const OpCurve& c : profile_->ops) {
     if (std::find(candidates.begin(), candidates.end(), c.op) == candidates.end()) continue;
     const double d = log_distance(c.size, size);
-    // Nearest size; on a tie the curve measured over the wider token range.
-    if (!out.curve || d < best_d - 1e-12 ||
-        (d < best_d + 1e-12 && c.seconds_by_tokens.last_size() > out.curve->seconds_by_tokens.last_size()))
-      out.curve = &c, best_d = d;
+    // Nearest size; on a tie the curve measured at this TP degree, then the one over the wider token range.
+    bool better = !out.curve || d < best_d - 1e-12;
+    if (!better && d < best_d + 1e-12) {
+      const bool same_tp = c.tp == tp_, best_same_tp = out.curve->tp == tp_;
+      better = same_tp != best_same_tp
+                   ? same_tp
+                   : c.seconds_by_tokens.last_size() > out.curve->seconds_by_tokens.last_size();
+    }
+    if (better) out.curve = &c, best_d = d;
   }
   if (!out.curve) {
     not_covered_ = "no measured " + op + " on " + profile_->gpu;
