@@ -6,19 +6,24 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps data build demo test bench clean
 
 deps:
 	./scripts/install-deps.sh
+
+# Data from other projects (traces, model, text, calibration) is read from the data folder, never committed;
+# get-data.sh downloads only what that folder lacks (nothing on machines that have ../shared/data).
+data:
+	./scripts/get-data.sh --quiet
 
 build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: build data
 	./scripts/demo.sh $(BUILD)
 
-test: build
+test: build data
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build

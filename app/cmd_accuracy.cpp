@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "common/data_folder.hpp"
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
 #include "models/decoder/accuracy.hpp"
@@ -21,10 +22,9 @@ struct AccuracyCommandOptions {
 };
 
 void run_accuracy(AccuracyCommandOptions o) {
-  const std::string data = lynx_data_dir();
-  if (o.model.empty()) o.model = shipped_model_path(data);
-  if (o.tokenizer.empty()) o.tokenizer = shipped_tokenizer_path(data);
-  if (o.text.empty()) o.text = shipped_text_path(data);
+  o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
+  o.tokenizer = o.tokenizer.empty() ? shipped_tokenizer_path() : resolve_input_path(o.tokenizer, "");
+  o.text = o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, "");
   if (o.run.formats.empty()) o.run.formats = kv_format_default_names();
   for (const auto& name : o.run.formats) kv_format_parse(name);  // a bad name fails before the long run
   o.run.verbose = !o.quiet;

@@ -128,7 +128,8 @@ void add_trace_stats_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "trace-stats", "Rows, span, rate, token lengths (mean, p50, p90, p99, max, share over 8K/32K) and prefix hit "
                      "ratio of a trace");
-  cmd->add_option("file", o->file, "Trace file (Mooncake JSONL, Azure/BurstGPT/Vidur CSV, or generic CSV/JSONL)")
+  cmd->add_option("file", o->file, "Trace file (Mooncake JSONL, Azure/BurstGPT/Vidur CSV, or generic CSV/JSONL); @data/PATH names a file in "
+                  "the data folder")
       ->required();
   std::string formats;
   for (const auto& n : trace_format_names()) formats += (formats.empty() ? "" : "|") + n;

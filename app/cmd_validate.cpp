@@ -51,7 +51,7 @@ void add_validate_command(CLI::App& app) {
                                      "cost model (fitted on component measurements only) and report the error");
   cmd->add_option("--out", options->out_dir, "directory for validation.csv and the plot")->capture_default_str();
   cmd->add_option("--data-dir", options->data_dir,
-                  "calibration data folder (default $LYNX_DATA_DIR/calibration, else ../shared/data/calibration)");
+                  "calibration folder (default: <data folder>/calibration, see lynxsim --data-dir)");
   cmd->add_flag("!--no-plot", options->plot, "skip the plot");
   cmd->add_flag("--quiet", options->quiet, "print only the MAPE per group");
   cmd->callback([options] { run_validate(*options); });

@@ -1,6 +1,8 @@
 // lynxsim: a simulator of disaggregated LLM inference with Lynx's split-stream KV transfer (see DESIGN.md).
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 
 #include "app/commands.hpp"
 #include "common/error.hpp"
@@ -9,6 +11,16 @@ int main(int argc, char** argv) {
   CLI::App app{"lynxsim: simulate disaggregated LLM inference where the KV cache crosses the network"};
   app.set_version_flag("--version", std::string("lynxsim ") + LYNX_VERSION);
   app.require_subcommand(1);
+  // The data folder (common/data_folder.hpp), for this process and the sweep points it starts.
+  app.add_option_function<std::string>(
+         "--data-dir",
+         [](const std::string& dir) {
+           setenv("LYNX_DATA_DIR", std::filesystem::absolute(dir).lexically_normal().string().c_str(), 1);
+         },
+         "Folder of the traces, model, text and calibration data (default: $LYNX_DATA_DIR, else ../shared/data "
+         "beside the checkout, else data/ in it); @data/PATH in configs names a file there")
+      ->check(CLI::ExistingDirectory);
+  app.fallthrough();
   lynx::add_kv_size_command(app);
   lynx::add_trace_stats_command(app);
   lynx::add_simulate_command(app);

@@ -36,10 +36,9 @@ double best_seconds(Run run) {
 }  // namespace
 
 int main() {
-  const std::string data = lynx_data_dir();
-  LlamaModel model = llama_load(shipped_model_path(data));
-  Tokenizer tokenizer = tokenizer_load(shipped_tokenizer_path(data), model.config.vocab_size);
-  EvalCorpus corpus = eval_corpus(tokenizer, read_file(shipped_text_path(data)), 0);
+  LlamaModel model = llama_load(shipped_model_path());
+  Tokenizer tokenizer = tokenizer_load(shipped_tokenizer_path(), model.config.vocab_size);
+  EvalCorpus corpus = eval_corpus(tokenizer, read_file(shipped_text_path()), 0);
   std::vector<int> tokens;
   for (const auto& w : teacher_forcing_windows(corpus, model.config.seq_len - 1))
     if (w.size() == static_cast<size_t>(model.config.seq_len)) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "sim/isolated_run.hpp"
@@ -24,7 +25,7 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 
 int main(int argc, char** argv) {
   const std::string config_path =
-      argc > 1 ? argv[1] : std::string(LYNX_DATA_DIR) + "/experiments/configs/mooncake_8x8_h200_100g.json";
+      argc > 1 ? argv[1] : lynx::project_dir() + "/experiments/configs/mooncake_8x8_h200_100g.json";
   const int reps = argc > 2 ? std::atoi(argv[2]) : 3;
   try {
     lynx::SimConfig config = lynx::sim_config_load(config_path);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "traces/line_reader.hpp"
 #include "traces/trace_reader.hpp"
@@ -32,7 +33,7 @@ double best_time_s(int reps, F f, uint64_t& checksum) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string path = argc > 1 ? argv[1] : std::string(LYNX_DATA_DIR) + "/data/traces/mooncake/conversation_trace.jsonl";
+  std::string path = argc > 1 ? argv[1] : lynx::data_file("traces/mooncake/conversation_trace.jsonl");
   int reps = argc > 2 ? std::atoi(argv[2]) : 10;
   try {
     FILE* f = std::fopen(path.c_str(), "rb");

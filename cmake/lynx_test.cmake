@@ -9,7 +9,7 @@ function(lynx_add_test name)
   endif()
   add_executable(${name} ${T_MAIN} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE doctest::doctest ${T_LIBS})
-  target_compile_definitions(${name} PRIVATE LYNX_DATA_DIR="${LYNX_DATA_DIR}"
+  target_compile_definitions(${name} PRIVATE LYNX_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                              LYNX_BINARY_DIR="${CMAKE_BINARY_DIR}")
   if(T_PROPERTIES)
     doctest_discover_tests(${name} TEST_PREFIX "${name}:" WORKING_DIRECTORY ${CMAKE_BINARY_DIR}

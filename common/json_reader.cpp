@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -75,6 +76,15 @@ const nlohmann::json& JsonObject::field(const std::string& key) {
 std::string JsonObject::string(const std::string& key) {
   if (!has(key) || !(*value_)[key].is_string()) fail(key, "a string");
   return field(key).get<std::string>();
+}
+
+std::string JsonObject::input_path(const std::string& key, const std::string& base_dir) {
+  const std::string written = string(key);
+  try {
+    return resolve_input_path(written, base_dir);
+  } catch (const LynxError& e) {
+    throw_error("%s: %s: %s", origin_.c_str(), path_of(key).c_str(), e.what());
+  }
 }
 
 std::string JsonObject::string_or(const std::string& key, const std::string& fallback) {

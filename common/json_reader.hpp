@@ -34,6 +34,9 @@ class JsonObject {
   int64_t positive_integer(const std::string& key);     // integer > 0
   int64_t positive_integer_or(const std::string& key, int64_t fallback);
   int64_t non_negative_integer_or(const std::string& key, int64_t fallback);
+  // A file path (common/data_folder.hpp: "@data/..." in the data folder, else relative to base_dir); a missing
+  // data file is an error naming this field.
+  std::string input_path(const std::string& key, const std::string& base_dir);
   bool boolean_or(const std::string& key, bool fallback);
   // One of `choices`; the error lists them.
   std::string choice(const std::string& key, const std::vector<std::string>& choices);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 
@@ -31,18 +32,8 @@ const Spec& find_by_name(const std::vector<Spec>& catalog, const std::string& na
 }
 }  // namespace
 
-std::string lynx_data_dir() {
-  const char* env = std::getenv("LYNX_DATA_DIR");
-  if (env && *env) return env;
-#ifdef LYNX_DEFAULT_DATA_DIR
-  return LYNX_DEFAULT_DATA_DIR;
-#else
-  return ".";
-#endif
-}
-
-std::string default_model_catalog_path() { return lynx_data_dir() + "/models/catalog/models.json"; }
-std::string default_gpu_catalog_path() { return lynx_data_dir() + "/models/catalog/gpus.json"; }
+std::string default_model_catalog_path() { return project_dir() + "/models/catalog/models.json"; }
+std::string default_gpu_catalog_path() { return project_dir() + "/models/catalog/gpus.json"; }
 
 namespace {
 // Reads {"about": "...", "<key>": [entries]}: each entry parsed by `parse` (which reads every field of it), names
@@ -79,6 +70,7 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path) {
     m.ffn_size = o.positive_integer("ffn_size");
     m.vocab_size = o.positive_integer("vocab_size");
     m.params = o.positive_integer("params");
+    m.context_tokens = o.positive_integer("context_tokens");
     m.tied_embeddings = o.boolean_or("tied_embeddings", false);
     m.source = o.string("source");
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");

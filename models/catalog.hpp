@@ -18,6 +18,7 @@ struct ModelSpec {
   int64_t ffn_size = 0;
   int64_t vocab_size = 0;
   int64_t params = 0;
+  int64_t context_tokens = 0;  // longest sequence (prompt + output) the model serves: max_position_embeddings
   bool tied_embeddings = false;
   std::string source;
 };
@@ -45,8 +46,5 @@ std::string default_gpu_catalog_path();
 // Lookup by name, case-insensitive; the error lists the known names.
 const ModelSpec& find_model(const std::vector<ModelSpec>& catalog, const std::string& name);
 const GpuSpec& find_gpu(const std::vector<GpuSpec>& catalog, const std::string& name);
-
-// Root of the shipped data: $LYNX_DATA_DIR if set, else the source tree the binary was built from.
-std::string lynx_data_dir();
 
 }  // namespace lynx

@@ -65,7 +65,7 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     return std::make_shared<Labelled>(*roofline, why);
   };
   if (!std::filesystem::exists(data_dir))
-    return fallback("no calibration data at " + data_dir + " (set LYNX_DATA_DIR)");
+    return fallback("no calibration data at " + data_dir + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches it)");
   const std::string measured_gpu = profile_gpu_for(gpu, gpus, profiled_gpu_names(manifest));
   if (measured_gpu.empty()) return fallback("no measured GPU in " + manifest);
   const GpuSpec* measured_spec = nullptr;

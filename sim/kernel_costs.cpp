@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "common/data_folder.hpp"
+
 namespace lynx {
 
 KernelCosts kernel_costs_roofline(const GpuSpec& gpu, const KvFormat& format, int tensor_parallel) {
@@ -49,7 +51,7 @@ KernelCosts kernel_costs_from_table(const CostTable& table, const KvFormat& form
 
 std::string default_cost_table_path(const GpuSpec& gpu) {
   const std::string device = gpu.name.substr(0, gpu.name.find('-'));
-  const std::string path = lynx_data_dir() + "/kernels/costs/" + device + ".json";
+  const std::string path = project_dir() + "/kernels/costs/" + device + ".json";
   return std::filesystem::exists(path) ? path : "";
 }
 

@@ -27,11 +27,6 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
 }
 }  // namespace
 
-std::string config_path(const std::string& base_dir, const std::string& path) {
-  if (path.empty() || path[0] == '/' || base_dir.empty()) return path;
-  return (std::filesystem::path(base_dir) / path).lexically_normal().string();
-}
-
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir) {
   SimConfig c;
   c.origin = origin;
@@ -65,13 +60,13 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
   }
   if (top.has("lynx")) {
     JsonObject l = top.object("lynx");
-    if (l.has("acceptance")) c.lynx.acceptance_file = config_path(base_dir, l.string("acceptance"));
+    if (l.has("acceptance")) c.lynx.acceptance_file = l.input_path("acceptance", base_dir);
     c.lynx.acceptance_rate = l.non_negative_number_or("acceptance_rate", 0);
     if (c.lynx.acceptance_rate > 1) l.fail("acceptance_rate", "a probability in [0, 1]");
     c.lynx.max_speculative_tokens = l.non_negative_integer_or("max_speculative_tokens", 0);
     l.finish();
   }
-  if (top.has("kernel_costs")) c.kernel_costs = config_path(base_dir, top.string("kernel_costs"));
+  if (top.has("kernel_costs")) c.kernel_costs = top.input_path("kernel_costs", base_dir);
   c.compute_model = top.choice_or("compute_model", {"auto", "profiled", "roofline"}, c.compute_model);
   c.weights_dtype = top.choice_or("weights_dtype", {"bf16", "fp8"}, c.weights_dtype);
   if (top.has("slo")) {
@@ -80,8 +75,8 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     c.slo.tpot_ms = s.positive_number_or("tpot_ms", c.slo.tpot_ms);
     s.finish();
   }
-  if (top.has("models_catalog")) c.models_catalog = config_path(base_dir, top.string("models_catalog"));
-  if (top.has("gpus_catalog")) c.gpus_catalog = config_path(base_dir, top.string("gpus_catalog"));
+  if (top.has("models_catalog")) c.models_catalog = top.input_path("models_catalog", base_dir);
+  if (top.has("gpus_catalog")) c.gpus_catalog = top.input_path("gpus_catalog", base_dir);
   if (top.has("workload")) {
     c.workload = top.raw("workload");
     if (!c.workload.is_object()) top.fail("workload", "a JSON object");

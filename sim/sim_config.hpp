@@ -82,7 +82,5 @@ struct SimConfig {
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
 SimConfig sim_config_load(const std::string& path);
-// Resolves a path from a configuration: absolute, or relative to base_dir.
-std::string config_path(const std::string& base_dir, const std::string& path);
 
 }  // namespace lynx

@@ -32,6 +32,7 @@ struct SimulationInputs {
   std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/compute_model.hpp
   AcceptanceModel acceptance;        // used by lynx formats
   std::vector<Request> requests;     // sorted by arrival
+  std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
 };
 
 struct SimulationResult {

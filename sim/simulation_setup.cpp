@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "models/compute_model.hpp"
@@ -28,7 +29,7 @@ AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format) {
 }
 }  // namespace
 
-std::string default_accuracy_path() { return lynx_data_dir() + "/models/accuracy/stories260k.json"; }
+std::string default_accuracy_path() { return project_dir() + "/models/accuracy/stories260k.json"; }
 
 SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests) {
   SimulationInputs in;

@@ -9,15 +9,9 @@
 namespace lynx {
 
 namespace {
-std::string resolve(const std::string& path, const std::string& base_dir) {
-  std::filesystem::path p(path);
-  if (p.is_absolute() || base_dir.empty()) return path;
-  return (std::filesystem::path(base_dir) / p).string();
-}
-
 // A trace path field: resolved, and checked to open now so that the error can name the JSON path.
 std::string trace_path_field(JsonObject& o, const std::string& key, const std::string& base_dir) {
-  std::string path = resolve(o.string(key), base_dir);
+  std::string path = o.input_path(key, base_dir);
   std::ifstream probe(path, std::ios::binary);
   if (!probe || std::filesystem::is_directory(path))
     throw_error("%s: %s: cannot open trace file \"%s\"", o.origin().c_str(), o.path_of(key).c_str(), path.c_str());

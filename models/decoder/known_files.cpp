@@ -1,5 +1,6 @@
 #include "models/decoder/known_files.hpp"
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "models/decoder/sha256.hpp"
 
@@ -48,14 +49,8 @@ void check_known_file(const std::string& path, const std::string& bytes) {
   if (!known_file_sha256(base_name(path)).empty()) check_known_sha256(path, sha256_hex(bytes), bytes.size());
 }
 
-std::string shipped_model_path(const std::string& data_dir) {
-  return data_dir + "/data/models/stories260K/stories260K.bin";
-}
-std::string shipped_tokenizer_path(const std::string& data_dir) {
-  return data_dir + "/data/models/stories260K/tok512.bin";
-}
-std::string shipped_text_path(const std::string& data_dir) {
-  return data_dir + "/data/text/tinystories_v2_validation_100.txt";
-}
+std::string shipped_model_path() { return data_file("models/stories260K/stories260K.bin"); }
+std::string shipped_tokenizer_path() { return data_file("models/stories260K/tok512.bin"); }
+std::string shipped_text_path() { return data_file("text/tinystories_v2_validation_100.txt"); }
 
 }  // namespace lynx

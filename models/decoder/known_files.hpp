@@ -16,9 +16,10 @@ void check_known_sha256(const std::string& path, const std::string& sha256, uint
 // The known sha256 of a shipped file name ("stories260K.bin"), or "" for any other name.
 std::string known_file_sha256(const std::string& file_name);
 
-// Paths of the shipped files under a data root (lynx_data_dir()).
-std::string shipped_model_path(const std::string& data_dir);
-std::string shipped_tokenizer_path(const std::string& data_dir);
-std::string shipped_text_path(const std::string& data_dir);
+// Paths of the stories260K model, its tokenizer and the evaluation text in the data folder
+// (common/data_folder.hpp); a missing file is an error that says how to fetch it.
+std::string shipped_model_path();
+std::string shipped_tokenizer_path();
+std::string shipped_text_path();
 
 }  // namespace lynx

@@ -4,19 +4,12 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
 
-std::string calibration_dir() {
-  const char* env = std::getenv("LYNX_DATA_DIR");
-  if (env && *env) return std::string(env) + "/calibration";
-#ifdef LYNX_SOURCE_DIR
-  return std::string(LYNX_SOURCE_DIR) + "/../shared/data/calibration";
-#else
-  return "../shared/data/calibration";
-#endif
-}
+std::string calibration_dir() { return data_folder().path + "/calibration"; }
 
 namespace {
 std::vector<std::string> split(const std::string& line) {

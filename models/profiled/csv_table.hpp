@@ -8,7 +8,8 @@
 
 namespace lynx {
 
-// $LYNX_DATA_DIR/calibration if LYNX_DATA_DIR is set, else <source tree>/../shared/data/calibration.
+// <data folder>/calibration (common/data_folder.hpp: --data-dir / $LYNX_DATA_DIR, else ../shared/data beside the
+// checkout, else data/ in the checkout).
 std::string calibration_dir();
 
 class CsvTable {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "models/catalog.hpp"
@@ -150,7 +151,7 @@ std::vector<std::string> strings(const nlohmann::json& array, const JsonObject& 
 }
 }  // namespace
 
-std::string default_profiles_manifest_path() { return lynx_data_dir() + "/models/catalog/profiles.json"; }
+std::string default_profiles_manifest_path() { return project_dir() + "/models/catalog/profiles.json"; }
 
 std::vector<std::string> profiled_gpu_names(const std::string& manifest_path) {
   nlohmann::json root = json_parse_file(manifest_path);

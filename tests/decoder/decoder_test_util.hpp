@@ -10,15 +10,15 @@
 namespace lynx::test {
 
 inline const LlamaModel& stories260k() {
-  static LlamaModel model = llama_load(shipped_model_path(LYNX_DATA_DIR));
+  static LlamaModel model = llama_load(shipped_model_path());
   return model;
 }
 inline const Tokenizer& tok512() {
-  static Tokenizer tokenizer = tokenizer_load(shipped_tokenizer_path(LYNX_DATA_DIR), 512);
+  static Tokenizer tokenizer = tokenizer_load(shipped_tokenizer_path(), 512);
   return tokenizer;
 }
 inline const std::string& eval_text() {
-  static std::string text = read_file(shipped_text_path(LYNX_DATA_DIR));
+  static std::string text = read_file(shipped_text_path());
   return text;
 }
 

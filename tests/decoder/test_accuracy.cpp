@@ -23,7 +23,7 @@ AccuracyOptions small_options() {
 }  // namespace
 
 TEST_CASE("the accuracy file is deterministic and has the simulator's schema") {
-  const std::string text_path = shipped_text_path(LYNX_DATA_DIR);
+  const std::string text_path = shipped_text_path();
   AccuracyReport report = accuracy_evaluate(test::stories260k(), test::tok512(), test::eval_text(), text_path,
                                             small_options());
   const std::string json = accuracy_json(report);
@@ -72,7 +72,7 @@ TEST_CASE("the accuracy file is deterministic and has the simulator's schema") {
 }
 
 TEST_CASE("the committed accuracy file for stories260K") {
-  nlohmann::json j = nlohmann::json::parse(read_file(std::string(LYNX_DATA_DIR) + "/models/accuracy/stories260k.json"));
+  nlohmann::json j = nlohmann::json::parse(read_file(std::string(LYNX_SOURCE_DIR) + "/models/accuracy/stories260k.json"));
   CHECK(j["model"] == "stories260k");
   CHECK(j["model_sha256"] == "b0a507e7ad0f626624f17112325e66691f9076d622e1d3274d103d00299f2696");
   CHECK(j["tokens_evaluated"] == 39245);

@@ -79,7 +79,7 @@ TEST_CASE("stories260K loads with its header's shape, a tied classifier and the 
   CHECK(m.classifier == m.token_embedding);
   CHECK(m.weights.size() == 264128);
   CHECK(m.sha256 == "b0a507e7ad0f626624f17112325e66691f9076d622e1d3274d103d00299f2696");
-  LlamaModel from_bytes = llama_from_bytes(read_file(shipped_model_path(LYNX_DATA_DIR)), "stories260K.bin");
+  LlamaModel from_bytes = llama_from_bytes(read_file(shipped_model_path()), "stories260K.bin");
   CHECK(from_bytes.weights == m.weights);
   CHECK(from_bytes.sha256 == m.sha256);
 }
@@ -91,7 +91,7 @@ TEST_CASE("the decoder matches the plain-C reference forward pass on stories260K
 }
 
 TEST_CASE("a file whose size does not match its header is a clear error") {
-  const std::string bytes = read_file(shipped_model_path(LYNX_DATA_DIR));
+  const std::string bytes = read_file(shipped_model_path());
   std::string message = error_of(bytes.substr(0, bytes.size() - 4), "/tmp/model.bin");
   CHECK(message.find("/tmp/model.bin: size 1056536 bytes does not match its header (dim 64, hidden_dim 172, "
                      "n_layers 5, n_heads 8, n_kv_heads 4, vocab_size 512, seq_len 512, shared classifier), which "
@@ -106,7 +106,7 @@ TEST_CASE("a file whose size does not match its header is a clear error") {
 }
 
 TEST_CASE("a shipped file name with other contents is rejected by sha256") {
-  std::string bytes = read_file(shipped_model_path(LYNX_DATA_DIR));
+  std::string bytes = read_file(shipped_model_path());
   bytes[1000] = static_cast<char>(bytes[1000] ^ 1);  // same size, one weight differs
   std::string message = error_of(bytes, "/somewhere/stories260K.bin");
   CHECK(message.find("/somewhere/stories260K.bin: sha256 ") != std::string::npos);
@@ -116,7 +116,7 @@ TEST_CASE("a shipped file name with other contents is rejected by sha256") {
   const std::string path = std::string(LYNX_BINARY_DIR) + "/stories260K.bin";  // read from disk, hashed on the way
   write_file_atomic(path, bytes);
   CHECK_THROWS_WITH_AS(llama_load(path), doctest::Contains("is not the known b0a507e7"), LynxError);
-  std::string tokenizer = read_file(shipped_tokenizer_path(LYNX_DATA_DIR));
+  std::string tokenizer = read_file(shipped_tokenizer_path());
   tokenizer.back() = 'X';
   write_file_atomic(std::string(LYNX_BINARY_DIR) + "/tok512.bin", tokenizer);
   CHECK_THROWS_WITH_AS(tokenizer_load(std::string(LYNX_BINARY_DIR) + "/tok512.bin", 512),

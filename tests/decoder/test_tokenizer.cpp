@@ -60,7 +60,7 @@ TEST_CASE("the evaluation text: 100 stories, 39,245 tokens") {
 }
 
 TEST_CASE("a truncated or oversized tokenizer file is a clear error") {
-  const std::string bytes = read_file(shipped_tokenizer_path(LYNX_DATA_DIR));
+  const std::string bytes = read_file(shipped_tokenizer_path());
   const std::string dir = std::string(LYNX_BINARY_DIR) + "/";
   write_file_atomic(dir + "tok-short.bin", bytes.substr(0, bytes.size() - 3));
   CHECK_THROWS_WITH_AS(tokenizer_load(dir + "tok-short.bin", 512), doctest::Contains("truncated at byte"), LynxError);

@@ -19,7 +19,7 @@ using namespace lynx;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kExperiments = std::string(LYNX_DATA_DIR) + "/experiments";
+const std::string kExperiments = std::string(LYNX_SOURCE_DIR) + "/experiments";
 
 // summary.csv as rows of column -> text.
 std::vector<std::map<std::string, std::string>> read_summary(const std::string& dir) {

@@ -88,7 +88,7 @@ TEST_CASE("a bad table is an error naming the file and the JSON path") {
 TEST_CASE("the committed cost tables load and are complete") {
   for (const char* name : {"cpu.json", "h200.json"}) {
     CAPTURE(name);
-    const CostTable t = load_cost_table(std::string(LYNX_DATA_DIR) + "/kernels/costs/" + name);
+    const CostTable t = load_cost_table(std::string(LYNX_SOURCE_DIR) + "/kernels/costs/" + name);
     cost_table_check_complete(t, kernel_bench_default_formats());
     CHECK(!t.date.empty());
     if (!t.measured) CHECK(!t.derived_from.empty());

@@ -24,7 +24,7 @@ int64_t params_from_shapes(const ModelSpec& m, bool qkv_bias) {
 }  // namespace
 
 TEST_CASE("the shipped catalogs load and hold the issue's models and GPUs") {
-  auto models = load_model_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/models.json");
+  auto models = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
   for (const char* name : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-7b", "qwen2.5-32b",
                            "qwen2.5-72b", "mistral-7b-v0.3", "stories260k"}) {
     const ModelSpec& m = find_model(models, name);
@@ -34,7 +34,7 @@ TEST_CASE("the shipped catalogs load and hold the issue's models and GPUs") {
   }
   CHECK(find_model(models, "Llama-3.1-8B").params == 8030261248);
   CHECK(find_model(models, "llama-3.1-70b").params == 70553706496);
-  auto gpus = load_gpu_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/gpus.json");
+  auto gpus = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
   for (const char* name : {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "ascend-910b"}) CHECK_NOTHROW(find_gpu(gpus, name));
   CHECK(find_gpu(gpus, "H200-SXM").hbm_gb_per_s == 4800);
   CHECK_THROWS_WITH_AS(find_gpu(gpus, "tpu"), doctest::Contains("unknown GPU \"tpu\" (known: a100-80gb-sxm"),

@@ -9,11 +9,11 @@ using namespace lynx;
 
 namespace {
 const ModelSpec& model(const char* name) {
-  static auto models = load_model_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/models.json");
+  static auto models = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
   return find_model(models, name);
 }
 const GpuSpec& gpu(const char* name) {
-  static auto gpus = load_gpu_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/gpus.json");
+  static auto gpus = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
   return find_gpu(gpus, name);
 }
 }  // namespace

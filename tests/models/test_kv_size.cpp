@@ -7,7 +7,7 @@ using namespace lynx;
 
 namespace {
 const std::vector<ModelSpec>& catalog() {
-  static auto models = load_model_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/models.json");
+  static auto models = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
   return models;
 }
 uint64_t per_token(const char* model, const char* format) {

@@ -1,5 +1,5 @@
 // The profiled cost model against the published measurements it reads (files under the calibration data folder,
-// ../shared/data/calibration beside the checkout or $LYNX_DATA_DIR/calibration): chosen measured points are
+// ../shared/data/calibration beside the checkout or $LYNX_SOURCE_DIR/calibration): chosen measured points are
 // reproduced exactly (file and line cited), the interpolation rules hold, derived GPUs say so, and the validation
 // error against end-to-end measurements stays under the figures reached (README, "Calibrated compute").
 #include <doctest/doctest.h>
@@ -20,16 +20,16 @@ using namespace lynx;
 
 namespace {
 const std::vector<ModelSpec>& models() {
-  static auto m = load_model_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/models.json");
+  static auto m = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
   return m;
 }
 const std::vector<GpuSpec>& gpus() {
-  static auto g = load_gpu_catalog(std::string(LYNX_DATA_DIR) + "/models/catalog/gpus.json");
+  static auto g = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
   return g;
 }
 std::shared_ptr<const GpuProfile> h100() {
   static auto p = std::make_shared<const GpuProfile>(
-      load_gpu_profile(std::string(LYNX_DATA_DIR) + "/models/catalog/profiles.json", "h100-sxm", calibration_dir()));
+      load_gpu_profile(std::string(LYNX_SOURCE_DIR) + "/models/catalog/profiles.json", "h100-sxm", calibration_dir()));
   return p;
 }
 ProfiledCostModel on(const char* model, const char* gpu, int tp) {
@@ -135,9 +135,9 @@ TEST_CASE("a prefill beyond the measured tokens is still timed, proportionally, 
 }
 
 TEST_CASE("validation: the MAPE against end-to-end measurements stays under the figures reached") {
-  ValidationReport r = run_validation(calibration_dir(), std::string(LYNX_DATA_DIR) + "/models/catalog/profiles.json",
-                                      std::string(LYNX_DATA_DIR) + "/models/catalog/models.json",
-                                      std::string(LYNX_DATA_DIR) + "/models/catalog/gpus.json");
+  ValidationReport r = run_validation(calibration_dir(), std::string(LYNX_SOURCE_DIR) + "/models/catalog/profiles.json",
+                                      std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+                                      std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
   auto mape = [&](const std::string& group) {
     for (const ValidationGroup& g : r.groups)
       if (g.group == group) return g.mape_percent;

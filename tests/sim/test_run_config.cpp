@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kernels/cost_table.hpp"
+#include "common/data_folder.hpp"
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -22,7 +23,7 @@ nlohmann::json mooncake_config(const std::string& format, double nic_gbps) {
   return {{"model", "llama-3.1-8b"},
           {"format", format},
           {"cluster", {{"prefill", {{"instances", 4}}}, {"decode", {{"instances", 4}}}, {"network", {{"nic_gbps", nic_gbps}}}}},
-          {"workload", {{"trace", std::string(LYNX_DATA_DIR) + "/data/traces/mooncake/conversation_trace.jsonl"},
+          {"workload", {{"trace", lynx::data_file("traces/mooncake/conversation_trace.jsonl")},
                         {"first_n", 400}}}};
 }
 
@@ -140,11 +141,11 @@ TEST_CASE("a configured kernel cost table changes the quantization time by the r
   const std::string h200_dir = (fs::temp_directory_path() / "lynx_h200_costs").string();
   const std::string cpu_dir = (fs::temp_directory_path() / "lynx_cpu_costs").string();
   run_in_dir(config, h200_dir);
-  config["kernel_costs"] = std::string(LYNX_DATA_DIR) + "/kernels/costs/cpu.json";
+  config["kernel_costs"] = std::string(LYNX_SOURCE_DIR) + "/kernels/costs/cpu.json";
   nlohmann::json summary = run_in_dir(config, cpu_dir);
   CHECK(summary["sources"]["prefill_kernel_costs"].get<std::string>().find("cpu.json (measured on") != std::string::npos);
-  const CostTable cpu = load_cost_table(std::string(LYNX_DATA_DIR) + "/kernels/costs/cpu.json");
-  const CostTable h200 = load_cost_table(std::string(LYNX_DATA_DIR) + "/kernels/costs/h200.json");
+  const CostTable cpu = load_cost_table(std::string(LYNX_SOURCE_DIR) + "/kernels/costs/cpu.json");
+  const CostTable h200 = load_cost_table(std::string(LYNX_SOURCE_DIR) + "/kernels/costs/h200.json");
   const double tokens = 6758;  // the trace's first request
   const double elements = 2.0 * tokens * 32 * 8 * 128;
   const double expected = elements / cpu.elements_per_s("encode", "int4-g64") -

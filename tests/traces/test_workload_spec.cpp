@@ -1,6 +1,7 @@
 // The simulator's entry point: the "workload" JSON object, its errors (file and JSON path), and the build.
 #include <doctest/doctest.h>
 
+#include "common/data_folder.hpp"
 #include "common/json_reader.hpp"
 #include "trace_test_util.hpp"
 #include "traces/workload_spec.hpp"
@@ -9,7 +10,7 @@ using namespace lynx;
 using lynx_test::error_of;
 
 namespace {
-WorkloadSpec parse(const std::string& text, const std::string& base_dir = LYNX_DATA_DIR) {
+WorkloadSpec parse(const std::string& text, const std::string& base_dir = LYNX_SOURCE_DIR) {
   nlohmann::json j = json_parse_text(text, "run.json");
   JsonObject root(j, "run.json", "$");
   JsonObject w = root.object("workload");
@@ -28,11 +29,11 @@ bool same(const std::vector<Request>& a, const std::vector<Request>& b) {
 }
 }  // namespace
 
-TEST_CASE("a trace workload: path relative to the configuration, transforms, deterministic build") {
-  WorkloadSpec spec = parse(R"({"workload": {"trace": "data/traces/mooncake/conversation_trace.jsonl",
+TEST_CASE("a trace workload: path in the data folder, transforms, deterministic build") {
+  WorkloadSpec spec = parse(R"({"workload": {"trace": "@data/traces/mooncake/conversation_trace.jsonl",
       "format": "mooncake", "time_window_s": [600, 1200], "first_n": 1000, "spread_same_timestamp": true,
       "target_rate_per_s": 2.5}})");
-  CHECK(spec.trace_path == std::string(LYNX_DATA_DIR) + "/data/traces/mooncake/conversation_trace.jsonl");
+  CHECK(spec.trace_path == data_file("traces/mooncake/conversation_trace.jsonl"));
   CHECK(spec.read.format == TraceFormat::mooncake);
   CHECK(spec.transforms.first_n == 1000);
   CHECK(spec.origin == "run.json: $.workload");
@@ -48,7 +49,7 @@ TEST_CASE("a trace workload: path relative to the configuration, transforms, det
   CHECK(!a[0].prefix_block_hashes.empty());
 
   WorkloadBuild whole = workload_build_report(parse(R"({"workload": {"trace":
-      "data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"}})"), 0);
+      "@data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"}})"), 0);
   CHECK(whole.requests.size() == 8819);
   CHECK(whole.read.format == TraceFormat::azure);
   CHECK(whole.read.rows == 8819);
@@ -56,7 +57,7 @@ TEST_CASE("a trace workload: path relative to the configuration, transforms, det
 
 TEST_CASE("a synthetic workload from JSON") {
   WorkloadSpec spec = parse(R"({"workload": {"synthetic": {"arrival": "gamma", "rate_per_s": 5, "cv": 4,
-      "count": 500, "input_tokens": {"empirical": "data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"},
+      "count": 500, "input_tokens": {"empirical": "@data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"},
       "output_tokens": {"uniform": [1, 64]}}, "time_scale": 2}})");
   CHECK(spec.synthetic);
   CHECK(spec.synthetic_spec.arrival == ArrivalProcess::gamma);
@@ -89,13 +90,17 @@ TEST_CASE("a generic CSV trace from JSON, with skipped bad rows and kept failure
 }
 
 TEST_CASE("workload JSON errors name the file and the JSON path") {
-  const std::string mooncake = R"("trace": "data/traces/mooncake/conversation_trace.jsonl")";
+  const std::string mooncake = R"("trace": "@data/traces/mooncake/conversation_trace.jsonl")";
   CHECK(parse_error(R"({"workload": {}})") ==
         R"(run.json: $.workload: expected either "trace": "path" or "synthetic": {...} (exactly one))");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "synthetic": {}}})") ==
         R"(run.json: $.workload: expected either "trace": "path" or "synthetic": {...} (exactly one))");
+  CHECK(parse_error(R"({"workload": {"trace": "@data/traces/nope.jsonl"}})") ==
+        "run.json: $.workload.trace: data file \"traces/nope.jsonl\" not found: looked for " + data_folder().path +
+            "/traces/nope.jsonl (data folder chosen by " + data_folder().chosen_by +
+            "); run scripts/get-data.sh to fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it");
   CHECK(parse_error(R"({"workload": {"trace": "nope.jsonl"}})") ==
-        "run.json: $.workload.trace: cannot open trace file \"" + std::string(LYNX_DATA_DIR) + "/nope.jsonl\"");
+        "run.json: $.workload.trace: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) + "/nope.jsonl\"");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "format": "sharegpt"}})") ==
         R"(run.json: $.workload.format: expected one of "auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl", got "sharegpt")");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "fist_n": 3}})")
@@ -127,12 +132,12 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1, "input_tokens": {"uniform": [3, 2]}, "output_tokens": {"fixed": 1}}}})") ==
         "run.json: $.workload.synthetic.input_tokens.uniform: expected [low, high]: integers with 1 <= low <= high, got [3,2]");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1, "input_tokens": {"empirical": "missing.csv"}, "output_tokens": {"fixed": 1}}}})") ==
-        "run.json: $.workload.synthetic.input_tokens.empirical: cannot open trace file \"" + std::string(LYNX_DATA_DIR) +
+        "run.json: $.workload.synthetic.input_tokens.empirical: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) +
             "/missing.csv\"");
 }
 
 TEST_CASE("a window that holds no request is an error, and a bad trace row names file:line") {
-  WorkloadSpec spec = parse(R"({"workload": {"trace": "data/traces/mooncake/conversation_trace.jsonl",
+  WorkloadSpec spec = parse(R"({"workload": {"trace": "@data/traces/mooncake/conversation_trace.jsonl",
       "time_window_s": [5000, 6000]}})");
   CHECK(error_of([&] { workload_build(spec, 0); }) ==
         "run.json: $.workload: the workload is empty: the time window [5000, 6000) s holds no request of " +
@@ -144,12 +149,12 @@ TEST_CASE("a window that holds no request is an error, and a bad trace row names
 }
 
 TEST_CASE("the README's workload examples parse and build") {
-  std::vector<Request> trace = workload_build(parse(R"({"workload": {"trace": "data/traces/mooncake/conversation_trace.jsonl",
+  std::vector<Request> trace = workload_build(parse(R"({"workload": {"trace": "@data/traces/mooncake/conversation_trace.jsonl",
       "time_window_s": [0, 1800], "spread_same_timestamp": true, "target_rate_per_s": 4}})"), 1);
   CHECK(trace_stats_compute(trace).rate_per_s == doctest::Approx(4).epsilon(1e-12));
   std::vector<Request> synthetic = workload_build(parse(R"({"workload": {"synthetic": {"arrival": "gamma",
       "rate_per_s": 4, "cv": 3, "count": 2000,
-      "input_tokens": {"empirical": "data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"},
+      "input_tokens": {"empirical": "@data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv"},
       "output_tokens": {"uniform": [16, 512]}}}})"), 1);
   CHECK(synthetic.size() == 2000);
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 
 namespace lynx_test {
@@ -40,8 +41,9 @@ inline std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-inline std::string shipped(const std::string& relative) { return std::string(LYNX_DATA_DIR) + "/" + relative; }
-inline const char* kMooncakeTrace = "data/traces/mooncake/conversation_trace.jsonl";
-inline const char* kAzureCodeTrace = "data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv";
+// A file in the data folder (common/data_folder.hpp).
+inline std::string shipped(const std::string& relative) { return lynx::data_file(relative); }
+inline const char* kMooncakeTrace = "traces/mooncake/conversation_trace.jsonl";
+inline const char* kAzureCodeTrace = "traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv";
 
 }  // namespace lynx_test

@@ -1,0 +1,57 @@
+#include "common/data_folder.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : std::string();
+}
+}  // namespace
+
+std::string project_dir() {
+  std::string env = env_or_empty("LYNX_PROJECT_DIR");
+  if (!env.empty()) return env;
+#ifdef LYNX_SOURCE_DIR
+  return LYNX_SOURCE_DIR;
+#else
+  return ".";
+#endif
+}
+
+DataFolder data_folder() {
+  std::string env = env_or_empty("LYNX_DATA_DIR");
+  if (!env.empty()) return {env, "--data-dir / $LYNX_DATA_DIR"};
+  const fs::path shared = (fs::path(project_dir()) / ".." / "shared" / "data").lexically_normal();
+  std::error_code ec;
+  if (fs::is_directory(shared, ec)) return {shared.string(), "../shared/data beside the checkout"};
+  return {(fs::path(project_dir()) / "data").lexically_normal().string(),
+          "data/ in the checkout (neither $LYNX_DATA_DIR nor ../shared/data is there)"};
+}
+
+std::string data_file(const std::string& relative_path) {
+  const DataFolder folder = data_folder();
+  const std::string path = (fs::path(folder.path) / relative_path).lexically_normal().string();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw_error("data file \"%s\" not found: looked for %s (data folder chosen by %s); run scripts/get-data.sh to "
+                "fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it",
+                relative_path.c_str(), path.c_str(), folder.chosen_by.c_str());
+  return path;
+}
+
+std::string resolve_input_path(const std::string& path, const std::string& base_dir) {
+  const std::string prefix = kDataPrefix;
+  if (path.compare(0, prefix.size(), prefix) == 0) return data_file(path.substr(prefix.size()));
+  if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+}  // namespace lynx

@@ -1,0 +1,40 @@
+// Where lynxsim finds its files.
+//
+// Two roots, kept apart on purpose:
+// - the project folder (the checkout the binary was built from, or $LYNX_PROJECT_DIR): what the project itself
+//   ships and computes (catalogs, kernel cost tables, accuracy files, the plot script);
+// - the data folder: data from other public projects (traces, the stories260K model and tokenizer, evaluation
+//   text, published calibration measurements), never committed to the repository. It is found in this order:
+//   `--data-dir` / $LYNX_DATA_DIR if given; else `../shared/data` beside the checkout when that folder exists;
+//   else `data/` in the checkout, where scripts/get-data.sh downloads the files for a user who has neither.
+//
+// Configuration and experiment files name a data file as "@data/<path inside the data folder>", for example
+// "@data/traces/mooncake/conversation_trace.jsonl"; any other relative path resolves against the file's folder.
+#pragma once
+#include <string>
+
+namespace lynx {
+
+// The checkout (or $LYNX_PROJECT_DIR), without a trailing slash.
+std::string project_dir();
+
+// The data folder and the rule that chose it (for messages), e.g. "$LYNX_DATA_DIR" or "../shared/data beside
+// the checkout".
+struct DataFolder {
+  std::string path;
+  std::string chosen_by;
+};
+DataFolder data_folder();
+
+// The full path of a file inside the data folder; a missing file is one LynxError that names the path looked
+// for, how the folder was chosen and how to get the file (scripts/get-data.sh).
+std::string data_file(const std::string& relative_path);
+
+// The prefix that marks a path as relative to the data folder.
+inline constexpr const char* kDataPrefix = "@data/";
+
+// Resolves a path written in a configuration, an experiment or on the command line: "@data/..." inside the data
+// folder (checked to exist), absolute paths as they are, anything else relative to base_dir ("" = as given).
+std::string resolve_input_path(const std::string& path, const std::string& base_dir);
+
+}  // namespace lynx
