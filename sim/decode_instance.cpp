@@ -165,7 +165,7 @@ void DecodeInstance::finish_iterations(uint64_t generation) {
     RequestRecord& rec = r.record;
     if (m.verifying) {
       const int64_t k = r.pending_spec_tokens;
-      Rng rng(in.config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r.request.id) + 1);
+      SplitMix64 rng(in.config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r.request.id) + 1);
       const int64_t accepted = in.acceptance.draw(k, rng);
       rec.accepted_tokens += accepted;
       rec.rolled_back_tokens += k - accepted;

@@ -24,6 +24,7 @@
 // Relative paths resolve against the configuration file's directory.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,7 @@ struct TransferConfig {
 
 struct LynxConfig {
   std::string acceptance_file;   // accuracy JSON written by `lynxsim accuracy`; "" = the shipped default if present
-  double acceptance_rate = 0;    // > 0: per-token acceptance rate used instead of any file
+  std::optional<double> acceptance_rate;  // set: per-token acceptance rate used instead of any file (0 is a rate)
   int64_t max_speculative_tokens = 0;  // cap on tokens drafted before verification; 0 = up to the output length
 };
 

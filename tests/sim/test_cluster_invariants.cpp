@@ -13,7 +13,7 @@ using namespace lynx::test;
 
 namespace {
 std::vector<Request> busy_workload(int n, double rate_per_s, uint64_t seed) {
-  Rng rng(seed);
+  SplitMix64 rng(seed);
   std::vector<Request> v;
   double t = 0;
   for (int i = 0; i < n; ++i) {
