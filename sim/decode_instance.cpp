@@ -12,7 +12,7 @@ DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
     : index_(index),
       node_(node),
       context_(context),
-      cost_(context.inputs->model, context.inputs->decode_gpu, context.inputs->config.decode.tensor_parallel) {
+      cost_(*context.inputs->decode_cost) {
   // check_simulation_inputs has checked that the weights fit and that every request fits in this capacity.
   capacity_bytes_ = decode_kv_capacity_bytes(*context.inputs);
   const KvBytesPerToken per_token = kv_bytes_per_token(*context.inputs);
@@ -86,6 +86,8 @@ void DecodeInstance::maybe_start_iteration() {
   std::vector<Member> members;
   int64_t query_tokens = 0;
   double attended = 0, kv_bytes = 0, kv_bytes_growth = 0, unpack_s = 0;
+  // KV tokens attention reads, each weighted by its format's attention cost relative to bf16 (kernel cost table).
+  double attention_tokens = 0, attention_growth = 0;
   bool steady = true;                  // no join, no verification: the batch can repeat
   int64_t repeatable = INT64_MAX;      // iterations until a member finishes or reaches its draft cap
   for (RequestState* r : running_) {
@@ -93,6 +95,7 @@ void DecodeInstance::maybe_start_iteration() {
     const double context = static_cast<double>(r->request.input_tokens + r->final_tokens + r->pending_spec_tokens);
     Member m{r, first, false, false};
     double bytes_per_token = full_bytes_per_token_;
+    double attention_cost = in.decode_kernels.attention_full_relative;
     if (r->speculative && r->residual_ready) {
       m.verifying = true;
       steady = false;
@@ -105,6 +108,7 @@ void DecodeInstance::maybe_start_iteration() {
       if (r->pending_spec_tokens >= draft_cap(*r)) continue;  // waits for its residual
       m.drafting = true;
       bytes_per_token = anchor_bytes_per_token_;
+      attention_cost = in.decode_kernels.attention_anchor_relative;
       query_tokens += 1;
       attended += context;
       repeatable = std::min(repeatable, draft_cap(*r) - r->pending_spec_tokens);
@@ -115,6 +119,8 @@ void DecodeInstance::maybe_start_iteration() {
     }
     kv_bytes += bytes_per_token * context;
     kv_bytes_growth += bytes_per_token;
+    attention_tokens += attention_cost * context;
+    attention_growth += attention_cost;
     if (first) {
       steady = false;
       unpack_s += in.decode_kernels.decode_seconds(context_.kv_elements(r->request.input_tokens, in.model.n_layers),
@@ -135,8 +141,13 @@ void DecodeInstance::maybe_start_iteration() {
   for (int64_t i = 0; i < iterations; ++i) {
     // Each later iteration attends to one more key per member and reads one more token's KV.
     const double growth = static_cast<double>(i);
-    t += cost_.decode_seconds(query_tokens, attended + growth * static_cast<double>(query_tokens),
-                              kv_bytes + growth * kv_bytes_growth);
+    DecodeWork work;
+    work.query_tokens = query_tokens;
+    work.sequences = static_cast<int64_t>(members.size());
+    work.attended_tokens = attended + growth * static_cast<double>(query_tokens);
+    work.kv_bytes_read = kv_bytes + growth * kv_bytes_growth;
+    work.attention_kv_tokens = attention_tokens + growth * attention_growth;
+    t += cost_.decode_seconds(work);
     iteration_ends_s_.push_back(t);
   }
   members_ = std::move(members);

@@ -14,7 +14,7 @@
 #include <deque>
 #include <vector>
 
-#include "models/cost_model.hpp"
+#include "models/step_cost.hpp"
 #include "sim/sim_context.hpp"
 
 namespace lynx {
@@ -52,7 +52,7 @@ class DecodeInstance {
 
   int index_, node_;
   const SimContext& context_;
-  ComputeCostModel cost_;
+  const StepCostModel& cost_;
   double capacity_bytes_ = 0, reserved_bytes_ = 0, assigned_bytes_ = 0;
   double full_bytes_per_token_ = 0, anchor_bytes_per_token_ = 0;
   std::deque<RequestState*> memory_waiting_;

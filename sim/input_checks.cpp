@@ -13,7 +13,8 @@ namespace {
 // scale are amortised away.
 constexpr int64_t kPerTokenSample = 1 << 16;
 
-constexpr double kBf16BytesPerParam = 2;
+// Bytes per weight in the configured weights_dtype (bf16 2, fp8 1).
+double bytes_per_param(const SimulationInputs& in) { return in.config.weights_dtype == "fp8" ? 1.0 : 2.0; }
 
 std::string where(const SimulationInputs& in, const Request& r) {
   char text[64];
@@ -28,12 +29,12 @@ std::string where(const SimulationInputs& in, const Request& r) {
 
 void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const GpuSpec& gpu, const char* path,
                        double reserve_fraction) {
-  const double weights = kBf16BytesPerParam * static_cast<double>(in.model.params);
+  const double weights = bytes_per_param(in) * static_cast<double>(in.model.params);
   const double usable = gpu.hbm_gb * 1e9 * pool.tensor_parallel * (1 - reserve_fraction);
   if (weights >= usable)
-    throw_error("%s: %s: the weights of %s (%.1f GB in bf16) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
+    throw_error("%s: %s: the weights of %s (%.1f GB in %s) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
                 "raise tp or choose a larger GPU",
-                in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, pool.tensor_parallel,
+                in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, in.config.weights_dtype.c_str(), pool.tensor_parallel,
                 gpu.name.c_str(), gpu.hbm_gb, reserve_fraction * 100);
 }
 }  // namespace
@@ -41,7 +42,7 @@ void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const
 double decode_kv_capacity_bytes(const SimulationInputs& in) {
   const double hbm_bytes = in.decode_gpu.hbm_gb * 1e9 * in.config.decode.tensor_parallel;
   return hbm_bytes * (1 - in.config.decode.memory_reserve_fraction) -
-         kBf16BytesPerParam * static_cast<double>(in.model.params);
+         bytes_per_param(in) * static_cast<double>(in.model.params);
 }
 
 KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) {

@@ -110,6 +110,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["workload"] = workload_source;
   sources["prefill_kernel_costs"] = in.prefill_kernels.source;
   sources["decode_kernel_costs"] = in.decode_kernels.source;
+  sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
+  sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
   sources["acceptance"] = in.format.is_lynx() ? in.acceptance.source() : "not used (no speculation)";
   nlohmann::json summary;
   summary["config"] = config;

@@ -8,7 +8,7 @@ PrefillInstance::PrefillInstance(int index, int node, const SimContext& context)
     : index_(index),
       node_(node),
       context_(context),
-      cost_(context.inputs->model, context.inputs->prefill_gpu, context.inputs->config.prefill.tensor_parallel) {}
+      cost_(*context.inputs->prefill_cost) {}
 
 void PrefillInstance::enqueue(RequestState& request) {
   request.record.prefill_instance = index_;
@@ -26,7 +26,7 @@ void PrefillInstance::start_iteration() {
   const double now = context_.loop->now();
   const int64_t budget = context_.inputs->config.prefill.chunked_prefill_tokens;
   std::vector<Piece> pieces;
-  std::vector<ComputeCostModel::PrefillPiece> work;
+  std::vector<PrefillPiece> work;
   int64_t used = 0;
   while (!queue_.empty() && (budget == 0 ? pieces.empty() : used < budget)) {
     RequestState* r = queue_.front();

@@ -8,7 +8,7 @@
 #include <deque>
 #include <vector>
 
-#include "models/cost_model.hpp"
+#include "models/step_cost.hpp"
 #include "sim/sim_context.hpp"
 
 namespace lynx {
@@ -31,7 +31,7 @@ class PrefillInstance {
 
   int index_, node_;
   const SimContext& context_;
-  ComputeCostModel cost_;
+  const StepCostModel& cost_;
   std::deque<RequestState*> queue_;
   int64_t outstanding_tokens_ = 0;
   bool busy_ = false;

@@ -86,6 +86,8 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     l.finish();
   }
   if (top.has("kernel_costs")) c.kernel_costs = top.input_path("kernel_costs", base_dir);
+  c.compute_model = top.choice_or("compute_model", {"auto", "profiled", "roofline"}, c.compute_model);
+  c.weights_dtype = top.choice_or("weights_dtype", {"bf16", "fp8"}, c.weights_dtype);
   {
     JsonObject s = top.object_or_empty("slo");
     c.slo.ttft_ms = s.get(kSloTtft);

@@ -15,6 +15,9 @@
 //   "transfer": {"chunk_layers": 4, "anchor_weight": 1000, "mode": "layer-wise"},   or "after-prefill"
 //   "lynx": {"acceptance": "models/accuracy/stories260k.json", "acceptance_rate": 0.9, "max_speculative_tokens": 0},
 //   "kernel_costs": "kernels/costs/h200.json",
+//   "compute_model": "auto",            "profiled" | "roofline" | "auto": profiled where the published measurements
+//                                       cover the GPU and model shape, else roofline (models/compute_model.hpp)
+//   "weights_dtype": "bf16",            or "fp8": weight bytes and the peak the compute model uses
 //   "slo": {"ttft_ms": 5000, "tpot_ms": 100},
 //   "workload": {...}                   traces/workload_spec.hpp
 // }
@@ -71,6 +74,8 @@ struct SimConfig {
   TransferConfig transfer;
   LynxConfig lynx;
   std::string kernel_costs;  // "" = kernels/costs/<gpu>.json if shipped, else roofline defaults
+  std::string compute_model = "auto";  // "auto" | "profiled" | "roofline"
+  std::string weights_dtype = "bf16";  // "bf16" | "fp8"
   SloConfig slo;
   std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs
   nlohmann::json workload;   // parsed by the traces library

@@ -5,6 +5,7 @@
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "models/compute_model.hpp"
 
 namespace lynx {
 
@@ -62,6 +63,15 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   };
   in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel);
   in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel);
+  ComputeChoice compute;
+  compute.model = config.compute_model;
+  compute.weights = weights_dtype_parse(config.weights_dtype);
+  in.prefill_cost = located("$.compute_model", [&] {
+    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, compute);
+  });
+  in.decode_cost = located("$.compute_model", [&] {
+    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, compute);
+  });
   in.acceptance = resolve_acceptance(config, in.format);
   in.requests = std::move(requests);
   return in;
