@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "sim/transfer_protocol.hpp"
 
 namespace lynx {
 
@@ -112,7 +113,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["decode_kernel_costs"] = in.decode_kernels.source;
   sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
   sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
-  sources["acceptance"] = in.format.is_lynx() ? in.acceptance.source() : "not used (no speculation)";
+  sources["acceptance"] = transfer_protocol_speculates(in.format) ? in.acceptance.source() : "not used (no speculation)";
   nlohmann::json summary;
   summary["config"] = config;
   summary["sources"] = sources;

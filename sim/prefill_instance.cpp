@@ -32,7 +32,10 @@ void PrefillInstance::start_iteration() {
     RequestState* r = queue_.front();
     const int64_t remaining = r->request.input_tokens - r->prefilled_tokens;
     const int64_t take = budget == 0 ? remaining : std::min(remaining, budget - used);
-    if (r->prefilled_tokens == 0) r->record.prefill_start_s = now;
+    if (r->prefilled_tokens == 0) {
+      r->record.prefill_start_s = now;
+      r->advance(RequestPhase::prefilling);
+    }
     pieces.push_back(Piece{r, take == remaining});
     work.push_back({take, r->prefilled_tokens});
     r->prefilled_tokens += take;

@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "models/compute_model.hpp"
+#include "sim/transfer_protocol.hpp"
 
 namespace lynx {
 
@@ -22,7 +23,7 @@ bool accuracy_file_has(const std::string& path, const std::string& format) {
 AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format) {
   if (c.lynx.acceptance_rate) return AcceptanceModel::from_rate(*c.lynx.acceptance_rate, "configured rate");
   if (!c.lynx.acceptance_file.empty()) return AcceptanceModel::from_accuracy_file(c.lynx.acceptance_file, format.name);
-  if (format.is_lynx() && accuracy_file_has(default_accuracy_path(), format.name))
+  if (transfer_protocol_speculates(format) && accuracy_file_has(default_accuracy_path(), format.name))
     return AcceptanceModel::from_accuracy_file(default_accuracy_path(), format.name);
   return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
                                                               format.name + ")");
