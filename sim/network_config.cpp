@@ -5,7 +5,9 @@ namespace lynx {
 namespace {
 // Declared once (common/json_reader.hpp). 100 Tbps and 1 s bound any datacenter NIC and hop; the bounds keep
 // SimGrid's arithmetic finite.
-constexpr NumberField kNicGbps{"nic_gbps", "Gbps", 100, 0, 1e5, true, "bandwidth of each node's link to its switch"};
+constexpr NumberField kNicGbps{"nic_gbps", "Gbps", 100, 0, 1e5, true, "bandwidth of each NIC's link to its switch"};
+constexpr IntegerField kNicsPerInstance{"nics_per_instance", "NICs", 0, 0, 64,
+                                        "NICs of each instance (0: one per GPU, the instance's tp)"};
 constexpr NumberField kLatencyUs{"latency_us", "us", 5, 0, 1e6, false, "one-way latency of a node's link"};
 constexpr NumberField kSpineLatencyUs{"spine_latency_us", "us", 0, 0, 1e6, false,
                                       "leaf-spine: one-way latency of a leaf's uplink"};
@@ -20,6 +22,7 @@ NetworkConfig network_config_from_json(JsonObject& o) {
   NetworkConfig n;
   n.topology = o.choice_or("topology", {"star", "leaf-spine"}, n.topology);
   n.nic_gbps = o.get(kNicGbps);
+  n.nics_per_instance = static_cast<int>(o.get(kNicsPerInstance));
   n.latency_us = o.get(kLatencyUs);
   n.spine_latency_us = o.get(kSpineLatencyUs);
   n.hosts_per_rack = static_cast<int>(o.get(kHostsPerRack));

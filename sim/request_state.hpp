@@ -27,10 +27,13 @@ struct RequestState {
   std::vector<int> ready_chunks;
   // Each stream of the protocol (single stream: [0]; Lynx: anchor [0], residual [1]) is one connection: its chunks
   // leave in order, one at a time.
+  // A chunk leaves as one flow per NIC pair of the two instances (each GPU sends its heads' share); the next
+  // chunk leaves when every flow of the previous one is sent.
   struct Stream {
-    std::deque<int> queue;  // chunks ready to leave
-    bool sending = false;   // a chunk is on the wire
-    int arrived = 0;        // chunks delivered
+    std::deque<int> queue;     // chunks ready to leave
+    int flows_sending = 0;     // flows of the current chunk still on the wire
+    int chunks_issued = 0;
+    int64_t flows_issued = 0, flows_delivered = 0;
   };
   std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance

@@ -8,6 +8,7 @@
 #include "sim/decode_instance.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/input_checks.hpp"
+#include "sim/nic_shares.hpp"
 #include "sim/prefill_instance.hpp"
 #include "sim/sim_context.hpp"
 
@@ -20,10 +21,13 @@ class ClusterSimulation {
  public:
   explicit ClusterSimulation(const SimulationInputs& inputs) : inputs_(inputs) {
     const SimConfig& c = inputs.config;
-    std::vector<std::string> names;
-    for (int i = 0; i < c.prefill.instances; ++i) names.push_back("prefill" + std::to_string(i));
-    for (int i = 0; i < c.decode.instances; ++i) names.push_back("decode" + std::to_string(i));
-    loop_ = std::make_unique<EventLoop>(c.network, names);
+    const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
+    const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
+    std::vector<PlatformNode> nodes;
+    for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics});
+    for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics});
+    loop_ = std::make_unique<EventLoop>(c.network, nodes);
+    nic_shares_ = nic_flow_shares(c.prefill.tensor_parallel, prefill_nics, c.decode.tensor_parallel, decode_nics);
     requests_.resize(inputs.requests.size());
     for (size_t i = 0; i < inputs.requests.size(); ++i) {
       requests_[i].request = inputs.requests[i];
@@ -105,25 +109,35 @@ class ClusterSimulation {
     for (int s = 0; s < streams; ++s) pump(r, s);
   }
 
-  // Sends the next chunk of one of the request's streams if that connection is idle, with the stream's weight.
+  // Sends the next chunk of one of the request's streams if that connection is idle, with the stream's weight:
+  // one flow per NIC pair of the two instances (nic_shares.hpp).
   void pump(RequestState& r, int s) {
     RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
-    if (stream.sending || stream.queue.empty()) return;
+    if (stream.flows_sending > 0 || stream.queue.empty()) return;
     const int chunk = stream.queue.front();
     stream.queue.pop_front();
-    stream.sending = true;
+    ++stream.chunks_issued;
     DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
-    loop_->send(source_node(r), d.node(), protocol_->stream_bytes(s, chunk_bytes(r, chunk)), protocol_->stream_weight(s),
-                [this, &r, &stream, s] {
-                  stream.sending = false;
-                  pump(r, s);
-                },
-                [this, &r, &d, &stream, s] {
-                  if (++stream.arrived < context_.chunks) return;
-                  const StreamEvent event = protocol_->on_stream_complete(r, s, loop_->now());
-                  if (event == StreamEvent::kv_usable) d.on_kv_ready(r);
-                  else if (event == StreamEvent::replan) d.replan_for(r);
-                });
+    const Platform& platform = loop_->platform();
+    const int src = platform.first_endpoint[static_cast<size_t>(source_node(r))];
+    const int dst = platform.first_endpoint[static_cast<size_t>(d.node())];
+    const std::vector<uint64_t> bytes = split_bytes(protocol_->stream_bytes(s, chunk_bytes(r, chunk)), nic_shares_);
+    for (size_t k = 0; k < bytes.size(); ++k) {
+      if (bytes[k] == 0) continue;
+      ++stream.flows_sending;
+      ++stream.flows_issued;
+      loop_->send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], protocol_->stream_weight(s),
+                  [this, &r, &stream, s] {
+                    if (--stream.flows_sending == 0) pump(r, s);
+                  },
+                  [this, &r, &d, &stream, s] {
+                    ++stream.flows_delivered;
+                    if (stream.chunks_issued < context_.chunks || stream.flows_delivered < stream.flows_issued) return;
+                    const StreamEvent event = protocol_->on_stream_complete(r, s, loop_->now());
+                    if (event == StreamEvent::kv_usable) d.on_kv_ready(r);
+                    else if (event == StreamEvent::replan) d.replan_for(r);
+                  });
+    }
   }
 
   KvStreamBytes chunk_bytes(const RequestState& r, int chunk) const {
@@ -135,6 +149,7 @@ class ClusterSimulation {
 
   const SimulationInputs& inputs_;
   std::unique_ptr<TransferProtocol> protocol_;
+  std::vector<NicFlowShare> nic_shares_;  // the same for every request: the pools' tp and NICs
   std::unique_ptr<EventLoop> loop_;
   std::vector<RequestState> requests_;
   SimContext context_;

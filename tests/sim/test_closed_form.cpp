@@ -192,3 +192,32 @@ TEST_CASE("chunked prefill: a prompt in budget-sized pieces, each attending to t
   CHECK(run.records[0].prefill_end_s == doctest::Approx(expected).epsilon(kRel));
   CHECK(expected > cost.prefill_seconds(T, 0));  // four passes over the weights instead of one
 }
+
+TEST_CASE("NICs per GPU: the KV crosses every NIC pair of the two instances, each GPU's share on its own NIC") {
+  // Transfer after prefill, bf16 (one stream): anchor arrival - prefill end = the slowest NIC pair's bytes over one
+  // NIC's bandwidth + latency. The pairs, by nic_flow_shares: tp 2 -> 2: two pairs of 1/2; tp 1 -> 4: four flows of
+  // 1/4 that share the source's one NIC; tp 2 with one NIC per instance (the older model): all bytes on one NIC.
+  const int64_t T = 4096;
+  struct Case {
+    int prefill_tp, decode_tp, nics_per_instance;
+    double busiest_nic_fraction;
+  };
+  for (const Case& c : {Case{2, 2, 0, 0.5}, Case{4, 4, 0, 0.25}, Case{1, 4, 0, 1.0}, Case{2, 2, 1, 1.0},
+                        Case{2, 4, 0, 0.5}}) {
+    CAPTURE(c.prefill_tp);
+    CAPTURE(c.decode_tp);
+    CAPTURE(c.nics_per_instance);
+    nlohmann::json config = base_config("bf16", 25, "after-prefill");
+    config["cluster"]["prefill"] = {{"tp", c.prefill_tp}};
+    config["cluster"]["decode"] = {{"tp", c.decode_tp}};
+    config["cluster"]["network"]["nics_per_instance"] = c.nics_per_instance;
+    std::vector<Request> requests{make_request(0, 0.0, T, 2)};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord& r = run.records.at(0);
+    const double bytes = static_cast<double>(model_kv_bytes(in.model, in.format, T).total());
+    CHECK(r.anchor_arrival_s - r.prefill_end_s ==
+          doctest::Approx(bytes * c.busiest_nic_fraction / bytes_per_s(25) + 5e-6).epsilon(1e-7));
+    CHECK(run.bytes_delivered == static_cast<uint64_t>(bytes));
+  }
+}
