@@ -2,18 +2,27 @@
 
 #include <algorithm>
 
+#include "sim/input_checks.hpp"
+
 namespace lynx {
 
 PrefillInstance::PrefillInstance(int index, int node, const SimContext& context)
     : index_(index),
       node_(node),
       context_(context),
-      cost_(*context.inputs->prefill_cost) {}
+      cost_(*context.inputs->prefill_cost),
+      capacity_bytes_(prefill_kv_capacity_bytes(*context.inputs)) {}
 
 void PrefillInstance::enqueue(RequestState& request) {
   request.record.prefill_instance = index_;
   queue_.push_back(&request);
   outstanding_tokens_ += request.request.input_tokens;
+  if (!busy_) start_iteration();
+}
+
+void PrefillInstance::release(RequestState& request) {
+  used_bytes_ -= request.prefill_memory_bytes;
+  request.prefill_memory_bytes = 0;
   if (!busy_) start_iteration();
 }
 
@@ -33,6 +42,18 @@ void PrefillInstance::start_iteration() {
     const int64_t remaining = r->request.input_tokens - r->prefilled_tokens;
     const int64_t take = budget == 0 ? remaining : std::min(remaining, budget - used);
     if (r->prefilled_tokens == 0) {
+      // A new request needs room for its prompt's KV; else it waits, and so does the queue behind it (FCFS).
+      const double bytes = prefill_kv_bytes(*context_.inputs, r->request.input_tokens);
+      if (used_bytes_ + bytes > capacity_bytes_) {
+        if (memory_wait_since_s_ < 0) memory_wait_since_s_ = now;
+        break;
+      }
+      if (memory_wait_since_s_ >= 0) {
+        r->record.prefill_memory_wait_s = now - memory_wait_since_s_;
+        memory_wait_since_s_ = -1;
+      }
+      r->prefill_memory_bytes = bytes;
+      used_bytes_ += bytes;
       r->record.prefill_start_s = now;
       r->advance(RequestPhase::prefilling);
     }
@@ -41,6 +62,10 @@ void PrefillInstance::start_iteration() {
     r->prefilled_tokens += take;
     used += take;
     if (take == remaining) queue_.pop_front();
+  }
+  if (pieces.empty()) {  // the head waits for memory: release() starts the next iteration
+    busy_ = false;
+    return;
   }
   finish_group(std::move(pieces), -1, cost_.prefill_seconds(work));
 }

@@ -37,6 +37,8 @@ struct RequestState {
   };
   std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance
+  double prefill_memory_bytes = 0;   // held on the prefill instance from its prefill start until its KV is sent
+  int streams_sent = 0;              // streams that have sent their last chunk
   // decode
   int64_t final_tokens = 0;          // tokens that are final
   int64_t pending_spec_tokens = 0;   // drafts awaiting verification

@@ -18,7 +18,7 @@ constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", 0, 0,
                                        "prefill token budget per iteration (0: whole prompts, one at a time)"};
 constexpr IntegerField kMaxBatch{"max_batch", "sequences", 256, 1, 1 << 20, "decode: sequences per iteration"};
 constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", 0.1, 0, 0.99, false,
-                                     "decode: share of GPU memory kept for activations and fragmentation"};
+                                     "share of GPU memory kept for activations and fragmentation"};
 constexpr IntegerField kSeed{"seed", "", 1, 0, INT64_MAX, "seed of every random draw (workload, acceptance)"};
 constexpr IntegerField kChunkLayers{"chunk_layers", "layers", 4, 1, 1024, "layers per KV transfer chunk"};
 constexpr NumberField kAnchorWeight{"anchor_weight", "", 1000, 0, 1e6, true,
@@ -35,9 +35,9 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   p.instances = static_cast<int>(o.get(kInstances));
   p.gpu = o.string_or("gpu", p.gpu);
   p.tensor_parallel = static_cast<int>(o.get(kTensorParallel));
+  p.memory_reserve_fraction = o.get(kMemoryReserve);
   if (decode) {
     p.max_batch = static_cast<int>(o.get(kMaxBatch));
-    p.memory_reserve_fraction = o.get(kMemoryReserve);
     p.plan_iterations = o.boolean_or("plan_iterations", p.plan_iterations);
   } else {
     p.chunked_prefill_tokens = o.get(kChunkedPrefill);

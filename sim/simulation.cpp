@@ -128,7 +128,11 @@ class ClusterSimulation {
       ++stream.flows_issued;
       loop_->send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], protocol_->stream_weight(s),
                   [this, &r, &stream, s] {
-                    if (--stream.flows_sending == 0) pump(r, s);
+                    if (--stream.flows_sending > 0) return;
+                    if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
+                        ++r.streams_sent == protocol_->stream_count())
+                      prefill_[static_cast<size_t>(r.record.prefill_instance)]->release(r);
+                    pump(r, s);
                   },
                   [this, &r, &d, &stream, s] {
                     ++stream.flows_delivered;

@@ -221,3 +221,29 @@ TEST_CASE("NICs per GPU: the KV crosses every NIC pair of the two instances, eac
     CHECK(run.bytes_delivered == static_cast<uint64_t>(bytes));
   }
 }
+
+TEST_CASE("prefill memory back-pressure: a prompt whose KV does not fit waits until the earlier KV has left") {
+  // Llama-3.1-8B on one H200 (141 GB, 16.06 GB of bf16 weights); 64K-token prompts hold 8.59 GB of bf16 KV each.
+  // With 79.5% reserved the prefill GPU has room for one prompt's KV, not two: the second prompt starts when the
+  // first one's last chunk has been sent (its arrival minus the latency), and records that wait.
+  const int64_t T = 65536;
+  for (double reserve : {0.1, 0.795}) {
+    CAPTURE(reserve);
+    nlohmann::json config = base_config("bf16", 10, "after-prefill");
+    config["cluster"]["prefill"] = {{"memory_reserve_fraction", reserve}};
+    std::vector<Request> requests{make_request(0, 0.0, T, 2), make_request(1, 0.0, T, 2)};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord &r0 = run.records.at(0), &r1 = run.records.at(1);
+    if (reserve < 0.5) {
+      CHECK(r1.prefill_start_s == doctest::Approx(r0.prefill_end_s).epsilon(kRel));
+      CHECK(r1.prefill_memory_wait_s == 0);
+    } else {
+      const double sent = r0.prefill_end_s + static_cast<double>(model_kv_bytes(in.model, in.format, T).total()) /
+                                                 bytes_per_s(10);
+      CHECK(r1.prefill_start_s == doctest::Approx(sent).epsilon(kRel));
+      CHECK(r1.prefill_start_s == doctest::Approx(r0.anchor_arrival_s - 5e-6).epsilon(kRel));
+      CHECK(r1.prefill_memory_wait_s == doctest::Approx(sent - r0.prefill_end_s).epsilon(kRel));
+    }
+  }
+}
