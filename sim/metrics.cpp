@@ -44,7 +44,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   const SimConfig& c = in.config;
   std::vector<double> ttft, ttft_spec, tpot, e2el, transfer, exposed;
   double first_arrival = INFINITY, last_end = 0, output_tokens = 0, input_tokens = 0;
-  double itl_time = 0, itl_gaps = 0, spec = 0, accepted = 0, rolled_back = 0;
+  double itl_time = 0, itl_gaps = 0, spec = 0, accepted = 0, rolled_back = 0, cached = 0, memory_wait = 0;
   int64_t good = 0;
   for (const RequestRecord& r : result.records) {
     ttft.push_back(r.ttft_s());
@@ -64,6 +64,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
     spec += static_cast<double>(r.spec_tokens);
     accepted += static_cast<double>(r.accepted_tokens);
     rolled_back += static_cast<double>(r.rolled_back_tokens);
+    cached += static_cast<double>(r.cached_tokens);
+    memory_wait += r.prefill_memory_wait_s;
     if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good;
   }
   const double duration = result.records.empty() ? 0 : last_end - first_arrival;
@@ -87,6 +89,9 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   j["mean_spec_tokens"] = n > 0 ? spec / n : NAN;
   j["mean_accepted_tokens"] = n > 0 ? accepted / n : NAN;
   j["rollback_rate"] = spec > 0 ? rolled_back / spec : 0.0;
+  j["prefix_cache_hit_ratio"] = input_tokens > 0 ? cached / input_tokens : 0.0;  // prompt tokens not prefilled
+  j["prefill_tokens_saved"] = cached;
+  j["mean_prefill_memory_wait_ms"] = n > 0 ? memory_wait / n * 1e3 : NAN;
   j["bytes_sent"] = result.bytes_sent;
   j["bytes_delivered"] = result.bytes_delivered;
   j["bytes_expected"] = result.bytes_expected;
@@ -97,7 +102,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["format"] = in.format.name;
   config["seed"] = c.seed;
   config["prefill"] = {{"instances", c.prefill.instances}, {"gpu", in.prefill_gpu.name},
-                       {"tp", c.prefill.tensor_parallel}, {"chunked_prefill_tokens", c.prefill.chunked_prefill_tokens}};
+                       {"tp", c.prefill.tensor_parallel}, {"chunked_prefill_tokens", c.prefill.chunked_prefill_tokens},
+                       {"prefix_cache", c.prefill.prefix_cache}};
   config["decode"] = {{"instances", c.decode.instances}, {"gpu", in.decode_gpu.name}, {"tp", c.decode.tensor_parallel},
                       {"max_batch", c.decode.max_batch}};
   config["network"] = {{"topology", c.network.topology}, {"nic_gbps", c.network.nic_gbps},
@@ -140,7 +146,7 @@ void append_int(std::string& out, int64_t v) {
 std::string requests_csv(const std::vector<RequestRecord>& records) {
   std::string out =
       "id,arrival_s,input_tokens,output_tokens,prefill_instance,decode_instance,prefill_start_s,prefill_end_s,"
-      "prefill_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
+      "prefill_memory_wait_s,cached_tokens,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
       "verify_s,end_s,ttft_spec_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens\n";
   for (const RequestRecord& r : records) {
     out += std::to_string(r.id);
@@ -149,7 +155,8 @@ std::string requests_csv(const std::vector<RequestRecord>& records) {
     append_int(out, r.output_tokens);
     append_int(out, r.prefill_instance);
     append_int(out, r.decode_instance);
-    for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
+    for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, static_cast<double>(r.cached_tokens),
+                     r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
                      r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
                      r.ttft_s(), r.tpot_s(), r.e2el_s()})
       append_time(out, t);

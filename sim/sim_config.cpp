@@ -41,6 +41,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
     p.plan_iterations = o.boolean_or("plan_iterations", p.plan_iterations);
   } else {
     p.chunked_prefill_tokens = o.get(kChunkedPrefill);
+    p.prefix_cache = o.boolean_or("prefix_cache", false);
   }
   o.finish();
   return p;
@@ -66,7 +67,7 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     c.decode = pool_from_json(cluster.object_or_empty("decode"), true);
     JsonObject network = cluster.object_or_empty("network");
     c.network = network_config_from_json(network);
-    c.router = cluster.choice_or("router", {"least-loaded", "round-robin"}, c.router);
+    c.router = cluster.choice_or("router", {"least-loaded", "round-robin", "prefix-aware"}, c.router);
     cluster.finish();
   }
   {
