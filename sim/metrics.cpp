@@ -91,6 +91,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   j["rollback_rate"] = spec > 0 ? rolled_back / spec : 0.0;
   j["prefix_cache_hit_ratio"] = input_tokens > 0 ? cached / input_tokens : 0.0;  // prompt tokens not prefilled
   j["prefill_tokens_saved"] = cached;
+  j["over_context_skipped"] = in.over_context_skipped;
+  j["over_context_truncated"] = in.over_context_truncated;
   j["mean_prefill_memory_wait_ms"] = n > 0 ? memory_wait / n * 1e3 : NAN;
   j["bytes_sent"] = result.bytes_sent;
   j["bytes_delivered"] = result.bytes_delivered;

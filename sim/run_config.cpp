@@ -1,6 +1,7 @@
 #include "sim/run_config.hpp"
 
 #include "common/json_reader.hpp"
+#include "sim/input_checks.hpp"
 #include "sim/metrics.hpp"
 #include "sim/simulation_setup.hpp"
 #include "traces/workload_spec.hpp"
@@ -24,6 +25,7 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   const std::string source = describe_workload(spec);
   inputs.workload_source = source;
   inputs.prefix_block_tokens = spec.prefix_block_tokens;
+  apply_over_context(inputs, spec.over_context);
   SimulationResult result = simulate(inputs);
   write_simulation_results(out_dir, inputs, result, source);
   RunOutcome outcome;
