@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the committed accuracy file models/accuracy/stories260k.json (`make accuracy`): the functional
 # decoder on the shipped stories260K with every format the simulator and the README table use (the anchor-width
-# frontier lynx-a2r6 .. a6r2 in both splits), Lynx acceptance pooled and by prompt length. About TIME of one
+# frontier lynx-a2r6 .. a6r2 in both splits), Lynx acceptance pooled and by prompt length. About 130 s of one
 # core; byte-identical on every run and every machine (the decoder's kernels sum in a fixed order).
 # test_decoder's "the committed accuracy file matches the decoder" fails when the file is stale.
 set -euo pipefail

@@ -148,11 +148,11 @@ TEST_CASE("prompt lengths that do not fit the context are refused") {
   CHECK_NOTHROW(accuracy_evaluate(test::stories260k(), test::tok512(), test::eval_text(), shipped_text_path(), o));
 }
 
-// The committed file must be what the decoder writes today. Recomputing it all takes TIME, so this recomputes a
-// cheap subset with the file's own settings (all 39,245 tokens, all 299 prompts): the fp32 reference perplexity,
-// every figure of bf16, and every figure of lynx-a4r4-g8 (anchor-only perplexity, the whole pooled speculation
-// histogram, and its speculation_by_prompt_length entry at 128 story tokens: 99 prompts measured only there), each
-// compared to the last digit the file prints. A decoder change that moves any of them fails here.
+// The committed file must be what the decoder writes today. Recomputing it all takes ~130 s of CPU, so this
+// recomputes a cheap subset with the file's own settings (all 39,245 tokens, all 299 prompts): the fp32 reference
+// perplexity, every figure of bf16, and every figure of lynx-a4r4-g8 (anchor-only perplexity, the whole pooled
+// speculation histogram, and its speculation_by_prompt_length entry at 128 story tokens: 99 prompts measured only
+// there), each compared to the last digit the file prints. A decoder change that moves any of them fails here.
 TEST_CASE("the committed accuracy file matches the decoder (regenerate with `make accuracy`)") {
   const std::string path = std::string(LYNX_SOURCE_DIR) + "/models/accuracy/stories260k.json";
   nlohmann::json file = nlohmann::json::parse(read_file(path));
