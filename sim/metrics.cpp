@@ -44,6 +44,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   const SimConfig& c = in.config;
   std::vector<double> ttft, ttft_spec, ttft_correct, tpot, e2el, transfer, exposed;
   double drafted_requests = 0, first_drafts_kept = 0;
+  int64_t acceptance_extrapolated = 0;  // drafted requests whose prompt is longer than any measured length
   double first_arrival = INFINITY, last_end = 0, output_tokens = 0, input_tokens = 0;
   double itl_time = 0, itl_gaps = 0, spec = 0, accepted = 0, rolled_back = 0, cached = 0, memory_wait = 0;
   int64_t good = 0;
@@ -71,6 +72,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
     accepted += static_cast<double>(r.accepted_tokens);
     rolled_back += static_cast<double>(r.rolled_back_tokens);
     cached += static_cast<double>(r.cached_tokens);
+    if (r.spec_tokens > 0 && in.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated;
     memory_wait += r.prefill_memory_wait_s;
     if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good;
   }
@@ -98,6 +100,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   j["rollback_rate"] = spec > 0 ? rolled_back / spec : 0.0;
   // Of the requests that drafted: the share whose first draft the first verification kept (NaN: none drafted).
   j["first_draft_kept_rate"] = drafted_requests > 0 ? first_drafts_kept / drafted_requests : NAN;
+  j["acceptance_extrapolated_requests"] = acceptance_extrapolated;
   j["prefix_cache_hit_ratio"] = input_tokens > 0 ? cached / input_tokens : 0.0;  // prompt tokens not prefilled
   j["prefill_tokens_saved"] = cached;
   j["over_context_skipped"] = in.over_context_skipped;

@@ -128,7 +128,7 @@ class LynxProtocol final : public ProtocolBase {
     if (m.role == IterationRole::verify) {
       const int64_t k = r.pending_spec_tokens;
       SplitMix64 rng(in_.config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r.request.id) + 1);
-      const int64_t accepted = in_.acceptance.draw(k, rng);
+      const int64_t accepted = in_.acceptance.draw(k, r.request.input_tokens, rng);
       rec.accepted_tokens += accepted;
       rec.rolled_back_tokens += k - accepted;
       if (rec.first_draft_kept < 0 && k > 0) {
