@@ -51,8 +51,8 @@ void EventLoop::at(double time_s, std::function<void()> handler) {
   arm_timer();
 }
 
-void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
-                     std::function<void()> on_delivered) {
+EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
+                                      std::function<void()> on_delivered) {
   if (bytes == 0) throw_error("send: a flow needs a positive byte count");
   sg4::CommPtr comm = sg4::Comm::sendto_init();
   comm->set_payload_size(bytes);
@@ -64,6 +64,14 @@ void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::funct
   const sg4::Activity* key = comm.get();
   flows_.emplace(key, Flow{std::move(comm), bytes, platform_.route_latency_s(src, dst), std::move(on_sent),
                            std::move(on_delivered)});
+  return key;
+}
+
+bool EventLoop::reweight(FlowHandle flow, double weight) {
+  auto it = flows_.find(static_cast<const sg4::Activity*>(flow));
+  if (it == flows_.end()) return false;
+  set_flow_weight(it->second.comm, weight);
+  return true;
 }
 
 void EventLoop::retire(sg4::ActivityPtr activity) {

@@ -121,10 +121,12 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["decode"] = {{"instances", c.decode.instances}, {"gpu", in.decode_gpu.name}, {"tp", c.decode.tensor_parallel},
                       {"max_batch", c.decode.max_batch}};
   config["network"] = {{"topology", c.network.topology}, {"nic_gbps", c.network.nic_gbps},
-                       {"latency_us", c.network.latency_us}, {"link_sharing", c.network.link_sharing},
+                       {"nics_per_instance", c.network.nics_per_instance}, {"latency_us", c.network.latency_us},
+                       {"link_sharing", c.network.link_sharing},
                        {"model", c.network.model}};
   config["transfer"] = {{"chunk_layers", c.transfer.chunk_layers}, {"anchor_weight", c.transfer.anchor_weight},
-                        {"mode", c.transfer.mode}};
+                        {"mode", c.transfer.mode}, {"residual_policy", c.transfer.residual_policy}};
+  if (c.transfer.residual_policy == "aging") config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
   config["router"] = c.router;
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;
