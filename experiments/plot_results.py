@@ -72,9 +72,10 @@ def main():
         axes += a["paths"] if "paths" in a else [a["path"]]
     x_key = spec.get("x", "cluster.network.nic_gbps")
     series_key = spec.get("series", "format")
-    facet_key = spec.get("facet")
+    facet_spec = spec.get("facet")
+    facet_keys = facet_spec if isinstance(facet_spec, list) else ([facet_spec] if facet_spec else [])
     baseline = spec.get("baseline", "bf16")
-    for key in [x_key, series_key] + ([facet_key] if facet_key else []):
+    for key in [x_key, series_key] + facet_keys:
         if key not in axes:
             fail("experiment plot: \"%s\" is not a sweep axis (axes: %s)" % (key, ", ".join(axes)))
     linked = {}
@@ -82,7 +83,7 @@ def main():
         for p in a.get("paths", []):
             linked[p] = a["paths"]
     named = set()
-    for key in [x_key, series_key] + ([facet_key] if facet_key else []):
+    for key in [x_key, series_key] + facet_keys:
         named.update(linked.get(key, [key]))
     for key in axes:
         if key not in named and len({r[key] for r in rows}) > 1:
@@ -95,10 +96,15 @@ def main():
         except ValueError:
             return values
 
-    facets = ordered(r[facet_key] for r in rows) if facet_key else [None]
+    def facet_of(r):
+        if not facet_keys:
+            return None
+        return ", ".join("%s = %s" % (k.split(".")[-1], r[k] if r[k] != "" else "default") for k in facet_keys)
+
+    facets = list(dict.fromkeys(facet_of(r) for r in rows))
     series = list(dict.fromkeys(r[series_key] for r in rows))
     xs = ordered(r[x_key] for r in rows)
-    index = {(r[facet_key] if facet_key else None, r[series_key], r[x_key]): r for r in rows}
+    index = {(facet_of(r), r[series_key], r[x_key]): r for r in rows}
     x_label = AXIS_LABELS.get(x_key, x_key)
     numeric_x = all(isinstance(number(x), float) for x in xs)
     written = []
