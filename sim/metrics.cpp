@@ -44,7 +44,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   const SimConfig& c = in.config;
   std::vector<double> ttft, ttft_spec, ttft_correct, tpot, e2el, transfer, exposed;
   double drafted_requests = 0, first_drafts_kept = 0;
-  int64_t acceptance_extrapolated = 0;  // drafted requests whose prompt is longer than any measured length
+  int64_t acceptance_extrapolated = 0;
+  double waiting = 0, served = 0;  // seconds summed over requests  // drafted requests whose prompt is longer than any measured length
   double first_arrival = INFINITY, last_end = 0, output_tokens = 0, input_tokens = 0;
   double itl_time = 0, itl_gaps = 0, spec = 0, accepted = 0, rolled_back = 0, cached = 0, memory_wait = 0;
   int64_t good = 0;
@@ -74,6 +75,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
     cached += static_cast<double>(r.cached_tokens);
     if (r.spec_tokens > 0 && in.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated;
     memory_wait += r.prefill_memory_wait_s;
+    waiting += r.wait_s();
+    served += r.e2el_s() - r.wait_s();
     if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good;
   }
   const double duration = result.records.empty() ? 0 : last_end - first_arrival;
@@ -106,6 +109,10 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   j["over_context_skipped"] = in.over_context_skipped;
   j["over_context_truncated"] = in.over_context_truncated;
   j["mean_prefill_memory_wait_ms"] = n > 0 ? memory_wait / n * 1e3 : NAN;
+  // Overloaded: requests wait (prefill queue, prefill or decode memory) longer than they are served, on average.
+  j["mean_wait_ms"] = n > 0 ? waiting / n * 1e3 : NAN;
+  j["mean_served_ms"] = n > 0 ? served / n * 1e3 : NAN;
+  j["overloaded"] = n > 0 && waiting > served;
   j["bytes_sent"] = result.bytes_sent;
   j["bytes_delivered"] = result.bytes_delivered;
   j["bytes_expected"] = result.bytes_expected;
@@ -161,8 +168,8 @@ void append_int(std::string& out, int64_t v) {
 
 std::string requests_csv(const std::vector<RequestRecord>& records) {
   std::string out =
-      "id,arrival_s,input_tokens,output_tokens,prefill_instance,decode_instance,prefill_start_s,prefill_end_s,"
-      "prefill_memory_wait_s,cached_tokens,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
+      "id,arrival_s,input_tokens,output_tokens,cached_tokens,prefill_instance,decode_instance,prefill_start_s,"
+      "prefill_end_s,prefill_memory_wait_s,decode_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
       "verify_s,end_s,ttft_spec_s,ttft_correct_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens,"
       "first_draft_kept\n";
   for (const RequestRecord& r : records) {
@@ -170,9 +177,10 @@ std::string requests_csv(const std::vector<RequestRecord>& records) {
     append_time(out, r.arrival_s);
     append_int(out, r.input_tokens);
     append_int(out, r.output_tokens);
+    append_int(out, r.cached_tokens);
     append_int(out, r.prefill_instance);
     append_int(out, r.decode_instance);
-    for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, static_cast<double>(r.cached_tokens),
+    for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.decode_memory_wait_s,
                      r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
                      r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
                      r.ttft_correct_s(), r.ttft_s(), r.tpot_s(), r.e2el_s()})

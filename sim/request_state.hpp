@@ -38,6 +38,7 @@ struct RequestState {
   };
   std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance
+  double memory_requested_s = 0;     // when the decode memory was requested
   double prefill_memory_bytes = 0;   // held on the prefill instance from its prefill start until its KV is sent
   int streams_sent = 0;              // streams that have sent their last chunk
   // decode

@@ -138,9 +138,17 @@ TEST_CASE("lynx_headline: int8 over Lynx up to ~1.35x when the KV crosses after 
     CAPTURE(gbps);
     for (const char* mode : {"layer-wise", "after-prefill"}) {
       CAPTURE(mode);
-      auto at = [&](const char* format) {
-        return std::map<std::string, std::string>{{"transfer.mode", mode}, {"format", format}, {"cluster.network.nic_gbps", gbps}};
+      auto at = [&](const char* format, const char* acceptance = "") {  // "": the measured statistics (the file)
+        return std::map<std::string, std::string>{{"transfer.mode", mode}, {"lynx.acceptance_rate", acceptance},
+                                                  {"format", format}, {"cluster.network.nic_gbps", gbps}};
       };
+      // The first speculative token does not depend on acceptance; the three times keep their order.
+      for (const char* acceptance : {"0.9", "0.99"}) {
+        CHECK(value(rows, at("lynx-a4r4-g64", acceptance), "median_ttft_spec_ms") ==
+              value(rows, at("lynx-a4r4-g64"), "median_ttft_spec_ms"));
+        CHECK(value(rows, at("lynx-a4r4-g64", acceptance), "median_ttft_correct_ms") <=
+              value(rows, at("lynx-a4r4-g64", acceptance), "median_ttft_ms"));
+      }
       const double int8 = value(rows, at("int8-g64"), "median_ttft_ms");
       const double int4 = value(rows, at("int4-g64"), "median_ttft_ms");
       const double bf16 = value(rows, at("bf16"), "median_ttft_ms");
@@ -217,7 +225,7 @@ TEST_CASE("prefix_caching on the first 3000 requests: the cache serves prompt to
 
 TEST_CASE("a rerun skips finished points and ends identical to an uninterrupted run, shards merge byte for byte") {
   nlohmann::json source = json_parse_file(kExperiments + "/lynx_headline.json");
-  source["sweep"]["axes"][2]["values"] = {10, 100};
+  source["sweep"]["axes"][3]["values"] = {10, 100};
   Experiment e = experiment_from_json(source, kExperiments + "/lynx_headline.json", kExperiments);
   const std::string whole = fresh_dir("whole"), again = fresh_dir("again");
   sweep_run(e, quiet(whole));

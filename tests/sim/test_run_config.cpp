@@ -161,7 +161,7 @@ double first_prefill_end(const std::string& dir) {
   std::getline(in, row);
   std::stringstream cells(row);
   std::string cell;
-  for (int i = 0; i <= 7; ++i) std::getline(cells, cell, ',');  // column 7: prefill_end_s
+  for (int i = 0; i <= 8; ++i) std::getline(cells, cell, ',');  // column 8: prefill_end_s
   return std::stod(cell);
 }
 
