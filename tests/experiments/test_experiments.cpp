@@ -3,6 +3,8 @@
 // the unsharded result byte for byte.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -68,7 +70,8 @@ std::map<std::string, std::string> tree(const std::string& dir) {
 }
 
 std::string fresh_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("lynx_exp_" + name);
+  // Per process: test runs of other checkouts on the same machine must not share the folder.
+  fs::path p = fs::temp_directory_path() / ("lynx_exp_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
   return p.string();
 }
