@@ -296,6 +296,43 @@ def main():
             ax.legend(fontsize=8)
         save(fig, results_dir, "ratios", written)
 
+    # 5. The anchor-width frontier: each metric's median against the Lynx anchor's bits, a line per x value and split;
+    # printed: the format with the lowest median at each x.
+    frontier = spec.get("frontier", [])
+    if frontier:
+        import re
+        pattern = re.compile(r"^lynx-a(\d+)r(\d+)-g(\d+)(-rq)?$")
+        lynx = [s for s in series if pattern.match(s)]
+        if not lynx:
+            fail("experiment plot: frontier needs lynx-a<A>r<R>-g<G> series")
+        fig, panels = plt.subplots(1, len(frontier), figsize=(6.4 * len(frontier), 4.4), squeeze=False)
+        for ax, name in zip(panels[0], frontier):
+            for i, x in enumerate(xs):
+                for split, style in (("", "-"), ("-rq", "--")):
+                    chosen = sorted((int(pattern.match(s).group(1)), s) for s in lynx
+                                    if (pattern.match(s).group(4) or "") == split)
+                    if not chosen:
+                        continue
+                    ax.plot([a for a, _ in chosen], [metric(None, s, x, "median_%s_ms" % name) for _, s in chosen],
+                            style, marker="o", markerfacecolor="none" if split else None,
+                            color=colors[i % len(colors)],
+                            label="%s %s, %s split" % (x, x_label, "residual-quant" if split else "bit-slice"))
+            ax.set_xlabel("anchor bits (of 8)")
+            ax.set_yscale("log")
+            ax.set_ylabel("median %s (ms)" % name)
+            ax.set_title(title(None), fontsize=8)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=6)
+        save(fig, results_dir, "anchor_width_frontier", written)
+        others = [s for s in series if s not in lynx]
+        for name in frontier:
+            print("lowest median %s per %s among the Lynx splits (others for reference):" % (name, x_key.split(".")[-1]))
+            for x in xs:
+                best = min(lynx, key=lambda s: metric(None, s, x, "median_%s_ms" % name))
+                reference = "".join("  %s %.1f" % (o, metric(None, o, x, "median_%s_ms" % name)) for o in others)
+                print("  %s = %-6s %-18s %.1f ms%s" % (x_key.split(".")[-1], x, best,
+                                                       metric(None, best, x, "median_%s_ms" % name), reference))
+
     for path in written:
         print("wrote %s" % path)
 
