@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs the test suite of an ASan+UBSan build (make asan-test; CI after `make test`).   asan-test.sh BUILD_DIR [JOBS]
+# Any sanitizer report fails the test that triggered it: UBSan is built with -fno-sanitize-recover (it aborts) and
+# ASan aborts at its first report. Leak checking stays on. Child processes (sweep points, lynxsim run by the shell
+# tests) inherit these settings.
+set -euo pipefail
+build=${1:?usage: asan-test.sh BUILD_DIR [JOBS]}
+jobs=${2:-$(nproc)}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+start=$(date +%s)
+cd "$build"
+ctest --output-on-failure -j "$jobs"
+echo "asan-test: sanitized suite passed in $(( $(date +%s) - start )) s"
