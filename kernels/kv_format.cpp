@@ -1,6 +1,5 @@
 #include "kernels/kv_format.hpp"
 
-#include <regex>
 
 #include "common/error.hpp"
 
@@ -17,13 +16,46 @@ std::vector<std::string> kv_format_default_names() {
 }
 
 namespace {
+// Names longer than this cannot be a format; they are cut in the message.
+constexpr size_t kMaxFormatNameChars = 64;
+
 [[noreturn]] void bad_format(const std::string& name, const char* why) {
-  throw_error("unknown KV format \"%s\" (%s); expected one of: %s", name.c_str(), why, kv_format_grammar().c_str());
+  std::string shown = name.size() > kMaxFormatNameChars ? name.substr(0, kMaxFormatNameChars) + "..." : name;
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  throw_error("unknown KV format \"%s\" (%s); expected one of: %s", shown.c_str(), why, kv_format_grammar().c_str());
 }
-int parse_group(const std::string& name, const std::string& text) {
-  long g = std::stol(text);
+
+// Reads the name left to right: literal prefixes and small decimal numbers, no regex, no exceptions but LynxError.
+class NameScanner {
+ public:
+  explicit NameScanner(const std::string& name) : name_(name) {}
+  bool literal(const char* text) {
+    const std::string t(text);
+    if (name_.compare(pos_, t.size(), t) != 0) return false;
+    pos_ += t.size();
+    return true;
+  }
+  // 1 to 5 digits (a larger number is out of every range the grammar allows).
+  bool number(int& value) {
+    size_t digits = 0;
+    value = 0;
+    while (pos_ < name_.size() && name_[pos_] >= '0' && name_[pos_] <= '9') {
+      if (++digits > 5) return false;
+      value = value * 10 + (name_[pos_++] - '0');
+    }
+    return digits > 0;
+  }
+  bool done() const { return pos_ == name_.size(); }
+
+ private:
+  const std::string& name_;
+  size_t pos_ = 0;
+};
+
+int group_size(const std::string& name, int g) {
   if (g < 8 || g > 4096 || g % 8 != 0) bad_format(name, "group size must be a multiple of 8 in 8..4096");
-  return static_cast<int>(g);
+  return g;
 }
 }  // namespace
 
@@ -45,32 +77,37 @@ KvFormat kv_format_parse(const std::string& name) {
     f.anchor_bits = 8;
     return f;
   }
-  static const std::regex int_re("int([0-9]+)-g([0-9]+)");
-  static const std::regex kivi_re("kivi([0-9]+)-g([0-9]+)");
-  static const std::regex lynx_re("lynx-a([0-9]+)r([0-9]+)-g([0-9]+)(-rq)?");
-  std::smatch m;
-  if (std::regex_match(name, m, int_re)) {
+  if (name.size() > kMaxFormatNameChars) bad_format(name, "not a known name");
+  int bits = 0, residual = 0, group = 0;
+  NameScanner s(name);
+  if (s.literal("int")) {
+    if (!s.number(bits) || !s.literal("-g") || !s.number(group) || !s.done()) bad_format(name, "not a known name");
+    if (bits < 2 || bits > 8) bad_format(name, "integer bits must be 2..8");
     f.kind = KvFormatKind::int_group;
-    f.anchor_bits = std::stoi(m[1]);
-    if (f.anchor_bits < 2 || f.anchor_bits > 8) bad_format(name, "integer bits must be 2..8");
-    f.group_size = parse_group(name, m[2]);
+    f.anchor_bits = bits;
+    f.group_size = group_size(name, group);
     return f;
   }
-  if (std::regex_match(name, m, kivi_re)) {
+  if (s.literal("kivi")) {
+    if (!s.number(bits) || !s.literal("-g") || !s.number(group) || !s.done()) bad_format(name, "not a known name");
+    if (bits < 2 || bits > 4) bad_format(name, "KIVI bits must be 2..4");
     f.kind = KvFormatKind::kivi;
-    f.anchor_bits = std::stoi(m[1]);
-    if (f.anchor_bits < 2 || f.anchor_bits > 4) bad_format(name, "KIVI bits must be 2..4");
-    f.group_size = parse_group(name, m[2]);
+    f.anchor_bits = bits;
+    f.group_size = group_size(name, group);
     return f;
   }
-  if (std::regex_match(name, m, lynx_re)) {
-    f.kind = KvFormatKind::lynx;
-    f.anchor_bits = std::stoi(m[1]);
-    f.residual_bits = std::stoi(m[2]);
-    if (f.anchor_bits < 1 || f.residual_bits < 1 || f.anchor_bits + f.residual_bits > 8)
+  if (s.literal("lynx-a")) {
+    if (!s.number(bits) || !s.literal("r") || !s.number(residual) || !s.literal("-g") || !s.number(group))
+      bad_format(name, "not a known name");
+    const bool rq = s.literal("-rq");
+    if (!s.done()) bad_format(name, "not a known name");
+    if (bits < 1 || residual < 1 || bits + residual > 8)
       bad_format(name, "anchor and residual bits must be >= 1 with A+R <= 8");
-    f.group_size = parse_group(name, m[3]);
-    f.split = m[4].matched ? LynxSplit::residual_quant : LynxSplit::bit_slice;
+    f.kind = KvFormatKind::lynx;
+    f.anchor_bits = bits;
+    f.residual_bits = residual;
+    f.group_size = group_size(name, group);
+    f.split = rq ? LynxSplit::residual_quant : LynxSplit::bit_slice;
     return f;
   }
   bad_format(name, "not a known name");

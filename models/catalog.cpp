@@ -70,6 +70,7 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path) {
     m.ffn_size = o.positive_integer("ffn_size");
     m.vocab_size = o.positive_integer("vocab_size");
     m.params = o.positive_integer("params");
+    m.context_tokens = o.positive_integer("context_tokens");
     m.tied_embeddings = o.boolean_or("tied_embeddings", false);
     m.source = o.string("source");
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");

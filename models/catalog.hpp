@@ -18,6 +18,7 @@ struct ModelSpec {
   int64_t ffn_size = 0;
   int64_t vocab_size = 0;
   int64_t params = 0;
+  int64_t context_tokens = 0;  // longest sequence (prompt + output) the model serves: max_position_embeddings
   bool tied_embeddings = false;
   std::string source;
 };

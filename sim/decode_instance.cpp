@@ -4,39 +4,26 @@
 
 #include "common/error.hpp"
 #include "models/kv_size.hpp"
+#include "sim/input_checks.hpp"
 
 namespace lynx {
-
-namespace {
-// Steady-state bytes per token of a format (KIVI's fp16 tail and fp8's per-tensor scale amortised away).
-constexpr int64_t kPerTokenSample = 1 << 16;
-}  // namespace
 
 DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
     : index_(index),
       node_(node),
       context_(context),
       cost_(context.inputs->model, context.inputs->decode_gpu, context.inputs->config.decode.tensor_parallel) {
-  const SimulationInputs& in = *context.inputs;
-  const double hbm_bytes = in.decode_gpu.hbm_gb * 1e9 * in.config.decode.tensor_parallel;
-  capacity_bytes_ = hbm_bytes * (1 - in.config.decode.memory_reserve_fraction) - cost_.weight_bytes();
-  if (capacity_bytes_ <= 0)
-    throw_error("%s: the weights of %s (%.1f GB in bf16) do not fit in %d x %s (%.0f GB each, %.0f%% reserved)",
-                in.config.origin.c_str(), in.model.name.c_str(), cost_.weight_bytes() / 1e9,
-                in.config.decode.tensor_parallel, in.decode_gpu.name.c_str(), in.decode_gpu.hbm_gb,
-                in.config.decode.memory_reserve_fraction * 100);
-  KvStreamBytes sample = model_kv_bytes(in.model, in.format, kPerTokenSample);
-  full_bytes_per_token_ = static_cast<double>(sample.total()) / kPerTokenSample;
-  anchor_bytes_per_token_ = static_cast<double>(sample.anchor) / kPerTokenSample;
+  // check_simulation_inputs has checked that the weights fit and that every request fits in this capacity.
+  capacity_bytes_ = decode_kv_capacity_bytes(*context.inputs);
+  const KvBytesPerToken per_token = kv_bytes_per_token(*context.inputs);
+  full_bytes_per_token_ = per_token.full;
+  anchor_bytes_per_token_ = per_token.anchor;
 }
 
 void DecodeInstance::assign(RequestState& request) {
   request.record.decode_instance = index_;
   request.memory_bytes =
       full_bytes_per_token_ * static_cast<double>(request.request.input_tokens + request.request.output_tokens);
-  if (request.memory_bytes > capacity_bytes_)
-    throw_error("request %lld needs %.2f GB of KV memory, more than decode instance %d holds (%.2f GB)",
-                static_cast<long long>(request.request.id), request.memory_bytes / 1e9, index_, capacity_bytes_ / 1e9);
   assigned_bytes_ += request.memory_bytes;
 }
 

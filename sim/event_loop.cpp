@@ -66,6 +66,22 @@ void EventLoop::retire(sg4::ActivityPtr activity) {
 }
 
 void EventLoop::on_activity_done(const sg4::Activity& activity) {
+  if (error_) return;  // stopped: what is still in flight drains without effect
+  try {
+    handle_activity_done(activity);
+  } catch (...) {
+    error_ = std::current_exception();
+    while (!events_.empty()) events_.pop();
+    if (timer_) {
+      retire(timer_);
+      timer_->suspend();
+      timer_->cancel();
+      timer_ = nullptr;
+    }
+  }
+}
+
+void EventLoop::handle_activity_done(const sg4::Activity& activity) {
   if (activity.get_state() != sg4::Activity::State::FINISHED) return;  // a cancelled timer
   if (&activity == timer_.get()) {
     retire(timer_);
@@ -104,7 +120,7 @@ void EventLoop::run_due_events() {
 }
 
 void EventLoop::arm_timer() {
-  if (events_.empty()) return;
+  if (events_.empty() || error_) return;
   const double target = events_.top().time_s;
   if (timer_ && timer_target_s_ <= target) return;  // already due no later than the earliest event
   if (timer_) {
@@ -124,6 +140,7 @@ void EventLoop::arm_timer() {
 void EventLoop::run() {
   arm_timer();
   engine_->run();
+  if (error_) std::rethrow_exception(error_);
   if (!events_.empty() || !flows_.empty())
     throw_error("simulation stopped with %zu events and %zu flows left", events_.size(), flows_.size());
 }

@@ -7,6 +7,7 @@
 // singleton whose clock cannot be reset (see run_isolated in isolated_run.hpp for tests and sweeps).
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <queue>
@@ -39,7 +40,9 @@ class EventLoop {
   // has arrived: that plus the route's propagation latency.
   void send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
             std::function<void()> on_delivered);
-  // Runs until no event and no flow is left.
+  // Runs until no event and no flow is left. An exception thrown by a handler never crosses SimGrid: the loop
+  // records it, stops running handlers and arming the timer (the flows in flight drain without effect, so the
+  // engine returns normally), and rethrows it here once Engine::run() has returned.
   void run();
 
   const Platform& platform() const { return platform_; }
@@ -68,6 +71,7 @@ class EventLoop {
   };
 
   void on_activity_done(const simgrid::s4u::Activity& activity);
+  void handle_activity_done(const simgrid::s4u::Activity& activity);
   void run_due_events();
   void arm_timer();
 
@@ -82,6 +86,7 @@ class EventLoop {
   std::vector<std::pair<double, simgrid::s4u::ActivityPtr>> finished_;
   void retire(simgrid::s4u::ActivityPtr activity);
   std::unordered_map<const simgrid::s4u::Activity*, Flow> flows_;
+  std::exception_ptr error_;  // the first exception a handler threw; nothing runs after it
   uint64_t flows_started_ = 0, flows_delivered_ = 0;
   uint64_t bytes_sent_ = 0, bytes_delivered_ = 0;
 };

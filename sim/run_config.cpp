@@ -18,8 +18,9 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   JsonObject workload(config.workload, config.origin, "$.workload");
   WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
   SimulationInputs inputs = simulation_inputs(config, workload_build(spec, config.seed));
-  SimulationResult result = simulate(inputs);
   const std::string source = describe_workload(spec);
+  inputs.workload_source = source;
+  SimulationResult result = simulate(inputs);
   write_simulation_results(out_dir, inputs, result, source);
   RunOutcome outcome;
   outcome.summary = summary_json(inputs, result, source);

@@ -7,6 +7,7 @@
 #include "models/kv_size.hpp"
 #include "sim/decode_instance.hpp"
 #include "sim/event_loop.hpp"
+#include "sim/input_checks.hpp"
 #include "sim/prefill_instance.hpp"
 #include "sim/sim_context.hpp"
 
@@ -43,13 +44,7 @@ class ClusterSimulation {
   }
 
   SimulationResult run() {
-    for (RequestState& r : requests_) {
-      if (r.request.input_tokens <= 0 || r.request.output_tokens <= 0)
-        throw_error("request %lld: input and output tokens must be positive (got %lld, %lld)",
-                    static_cast<long long>(r.request.id), static_cast<long long>(r.request.input_tokens),
-                    static_cast<long long>(r.request.output_tokens));
-      loop_->at(r.request.arrival_s, [this, &r] { on_arrival(r); });
-    }
+    for (RequestState& r : requests_) loop_->at(r.request.arrival_s, [this, &r] { on_arrival(r); });
     loop_->run();
     SimulationResult result;
     for (const RequestState& r : requests_) {
@@ -155,6 +150,7 @@ class ClusterSimulation {
 
 SimulationResult simulate(const SimulationInputs& inputs) {
   const auto start = std::chrono::steady_clock::now();
+  check_simulation_inputs(inputs);  // before SimGrid's engine exists
   ClusterSimulation simulation(inputs);
   SimulationResult result = simulation.run();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

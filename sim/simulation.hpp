@@ -31,6 +31,7 @@ struct SimulationInputs {
   KernelCosts prefill_kernels, decode_kernels;
   AcceptanceModel acceptance;        // used by lynx formats
   std::vector<Request> requests;     // sorted by arrival
+  std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
 };
 
 struct SimulationResult {

@@ -101,6 +101,7 @@ class RowChecker {
     request.arrival_s = ns_to_seconds(time_ns - origin_ns_);
     request.input_tokens = input;
     request.output_tokens = output;
+    request.source_line = static_cast<int64_t>(line);
     request.prefix_block_hashes.assign(hashes_.begin(), hashes_.end());
     ++report_.requests;
     return on_request_(std::move(request));

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/error.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/isolated_run.hpp"
 
@@ -189,4 +190,28 @@ TEST_CASE("lv08 applies SimGrid's default correction factors") {
   });
   // 0.97 bandwidth factor, 5% cross traffic on a shared link, latency x 13.01.
   CHECK(t[0] == doctest::Approx(1.05 * 1e9 / (0.97 * 12.5e9) + 13.01 * 5e-6).epsilon(1e-6));
+}
+
+TEST_CASE("an exception in a handler stops the loop cleanly and comes out of run(), never through SimGrid") {
+  NetworkConfig net;
+  net.nic_gbps = 100;
+  std::string message;
+  try {
+    run_isolated([&]() -> std::string {
+      EventLoop loop(net, names(2));
+      int delivered_after_error = 0;
+      bool thrown = false;
+      loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { delivered_after_error += thrown ? 1 : 0; });  // ends at 0.08 s
+      loop.at(0.01, [&] {
+        thrown = true;
+        throw LynxError("request 7: boom");
+      });
+      loop.at(0.02, [&] { throw LynxError("a later event must not run"); });
+      loop.run();  // rethrows; the loop and SimGrid's engine are then destroyed while unwinding, in this process
+      return "run() returned normally";
+    });
+  } catch (const LynxError& e) {
+    message = e.what();
+  }
+  CHECK(message == "request 7: boom");
 }

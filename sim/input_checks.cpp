@@ -1,0 +1,79 @@
+#include "sim/input_checks.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "common/error.hpp"
+#include "models/kv_size.hpp"
+
+namespace lynx {
+
+namespace {
+// Steady-state bytes per token are measured over this many tokens, so that KIVI's fp16 tail and fp8's per-tensor
+// scale are amortised away.
+constexpr int64_t kPerTokenSample = 1 << 16;
+
+constexpr double kBf16BytesPerParam = 2;
+
+std::string where(const SimulationInputs& in, const Request& r) {
+  char text[64];
+  if (r.source_line > 0) {
+    std::snprintf(text, sizeof text, ":%lld: request %lld", static_cast<long long>(r.source_line),
+                  static_cast<long long>(r.id));
+    return in.workload_source + text;
+  }
+  std::snprintf(text, sizeof text, "request %lld", static_cast<long long>(r.id));
+  return in.workload_source.empty() ? std::string(text) : in.workload_source + ": " + text;
+}
+
+void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const GpuSpec& gpu, const char* path,
+                       double reserve_fraction) {
+  const double weights = kBf16BytesPerParam * static_cast<double>(in.model.params);
+  const double usable = gpu.hbm_gb * 1e9 * pool.tensor_parallel * (1 - reserve_fraction);
+  if (weights >= usable)
+    throw_error("%s: %s: the weights of %s (%.1f GB in bf16) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
+                "raise tp or choose a larger GPU",
+                in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, pool.tensor_parallel,
+                gpu.name.c_str(), gpu.hbm_gb, reserve_fraction * 100);
+}
+}  // namespace
+
+double decode_kv_capacity_bytes(const SimulationInputs& in) {
+  const double hbm_bytes = in.decode_gpu.hbm_gb * 1e9 * in.config.decode.tensor_parallel;
+  return hbm_bytes * (1 - in.config.decode.memory_reserve_fraction) -
+         kBf16BytesPerParam * static_cast<double>(in.model.params);
+}
+
+KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) {
+  const KvStreamBytes sample = model_kv_bytes(in.model, in.format, kPerTokenSample);
+  return {static_cast<double>(sample.total()) / kPerTokenSample, static_cast<double>(sample.anchor) / kPerTokenSample};
+}
+
+void check_simulation_inputs(const SimulationInputs& in) {
+  check_weights_fit(in, in.config.prefill, in.prefill_gpu, "$.cluster.prefill", 0);
+  check_weights_fit(in, in.config.decode, in.decode_gpu, "$.cluster.decode", in.config.decode.memory_reserve_fraction);
+  const double capacity = decode_kv_capacity_bytes(in);
+  const double per_token = kv_bytes_per_token(in).full;
+  for (const Request& r : in.requests) {
+    if (r.input_tokens <= 0)
+      throw_error("%s: %lld input tokens (expected at least 1)", where(in, r).c_str(),
+                  static_cast<long long>(r.input_tokens));
+    if (r.output_tokens <= 0)
+      throw_error("%s: %lld output tokens (a failed row kept by keep_failed?); the simulator serves requests that "
+                  "produce at least 1 token",
+                  where(in, r).c_str(), static_cast<long long>(r.output_tokens));
+    const int64_t tokens = r.input_tokens + r.output_tokens;
+    if (tokens > in.model.context_tokens)
+      throw_error("%s: %lld input + %lld output tokens exceed the %lld-token context of %s", where(in, r).c_str(),
+                  static_cast<long long>(r.input_tokens), static_cast<long long>(r.output_tokens),
+                  static_cast<long long>(in.model.context_tokens), in.model.name.c_str());
+    const double bytes = per_token * static_cast<double>(tokens);
+    if (bytes > capacity)
+      throw_error("%s: needs %.2f GB of KV memory (%lld tokens in %s), more than a decode instance holds (%.2f GB "
+                  "after weights and the %.0f%% reserve)",
+                  where(in, r).c_str(), bytes / 1e9, static_cast<long long>(tokens), in.format.name.c_str(),
+                  capacity / 1e9, in.config.decode.memory_reserve_fraction * 100);
+  }
+}
+
+}  // namespace lynx

@@ -1,0 +1,24 @@
+// What can be checked before a simulation starts is checked before it starts, so that no error is ever raised
+// inside SimGrid's engine for something the input already decided: the model's weights fit on both pools' GPUs,
+// and every request is positive, fits the model's context and fits (its whole KV cache) in one decode instance's
+// memory. Errors name the workload's file and line (or the synthetic request's index) and the limit.
+#pragma once
+#include "sim/simulation.hpp"
+
+namespace lynx {
+
+// Bytes of one decode instance's GPU memory left for KV caches: tp GPUs' HBM, less the reserved fraction, less
+// the bf16 weights of the replica.
+double decode_kv_capacity_bytes(const SimulationInputs& in);
+
+// Steady-state KV bytes per token of the run's format (whole cache, and its anchor stream alone).
+struct KvBytesPerToken {
+  double full = 0;
+  double anchor = 0;
+};
+KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in);
+
+// Throws LynxError for the first input the simulation could not serve.
+void check_simulation_inputs(const SimulationInputs& in);
+
+}  // namespace lynx
