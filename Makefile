@@ -46,7 +46,8 @@ asan-test: asan-build data
 # libFuzzer harnesses (fuzz/README.md): clang only, in their own build directory.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
-fuzz-build: deps
+fuzz-build:
+	./scripts/install-deps.sh --fuzz
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF \
 	  -DLYNX_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target lynx_fuzzers
@@ -54,9 +55,9 @@ fuzz-build: deps
 fuzz: fuzz-build
 	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-# The short run CI does: each harness for 20 s.
+# The short run CI does: each harness for 20 s, from a fixed random seed.
 fuzz-short: fuzz-build
-	./fuzz/run.sh $(FUZZ_BUILD) 20
+	FUZZ_SEED=1 ./fuzz/run.sh $(FUZZ_BUILD) 20
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -5,6 +5,7 @@
 # BUILD_DIR/fuzz-corpus/<name>/ (kept between runs, never committed). A finding (crash, hang over 10 s, sanitizer
 # report, foreign exception) is saved in BUILD_DIR/fuzz-findings/<name>/ and fails the run. One line per harness:
 # runs, execs/s, coverage (edges), corpus size, result; full logs in BUILD_DIR/fuzz-logs/<name>.log.
+# FUZZ_JOBS harnesses run at once (default 2); FUZZ_SEED fixes libFuzzer's random seed (default 0: a new one).
 set -uo pipefail
 build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]}
@@ -24,7 +25,7 @@ run_one() {
   local name=$1 binary="$build/fuzz/fuzz_$1"
   local corpus="$build/fuzz-corpus/$name" findings="$build/fuzz-findings/$name/" log="$build/fuzz-logs/$name.log"
   mkdir -p "$corpus" "$findings"
-  "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+  "$binary" -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
     -artifact_prefix="$findings" "$corpus" "$here/corpus/$name" >"$log" 2>&1
   local code=$?
   local runs speed cov
