@@ -37,7 +37,7 @@ kill_after() {
 
 mid_kills=0
 kills=0
-for delay in 0.05 0.2 0.5 1 1.5 2.5; do
+for delay in 0.1 0.5 1.5 3; do
   cut="$tmp/cut_$delay"
   m1=$(kill_after "$cut" "$delay")
   m2=$(kill_after "$cut" "$(awk "BEGIN { print $delay / 2 }")")
