@@ -22,6 +22,7 @@ struct AccuracyCommandOptions {
 };
 
 void run_accuracy(AccuracyCommandOptions o) {
+  if (!o.out.empty() && o.out != "-") check_output_location(o.out, false, "--out");
   o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
   o.tokenizer = o.tokenizer.empty() ? shipped_tokenizer_path() : resolve_input_path(o.tokenizer, "");
   o.text = o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, "");
@@ -64,16 +65,16 @@ void add_accuracy_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Accuracy JSON file to write (default or \"-\": stdout)");
   cmd->add_option("--greedy-tokens", o->run.greedy_tokens, "Tokens decoded per prompt for greedy agreement")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--k-max", o->run.k_max, "Largest number of speculative draft tokens (histogram for k = 1..k_max)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--cut", o->run.cuts, "Prompt length in story tokens (after BOS), repeatable")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--stories", o->run.max_stories, "Evaluate only the first N stories (0 = all)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
   cmd->callback([o] { run_accuracy(*o); });
 }

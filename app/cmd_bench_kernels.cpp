@@ -66,13 +66,13 @@ void add_bench_kernels_command(CLI::App& app) {
   cmd->add_option("--format", o->bench.formats, "KV format, repeatable (default: a standard set); " +
                                                     kv_format_grammar());
   cmd->add_option("--kv-mib", o->bench.kv_mib, "MiB of K+V source tensors per case (default 64 CPU, 1024 GPU)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--repeats", o->bench.repeats, "Timed runs per figure, median taken (default 5 CPU, 10 GPU)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", o->bench.warmup, "Untimed runs first (default 1 CPU, 2 GPU)")->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--warmup", o->bench.warmup, "Untimed runs first (default 1 CPU, 2 GPU)")->check(CLI::Range(1, 1000));
   cmd->add_option("--device-name", o->device_name, "datasheet: the device's name")->capture_default_str();
   cmd->add_option("--hbm-bytes-per-s", o->hbm_bytes_per_s, "datasheet: memory bandwidth in bytes/s")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1e9, 1e15))
       ->capture_default_str();
   cmd->add_option("--copy-efficiency", o->copy_efficiency, "datasheet: a copy's share of that bandwidth")
       ->check(CLI::Range(0.01, 1.0))

@@ -63,7 +63,9 @@ void add_kv_size_command(CLI::App& app) {
   auto options = std::make_shared<KvSizeOptions>();
   CLI::App* cmd = app.add_subcommand("kv-size", "Exact KV-cache bytes per token and in total, for each format");
   cmd->add_option("--model", options->model, "Catalog model name (default: every model)");
-  cmd->add_option("--tokens", options->tokens, "Context length in tokens")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--tokens", options->tokens, "Context length in tokens")
+      ->required()
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));  // 1e9 tokens x the largest bytes/token fits uint64
   cmd->add_option("--format", options->formats, "KV format, repeatable (default: a standard set); " +
                                                     kv_format_grammar());
   cmd->add_option("--models-catalog", options->catalog, "Model catalog JSON (default: the shipped one)");

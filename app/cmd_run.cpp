@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/plot.hpp"
@@ -26,6 +27,7 @@ void run_experiment(const RunOptions& o) {
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;
   options.force = o.force;
+  check_output_location(options.out_dir, true, "--out");
   parse_shard(o.shard, options.shard_index, options.shard_count);
   std::fprintf(stderr, "%s: %zu points (%s of %zu axes), writing %s\n", o.experiment.c_str(), e.points.size(),
                e.mode.c_str(), e.axes.size(), options.out_dir.c_str());
@@ -45,7 +47,7 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Run an experiment sweep: every point in its own process");
   cmd->add_option("experiment", o->experiment, "Experiment file (JSON)")->required();
   cmd->add_option("--out", o->out, "Results directory (default: results/<experiment name>)");
-  cmd->add_option("--jobs,-j", o->jobs, "Points run at once")->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs,-j", o->jobs, "Points run at once (default 1)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", o->shard, "Run only the K-th of N disjoint slices of the points (K/N, 1-based)");
   cmd->add_flag("--plot", o->plot, "Plot the results when every point has finished");
   cmd->add_flag("--force", o->force,
@@ -59,6 +61,7 @@ void add_run_command(CLI::App& app) {
   merge->add_option("--out", *merge_out, "Merged results directory")->required();
   merge->add_option("shards", *merge_dirs, "Results directories of the shards")->required();
   merge->callback([merge_out, merge_dirs] {
+    check_output_location(*merge_out, true, "--out");
     results_merge(*merge_out, *merge_dirs);
     std::printf("merged %zu results directories into %s\n", merge_dirs->size(), merge_out->c_str());
   });

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "sim/run_config.hpp"
 #include "sim/sim_config.hpp"
 
@@ -18,6 +19,7 @@ struct SimulateOptions {
 };
 
 void run_simulate(const SimulateOptions& o) {
+  check_output_location(o.out, true, "--out");
   SimConfig config = sim_config_load(o.config);
   RunOutcome outcome = run_config(config, o.out);
   const nlohmann::json& m = outcome.summary["metrics"];

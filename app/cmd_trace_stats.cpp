@@ -154,7 +154,7 @@ void add_trace_stats_command(CLI::App& app) {
                 "Spread requests sharing a timestamp uniformly over the timestamp step (seeded)");
   o->spread_step_option = cmd->add_option("--spread-step-s", o->spread_step_s, "The timestamp step (default: inferred)");
   cmd->add_option("--prefix-block-tokens", o->prefix_block_tokens, "Tokens per prefix block id (default 512)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--seed", o->seed, "Seed of the random transforms (default 0)");
   cmd->add_flag("--json", o->json, "Print the figures as JSON");
   cmd->callback([o] { run_trace_stats(*o); });

@@ -11,5 +11,7 @@ void add_simulate_command(CLI::App& app);
 void add_run_command(CLI::App& app);  // run, merge, plot
 void add_accuracy_command(CLI::App& app);
 void add_bench_kernels_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 }  // namespace lynx

@@ -7,6 +7,13 @@
 #include "app/commands.hpp"
 #include "common/error.hpp"
 
+namespace {
+// Exit codes: 0 success; 2 bad input or an impossible request (one "lynxsim: error: ..." line names the file, line
+// or JSON path); 3 an internal error (a bug: please report it).
+constexpr int kBadInput = 2;
+constexpr int kInternalError = 3;
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"lynxsim: simulate disaggregated LLM inference where the KV cache crosses the network"};
   app.set_version_flag("--version", std::string("lynxsim ") + LYNX_VERSION);
@@ -27,16 +34,18 @@ int main(int argc, char** argv) {
   lynx::add_run_command(app);
   lynx::add_accuracy_command(app);
   lynx::add_bench_kernels_command(app);
+  lynx::add_generate_command(app);
+  lynx::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : kBadInput;  // --help and --version exit 0
   } catch (const lynx::LynxError& e) {
     std::fprintf(stderr, "lynxsim: error: %s\n", e.what());
-    return 1;
+    return kBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lynxsim: internal error: %s\n", e.what());
-    return 2;
+    return kInternalError;
   }
   return 0;
 }

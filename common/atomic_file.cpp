@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -24,6 +25,30 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     std::remove(temporary.c_str());
     throw_error("%s: cannot write: %s", path.c_str(), std::strerror(error));
   }
+}
+
+void check_output_location(const std::string& path, bool is_directory, const char* option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty()) throw_error("%s: empty path", option);
+  fs::path p = fs::absolute(path, ec).lexically_normal();
+  if (fs::exists(p, ec)) {
+    if (is_directory && !fs::is_directory(p, ec))
+      throw_error("%s %s: exists and is not a folder", option, path.c_str());
+    if (!is_directory && fs::is_directory(p, ec))
+      throw_error("%s %s: is a folder, expected a file path", option, path.c_str());
+    if (::access((is_directory ? p : p.parent_path()).c_str(), W_OK) != 0)
+      throw_error("%s %s: cannot write there: %s", option, path.c_str(), std::strerror(errno));
+    return;
+  }
+  fs::path ancestor = p.parent_path();
+  while (!ancestor.empty() && !fs::exists(ancestor, ec)) ancestor = ancestor.parent_path();
+  if (ancestor.empty()) ancestor = "/";
+  if (!fs::is_directory(ancestor, ec))
+    throw_error("%s %s: %s is a file, so nothing can be created under it", option, path.c_str(),
+                ancestor.c_str());
+  if (::access(ancestor.c_str(), W_OK) != 0)
+    throw_error("%s %s: cannot create it under %s: %s", option, path.c_str(), ancestor.c_str(), std::strerror(errno));
 }
 
 std::string read_file(const std::string& path) {

@@ -8,6 +8,11 @@ namespace lynx {
 // Writes `content` to `path` atomically (temporary file + rename). Throws LynxError naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// Checks, before any work, that `path` can be written as a folder (is_directory) or a file: it is one already,
+// or its nearest existing ancestor is a writable folder. Creates nothing; a LynxError names `option` and the
+// reason (a regular file in the way, no permission).
+void check_output_location(const std::string& path, bool is_directory, const char* option);
+
 // Reads a whole file; throws LynxError naming the path if it cannot be opened.
 std::string read_file(const std::string& path);
 

@@ -1,6 +1,8 @@
 #include "common/json_reader.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -17,9 +19,87 @@ std::string describe(const nlohmann::json& v) {
 }
 }  // namespace
 
+namespace {
+// Rejects an object that names a key twice (nlohmann keeps the last silently): the callback sees every key as it
+// is parsed, with the path of the object it belongs to.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(const std::string& origin) : origin_(origin) {}
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+        objects_.push_back({path_of_value(), {}, {}});
+        break;
+      case Event::object_end:
+        objects_.pop_back();
+        after_value();
+        break;
+      case Event::array_start:
+        arrays_.push_back({path_of_value(), 0});
+        in_array_.push_back(true);
+        break;
+      case Event::array_end:
+        arrays_.pop_back();
+        in_array_.pop_back();
+        after_value();
+        break;
+      case Event::key: {
+        const std::string key = parsed.get<std::string>();
+        Object& o = objects_.back();
+        if (!o.keys.insert(key).second)
+          throw_error("%s: %s.%s: duplicate key (JSON objects name each key once)", origin_.c_str(), o.path.c_str(),
+                      key.c_str());
+        o.current_key = key;
+        in_array_.push_back(false);
+        break;
+      }
+      case Event::value:
+        after_value();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Object {
+    std::string path;
+    std::set<std::string> keys;
+    std::string current_key;
+  };
+  struct Array {
+    std::string path;
+    size_t next = 0;
+  };
+  // The path of the value about to be parsed.
+  std::string path_of_value() const {
+    if (in_array_.empty()) return "$";
+    if (in_array_.back()) return json_index_path(arrays_.back().path, arrays_.back().next);
+    return objects_.back().path + "." + objects_.back().current_key;
+  }
+  void after_value() {
+    if (in_array_.empty()) return;
+    if (in_array_.back())
+      ++arrays_.back().next;
+    else
+      in_array_.pop_back();  // the key's value is complete
+  }
+  const std::string& origin_;
+  std::vector<Object> objects_;
+  std::vector<Array> arrays_;
+  std::vector<bool> in_array_;  // innermost container: array (true) or an object's key (false)
+};
+}  // namespace
+
 nlohmann::json json_parse_text(const std::string& text, const std::string& origin) {
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, DuplicateKeyCheck(origin));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond double's range (1e400): nlohmann gives no position, so name the file and the reason.
+    std::string what = e.what();
+    size_t bracket = what.find("] ");
+    throw_error("%s: malformed JSON: %s", origin.c_str(),
+                (bracket == std::string::npos ? what : what.substr(bracket + 2)).c_str());
   } catch (const nlohmann::json::parse_error& e) {
     // Turn the byte offset into line and column.
     size_t offset = e.byte > 0 ? e.byte - 1 : 0;
@@ -32,14 +112,24 @@ nlohmann::json json_parse_text(const std::string& text, const std::string& origi
         ++column;
       }
     }
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing value -
+    // invalid literal; last read: 'N'": keep what follows the position.
     std::string what = e.what();
-    size_t colon = what.rfind(": ");
+    size_t column_at = what.find("column ");
+    size_t colon = column_at == std::string::npos ? std::string::npos : what.find(": ", column_at);
     std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    for (char& c : reason)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    const char read_last = reason.size() >= 2 ? reason[reason.size() - 2] : ' ';  // before the closing quote
+    if (reason.find("invalid literal") != std::string::npos && (read_last == 'N' || read_last == 'I'))
+      reason += " (JSON has no NaN or Infinity: write a finite number)";
     throw_error("%s:%zu:%zu: malformed JSON: %s", origin.c_str(), line, column, reason.c_str());
   }
 }
 
 nlohmann::json json_parse_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw_error("%s: is a directory, expected a JSON file", path.c_str());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_error("%s: cannot open file", path.c_str());
   std::stringstream buffer;
@@ -66,7 +156,10 @@ void JsonObject::fail(const std::string& key, const std::string& expected) const
   throw_error("%s: %s: missing field, expected %s", origin_.c_str(), path_of(key).c_str(), expected.c_str());
 }
 
-bool JsonObject::has(const std::string& key) const { return value_->contains(key); }
+bool JsonObject::has(const std::string& key) const {
+  known_.insert(key);
+  return value_->contains(key);
+}
 
 const nlohmann::json& JsonObject::field(const std::string& key) {
   read_.insert(key);
@@ -76,6 +169,59 @@ const nlohmann::json& JsonObject::field(const std::string& key) {
 std::string JsonObject::string(const std::string& key) {
   if (!has(key) || !(*value_)[key].is_string()) fail(key, "a string");
   return field(key).get<std::string>();
+}
+
+namespace {
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
+}
+std::string with_unit(std::string range, const char* unit) {
+  if (unit && *unit) range += std::string(" ") + unit;
+  return range;
+}
+}  // namespace
+
+std::string field_range_text(const NumberField& f) {
+  return with_unit((f.min_exclusive ? "(" : "[") + number_text(f.min) + ", " + number_text(f.max) + "]", f.unit);
+}
+
+std::string field_range_text(const IntegerField& f) {
+  return with_unit("[" + std::to_string(f.min) + ", " + std::to_string(f.max) + "]", f.unit);
+}
+
+double JsonObject::get(const NumberField& f) {
+  if (!has(f.key)) {
+    if (std::isnan(f.default_value)) fail(f.key, "a number in " + field_range_text(f));
+    return f.default_value;
+  }
+  const nlohmann::json& v = (*value_)[f.key];
+  const std::string expected = "a number in " + field_range_text(f);
+  if (!v.is_number()) fail(f.key, expected);
+  const double x = v.get<double>();
+  const bool above_min = f.min_exclusive ? x > f.min : x >= f.min;
+  if (!std::isfinite(x) || !above_min || !(x <= f.max)) fail(f.key, expected);
+  read_.insert(f.key);
+  return x;
+}
+
+int64_t JsonObject::get(const IntegerField& f) {
+  if (!has(f.key)) {
+    if (f.required) fail(f.key, "an integer in " + field_range_text(f));
+    return f.default_value;
+  }
+  const nlohmann::json& v = (*value_)[f.key];
+  const std::string expected = "an integer in " + field_range_text(f);
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(f.max)) fail(f.key, expected);
+  } else if (!v.is_number_integer()) {
+    fail(f.key, expected);
+  }
+  const int64_t x = v.get<int64_t>();
+  if (x < f.min || x > f.max) fail(f.key, expected);
+  read_.insert(f.key);
+  return x;
 }
 
 std::string JsonObject::input_path(const std::string& key, const std::string& base_dir) {
@@ -164,6 +310,12 @@ JsonObject JsonObject::object(const std::string& key) {
   return JsonObject(field(key), origin_, path_of(key));
 }
 
+JsonObject JsonObject::object_or_empty(const std::string& key) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  if (!has(key)) return JsonObject(kEmpty, origin_, path_of(key));
+  return object(key);
+}
+
 const nlohmann::json& JsonObject::array(const std::string& key) {
   if (!has(key) || !(*value_)[key].is_array()) fail(key, "a JSON array");
   return field(key);
@@ -178,8 +330,8 @@ void JsonObject::finish() const {
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     if (!read_.count(it.key())) {
       std::string known;
-      for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
-      throw_error("%s: %s: unknown field (known here: %s)", origin_.c_str(), path_of(it.key()).c_str(),
+      for (const auto& k : known_) known += (known.empty() ? "" : ", ") + k;
+      throw_error("%s: %s: unknown field (valid here: %s)", origin_.c_str(), path_of(it.key()).c_str(),
                   known.c_str());
     }
   }

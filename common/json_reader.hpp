@@ -17,12 +17,39 @@ nlohmann::json json_parse_file(const std::string& path);
 // Parses text that came from `origin` (a file name or a description used in messages).
 nlohmann::json json_parse_text(const std::string& text, const std::string& origin);
 
+// A numeric field, declared once where it is read: key, unit, default, allowed range and meaning. The reader
+// enforces type and range with one message naming the file, JSON path, value and range; the same declarations
+// are what a config reference is printed from.
+struct NumberField {
+  const char* key;
+  const char* unit;       // "Gbps", "us", "fraction", ... ("" for a plain number)
+  double default_value;   // used when the field is absent (NaN: the field is required)
+  double min, max;        // allowed range, [min, max] or (min, max] when min_exclusive
+  bool min_exclusive;
+  const char* meaning;
+};
+struct IntegerField {
+  const char* key;
+  const char* unit;       // "tokens", "requests", ... ("" for a plain count)
+  int64_t default_value;
+  int64_t min, max;       // allowed range [min, max]; a JSON number outside int64 is out of range too
+  const char* meaning;
+  bool required = false;  // true: absence is an error, default_value unused
+};
+
+// Human-readable allowed range of a field, e.g. "(0, 100000] Gbps" or "[1, 65536]".
+std::string field_range_text(const NumberField& f);
+std::string field_range_text(const IntegerField& f);
+
 class JsonObject {
  public:
   // `origin` is the file name, `path` the JSON path of `value` within it ("$" for the root).
   JsonObject(const nlohmann::json& value, std::string origin, std::string path);
 
   bool has(const std::string& key) const;
+  // A declared field: its value, or its default when absent; type and range enforced.
+  double get(const NumberField& field);
+  int64_t get(const IntegerField& field);
   std::string string(const std::string& key);
   std::string string_or(const std::string& key, const std::string& fallback);
   double number(const std::string& key);                // any finite number
@@ -43,6 +70,8 @@ class JsonObject {
   std::string choice_or(const std::string& key, const std::vector<std::string>& choices, const std::string& fallback);
   // A nested object or array, marked as read.
   JsonObject object(const std::string& key);
+  // The nested object, or an empty one when absent (its fields then take their declared defaults).
+  JsonObject object_or_empty(const std::string& key);
   const nlohmann::json& array(const std::string& key);
   const nlohmann::json& raw(const std::string& key);   // any value, marked as read
 
@@ -60,6 +89,7 @@ class JsonObject {
   std::string origin_;
   std::string path_;
   std::set<std::string> read_;
+  mutable std::set<std::string> known_;  // every key the reader asked for: the valid names, for messages
 };
 
 // Path of element `index` of the array at `path`: "$.models" -> "$.models[3]".

@@ -114,10 +114,24 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
   top.finish();
 
   // Expand the points.
+  // Each point is a process and a results folder: a sweep beyond kMaxPoints is a mistake, not a plan (split it
+  // with --shard across machines instead).
+  constexpr size_t kMaxPoints = 100000;
   size_t count = 1;
-  if (e.mode == "zip") count = e.axes.empty() ? 1 : e.axes[0].values.size();
-  else
-    for (const SweepAxis& a : e.axes) count *= a.values.size();
+  if (e.mode == "zip") {
+    count = e.axes.empty() ? 1 : e.axes[0].values.size();
+  } else {
+    for (const SweepAxis& a : e.axes) {
+      if (count > kMaxPoints / a.values.size())
+        throw_error("%s: $.sweep.axes: the cross product has more than %zu points; sweep fewer values or split the "
+                    "experiment",
+                    origin.c_str(), kMaxPoints);
+      count *= a.values.size();
+    }
+  }
+  if (count > kMaxPoints)
+    throw_error("%s: $.sweep.axes: %zu points is more than %zu; sweep fewer values or split the experiment",
+                origin.c_str(), count, kMaxPoints);
   for (size_t index = 0; index < count; ++index) {
     SweepPoint p;
     p.index = index;

@@ -11,8 +11,10 @@
 
 namespace lynx {
 
-void plot_results(const std::string& results_dir) {
-  const std::string script = project_dir() + "/experiments/plot_results.py";
+void plot_results(const std::string& results_dir) { run_plot_script("plot_results.py", results_dir); }
+
+void run_plot_script(const std::string& script_name, const std::string& results_dir) {
+  const std::string script = project_dir() + "/experiments/" + script_name;
   if (!std::filesystem::exists(script)) throw_error("%s: plotting script not found", script.c_str());
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::fflush(nullptr);

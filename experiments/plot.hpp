@@ -7,5 +7,7 @@ namespace lynx {
 
 // Runs the plotting script; throws LynxError if it fails. Its output (file names, ratio tables) goes to stdout.
 void plot_results(const std::string& results_dir);
+// Runs experiments/<script_name> on `results_dir` the same way (lynxsim validate's plot_validation.py).
+void run_plot_script(const std::string& script_name, const std::string& results_dir);
 
 }  // namespace lynx

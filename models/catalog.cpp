@@ -86,8 +86,10 @@ std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
     g.hbm_gb_per_s = o.positive_number("hbm_gb_per_s");
     g.hbm_gb = o.positive_number("hbm_gb");
     g.nvlink_gb_per_s = o.positive_number("nvlink_gb_per_s");
+    g.fp8_dense_tflops = o.non_negative_number_or("fp8_dense_tflops", 0);
     g.compute_efficiency = fraction(o, "compute_efficiency");
     g.memory_efficiency = fraction(o, "memory_efficiency");
+    g.efficiency_source = o.string("efficiency_source");
     g.source = o.string("source");
     return g;
   });

@@ -29,8 +29,10 @@ struct GpuSpec {
   double hbm_gb_per_s = 0;
   double hbm_gb = 0;
   double nvlink_gb_per_s = 0;
-  double compute_efficiency = 0;  // fraction of peak FLOP/s reached (MFU), (0, 1]
-  double memory_efficiency = 0;   // fraction of HBM bandwidth reached (MBU), (0, 1]
+  double fp8_dense_tflops = 0;    // 0: no fp8 tensor cores
+  double compute_efficiency = 0;  // roofline: fraction of peak FLOP/s reached (MFU), (0, 1]
+  double memory_efficiency = 0;   // roofline: fraction of HBM bandwidth reached (MBU), (0, 1]
+  std::string efficiency_source;  // the measurement each efficiency comes from
   std::string source;
 };
 

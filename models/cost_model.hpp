@@ -1,50 +1,62 @@
-// The compute cost model: how long a GPU instance (one model replica on `tp` GPUs) takes for a prefill pass and
-// for a decode iteration. A roofline, as in DESIGN.md: time = max(flops / (peak * compute_efficiency),
-// bytes / (hbm_bandwidth * memory_efficiency)), split evenly over the tensor-parallel GPUs, plus the ring
-// all-reduces tensor parallelism needs (two per layer, over NVLink). Prefill is compute-bound (its attention
-// term is quadratic in the prompt); a decode iteration is memory-bound (weights plus every sequence's KV read once).
-// Why a roofline: it needs only catalog numbers, is exact to test, and its efficiency factors are the
-// calibration knobs that measured tables override.
+// The roofline compute cost model: how long a GPU instance (one model replica on `tp` GPUs) takes for a prefill
+// pass and for a decode iteration. time = max(flops / (peak * compute_efficiency), bytes / (hbm_bandwidth *
+// memory_efficiency)), split evenly over the tensor-parallel GPUs, plus the ring all-reduces tensor parallelism needs
+// (two per layer, over NVLink). Prefill is compute-bound (its attention term is quadratic in the prompt); a decode
+// iteration is memory-bound (weights plus every sequence's KV read once, and one embedding row per token).
+// The efficiencies are the catalog's, each measured from the calibration data (models/catalog/gpus.json names the
+// file and rows). `weights_dtype` fp8 halves the weight bytes and uses the GPU's fp8 peak when it has one.
+// Why keep a roofline: it needs only catalog numbers, is exact to test, and covers GPUs and shapes no measurement
+// covers; the profiled model (profiled/profiled_cost.hpp) is the default where measurements exist.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "models/catalog.hpp"
+#include "models/step_cost.hpp"
 
 namespace lynx {
 
-class ComputeCostModel {
- public:
-  ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, int64_t tensor_parallel);
+enum class WeightsDtype { bf16, fp8 };
+WeightsDtype weights_dtype_parse(const std::string& name);  // "bf16" | "fp8"
+const char* weights_dtype_name(WeightsDtype dtype);
 
-  // One prefill iteration over a batch of prompt pieces: each piece computes `new_tokens` tokens of a sequence
-  // whose attention also covers `cached_tokens` earlier tokens (chunked prefill). Weights are read once per
-  // iteration; the new tokens' KV is written in bf16.
-  struct PrefillPiece {
-    int64_t new_tokens = 0;
-    int64_t cached_tokens = 0;
-  };
-  double prefill_seconds(const std::vector<PrefillPiece>& pieces) const;
+class ComputeCostModel : public StepCostModel {
+ public:
+  ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, int64_t tensor_parallel,
+                   WeightsDtype weights = WeightsDtype::bf16);
+
+  // One prefill iteration over a batch of prompt pieces. Weights are read once per iteration; the new tokens'
+  // KV is written in bf16.
+  using PrefillPiece = lynx::PrefillPiece;
+  double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
   double prefill_seconds(int64_t new_tokens, int64_t cached_tokens) const {
     return prefill_seconds({PrefillPiece{new_tokens, cached_tokens}});
   }
   // One decode iteration: `query_tokens` tokens computed in total (one per sequence, k for a verification pass),
   // attending over `attended_tokens` keys summed over those queries, reading `kv_bytes_read` bytes of KV.
   double decode_seconds(int64_t query_tokens, double attended_tokens, double kv_bytes_read) const;
+  double decode_seconds(const DecodeWork& work) const override {
+    return decode_seconds(work.query_tokens, work.attended_tokens, work.kv_bytes_read);
+  }
+  std::string source() const override;
 
   double flops_per_token_dense() const { return dense_flops_per_token_; }  // 2 * non-embedding params
-  double weight_bytes() const { return weight_bytes_; }                      // bf16 weights of the whole replica
+  double weight_bytes() const override { return weight_bytes_; }            // weights of the whole replica
   double peak_flops_per_s() const { return peak_flops_per_s_; }              // all tp GPUs, efficiency included
   double memory_bytes_per_s() const { return memory_bytes_per_s_; }          // all tp GPUs, efficiency included
   double allreduce_seconds(int64_t tokens) const;                            // TP all-reduces of one pass
 
  private:
   ModelSpec model_;
+  GpuSpec gpu_;
   int64_t tp_;
+  WeightsDtype weights_;
   double dense_flops_per_token_;   // FLOPs of the matrix multiplies per token, without the classifier
   double classifier_flops_;        // 2 * vocab * hidden, for each token whose logits are needed
   double attention_flops_per_pair_;  // 4 * n_heads * head_dim * n_layers: QK^T and PV for one query-key pair
   double weight_bytes_;
+  double embedding_table_bytes_;   // read by a prefill pass (every row may be looked up)
+  double embedding_row_bytes_;     // read per token by a decode step (its own row only)
   double peak_flops_per_s_;
   double memory_bytes_per_s_;
   double nvlink_bytes_per_s_;

@@ -7,14 +7,14 @@
 
 namespace lynx {
 
-uint64_t Rng::next_u64() {
+uint64_t SplitMix64::next_u64() {
   uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
 
-double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double SplitMix64::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 AcceptanceModel AcceptanceModel::from_rate(double per_token_rate, std::string source) {
   if (!(per_token_rate >= 0 && per_token_rate <= 1)) throw_error("acceptance rate must be in [0, 1], got %g",
@@ -59,7 +59,7 @@ AcceptanceModel AcceptanceModel::from_accuracy_file(const std::string& path, con
   return m;
 }
 
-int64_t AcceptanceModel::draw(int64_t k, Rng& rng) const {
+int64_t AcceptanceModel::draw(int64_t k, SplitMix64& rng) const {
   if (k <= 0) return 0;
   const double u = rng.uniform();
   if (k <= k_max()) {

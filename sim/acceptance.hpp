@@ -10,9 +10,9 @@
 namespace lynx {
 
 // Deterministic 64-bit generator (splitmix64): the same stream on every platform and standard library.
-class Rng {
+class SplitMix64 {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
   uint64_t next_u64();
   double uniform();  // [0, 1)
  private:
@@ -27,7 +27,7 @@ class AcceptanceModel {
   static AcceptanceModel from_accuracy_file(const std::string& path, const std::string& format_name);
 
   // Accepted tokens m in [0, k] for k drafted tokens.
-  int64_t draw(int64_t k, Rng& rng) const;
+  int64_t draw(int64_t k, SplitMix64& rng) const;
   // Expected m for k drafts.
   double expected_accepted(int64_t k) const;
 

@@ -1,11 +1,9 @@
 // A decode instance: continuous batching with a maximum batch and a KV memory capacity (HBM of its tensor-parallel
 // GPUs minus the weights and a reserve). A request reserves memory for its whole KV (prompt and output, in the
 // wire format, which is also the cache format: attention dequantizes on the fly) before its transfer starts, FIFO.
-// It joins the batch at the next iteration after its KV is usable; the received streams are first unpacked into
-// the cache by the format's decode kernel. Each iteration gives every running request one token; a Lynx request
-// still drafting reads its anchor-only KV; the iteration after its residual is in runs its verification pass
-// (k drafts + 1 positions over the full KV), keeps m drafts drawn from the acceptance model plus the verifier's
-// token, and it then decodes on full KV.
+// It joins the batch at the next iteration after its KV is usable. The instance only batches and plans: what an
+// iteration costs each request and what it does to it (a token, a draft, a verification) is its transfer
+// protocol's answer (transfer_protocol.hpp).
 // Speed: while a batch does not change (no request joining, verifying or finishing), consecutive iterations are
 // planned at once and their end times computed arithmetically; a KV or residual arrival cuts the plan at the
 // next iteration boundary. The timeline is the same as with one event per iteration (a test checks it).
@@ -14,7 +12,7 @@
 #include <deque>
 #include <vector>
 
-#include "models/cost_model.hpp"
+#include "models/step_cost.hpp"
 #include "sim/sim_context.hpp"
 
 namespace lynx {
@@ -27,10 +25,11 @@ class DecodeInstance {
   void assign(RequestState& request);
   // Asks for the request's KV memory; context.on_memory_granted runs when it is reserved (maybe at once).
   void request_memory(RequestState& request);
-  // Every anchor chunk (or every chunk) has arrived.
+  // The request's KV is usable (its protocol said so): it joins at the next iteration.
   void on_kv_ready(RequestState& request);
-  // Lynx: every residual chunk has arrived.
-  void on_residual_ready(RequestState& request);
+  // A request's state changed in a way that changes its next iteration (Lynx: the residual is in); nothing to do
+  // until it is in the batch.
+  void replan_for(const RequestState& request);
 
   // The router's load measure: KV bytes of the requests assigned here and not finished.
   double load_bytes() const { return assigned_bytes_; }
@@ -40,21 +39,19 @@ class DecodeInstance {
  private:
   struct Member {
     RequestState* request;
-    bool joining;     // first iteration: unpack the received KV first
-    bool verifying;   // lynx: verification pass this iteration
-    bool drafting;    // lynx: speculative token this iteration
+    IterationMember part;  // its protocol's plan for it
   };
   void grant_waiting();
+  void replan();
   void maybe_start_iteration();
   void cut_plan();  // an arrival: stop the planned iterations at the next boundary
   void finish_iterations(uint64_t generation);
-  int64_t draft_cap(const RequestState& r) const;
 
   int index_, node_;
   const SimContext& context_;
-  ComputeCostModel cost_;
+  const StepCostModel& cost_;
   double capacity_bytes_ = 0, reserved_bytes_ = 0, assigned_bytes_ = 0;
-  double full_bytes_per_token_ = 0, anchor_bytes_per_token_ = 0;
+  double full_bytes_per_token_ = 0;
   std::deque<RequestState*> memory_waiting_;
   std::deque<RequestState*> joining_;
   std::vector<RequestState*> running_;

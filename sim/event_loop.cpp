@@ -16,7 +16,18 @@ namespace {
 EventLoop* g_loop = nullptr;  // the process's one loop, for SimGrid's static completion signal
 }
 
-EventLoop::EventLoop(const NetworkConfig& network, const std::vector<std::string>& node_names) {
+namespace {
+std::vector<PlatformNode> single_nic_nodes(const std::vector<std::string>& names) {
+  std::vector<PlatformNode> nodes;
+  for (const auto& name : names) nodes.push_back(PlatformNode{name, 1});
+  return nodes;
+}
+}  // namespace
+
+EventLoop::EventLoop(const NetworkConfig& network, const std::vector<std::string>& node_names)
+    : EventLoop(network, single_nic_nodes(node_names)) {}
+
+EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes) {
   if (g_loop != nullptr) throw_error("one simulation per process: SimGrid's engine cannot be created twice");
   g_loop = this;
   int argc = 1;
@@ -24,7 +35,7 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<std::string
   char* argv[] = {name, nullptr};
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   xbt_log_control_set("root.thresh:critical");
-  platform_ = platform_build(network, node_names);
+  platform_ = platform_build(network, nodes);
   sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
     if (g_loop != nullptr) g_loop->on_activity_done(activity);
   });

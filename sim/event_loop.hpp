@@ -26,7 +26,9 @@ namespace lynx {
 
 class EventLoop {
  public:
-  // Creates the SimGrid engine and the platform with one node per name.
+  // Creates the SimGrid engine and the platform; flows go between endpoints (NICs, platform.hpp).
+  EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes);
+  // One single-NIC node per name.
   EventLoop(const NetworkConfig& network, const std::vector<std::string>& node_names);
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
@@ -35,7 +37,7 @@ class EventLoop {
   double now() const;
   // Runs `handler` at time `time_s` (>= now); events at equal times run in the order they were queued.
   void at(double time_s, std::function<void()> handler);
-  // Sends `bytes` from node `src` to node `dst` with sharing weight `weight` (1 = normal). `on_sent` (may be empty)
+  // Sends `bytes` from endpoint `src` to endpoint `dst` with sharing weight `weight` (1 = normal). `on_sent` (may be empty)
   // runs when the sender has pushed the last byte (the end of the flow's bandwidth phase); `on_delivered` when it
   // has arrived: that plus the route's propagation latency.
   void send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,

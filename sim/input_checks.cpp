@@ -13,7 +13,8 @@ namespace {
 // scale are amortised away.
 constexpr int64_t kPerTokenSample = 1 << 16;
 
-constexpr double kBf16BytesPerParam = 2;
+// Bytes per weight in the configured weights_dtype (bf16 2, fp8 1).
+double bytes_per_param(const SimulationInputs& in) { return in.config.weights_dtype == "fp8" ? 1.0 : 2.0; }
 
 std::string where(const SimulationInputs& in, const Request& r) {
   char text[64];
@@ -28,12 +29,12 @@ std::string where(const SimulationInputs& in, const Request& r) {
 
 void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const GpuSpec& gpu, const char* path,
                        double reserve_fraction) {
-  const double weights = kBf16BytesPerParam * static_cast<double>(in.model.params);
+  const double weights = bytes_per_param(in) * static_cast<double>(in.model.params);
   const double usable = gpu.hbm_gb * 1e9 * pool.tensor_parallel * (1 - reserve_fraction);
   if (weights >= usable)
-    throw_error("%s: %s: the weights of %s (%.1f GB in bf16) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
+    throw_error("%s: %s: the weights of %s (%.1f GB in %s) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
                 "raise tp or choose a larger GPU",
-                in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, pool.tensor_parallel,
+                in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, in.config.weights_dtype.c_str(), pool.tensor_parallel,
                 gpu.name.c_str(), gpu.hbm_gb, reserve_fraction * 100);
 }
 }  // namespace
@@ -41,7 +42,18 @@ void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const
 double decode_kv_capacity_bytes(const SimulationInputs& in) {
   const double hbm_bytes = in.decode_gpu.hbm_gb * 1e9 * in.config.decode.tensor_parallel;
   return hbm_bytes * (1 - in.config.decode.memory_reserve_fraction) -
-         kBf16BytesPerParam * static_cast<double>(in.model.params);
+         bytes_per_param(in) * static_cast<double>(in.model.params);
+}
+
+double prefill_kv_capacity_bytes(const SimulationInputs& in) {
+  const double hbm_bytes = in.prefill_gpu.hbm_gb * 1e9 * in.config.prefill.tensor_parallel;
+  return hbm_bytes * (1 - in.config.prefill.memory_reserve_fraction) -
+         bytes_per_param(in) * static_cast<double>(in.model.params);
+}
+
+double prefill_kv_bytes(const SimulationInputs& in, int64_t prompt_tokens) {
+  static const KvFormat kBf16 = kv_format_parse("bf16");
+  return static_cast<double>(model_kv_bytes(in.model, kBf16, prompt_tokens).total());
 }
 
 KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) {
@@ -50,7 +62,9 @@ KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) {
 }
 
 void check_simulation_inputs(const SimulationInputs& in) {
-  check_weights_fit(in, in.config.prefill, in.prefill_gpu, "$.cluster.prefill", 0);
+  check_weights_fit(in, in.config.prefill, in.prefill_gpu, "$.cluster.prefill",
+                    in.config.prefill.memory_reserve_fraction);
+  const double prefill_capacity = prefill_kv_capacity_bytes(in);
   check_weights_fit(in, in.config.decode, in.decode_gpu, "$.cluster.decode", in.config.decode.memory_reserve_fraction);
   const double capacity = decode_kv_capacity_bytes(in);
   const double per_token = kv_bytes_per_token(in).full;
@@ -67,6 +81,12 @@ void check_simulation_inputs(const SimulationInputs& in) {
       throw_error("%s: %lld input + %lld output tokens exceed the %lld-token context of %s", where(in, r).c_str(),
                   static_cast<long long>(r.input_tokens), static_cast<long long>(r.output_tokens),
                   static_cast<long long>(in.model.context_tokens), in.model.name.c_str());
+    const double prompt_bytes = prefill_kv_bytes(in, r.input_tokens);
+    if (prompt_bytes > prefill_capacity)
+      throw_error("%s: its prompt's KV (%.2f GB in bf16, %lld tokens) does not fit in a prefill instance's memory "
+                  "(%.2f GB after weights and the %.0f%% reserve)",
+                  where(in, r).c_str(), prompt_bytes / 1e9, static_cast<long long>(r.input_tokens),
+                  prefill_capacity / 1e9, in.config.prefill.memory_reserve_fraction * 100);
     const double bytes = per_token * static_cast<double>(tokens);
     if (bytes > capacity)
       throw_error("%s: needs %.2f GB of KV memory (%lld tokens in %s), more than a decode instance holds (%.2f GB "

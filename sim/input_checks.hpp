@@ -11,6 +11,13 @@ namespace lynx {
 // the bf16 weights of the replica.
 double decode_kv_capacity_bytes(const SimulationInputs& in);
 
+// Bytes of one prefill instance's GPU memory left for the KV it computes and has not yet sent (and, with prefix
+// caching, cached prefixes): likewise HBM less reserve less weights.
+double prefill_kv_capacity_bytes(const SimulationInputs& in);
+// The KV a request's prefill holds on the prefill GPU until it is sent: its prompt's KV in bf16, the format the
+// prefill computes (it is quantized into wire chunks as it leaves).
+double prefill_kv_bytes(const SimulationInputs& in, int64_t prompt_tokens);
+
 // Steady-state KV bytes per token of the run's format (whole cache, and its anchor stream alone).
 struct KvBytesPerToken {
   double full = 0;

@@ -21,6 +21,9 @@ KernelCosts kernel_costs_roofline(const GpuSpec& gpu, const KvFormat& format, in
   k.encode_elements_per_s = bandwidth / (2.0 + anchor_bytes + residual_bytes);
   k.decode_full_elements_per_s = bandwidth / (anchor_bytes + residual_bytes + 2.0);
   k.decode_anchor_elements_per_s = bandwidth / (anchor_bytes + 2.0);
+  // Memory-bound attention: time in proportion to the bytes it reads per element, bf16's being 2.
+  k.attention_full_relative = (anchor_bytes + residual_bytes) / 2.0;
+  k.attention_anchor_relative = anchor_bytes / 2.0;
   return k;
 }
 
@@ -34,6 +37,11 @@ KernelCosts kernel_costs_from_table(const CostTable& table, const KvFormat& form
                                             : " (derived, not measured: " + table.device + ")");
   if (format.kind == KvFormatKind::bf16) return k;  // the GPU holds bf16: nothing to convert
   const double gpus = static_cast<double>(tensor_parallel);
+  const double bf16_attention = table.elements_per_s("attention_full", "bf16");
+  k.attention_full_relative = bf16_attention / table.elements_per_s("attention_full", format.name);
+  k.attention_anchor_relative =
+      format.residual_bits > 0 ? bf16_attention / table.elements_per_s("attention_anchor", format.name)
+                               : k.attention_full_relative;
   k.encode_elements_per_s = table.elements_per_s("encode", format.name) * gpus;
   k.decode_full_elements_per_s = table.elements_per_s("decode_full", format.name) * gpus;
   k.decode_anchor_elements_per_s =

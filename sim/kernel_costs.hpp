@@ -18,6 +18,10 @@ struct KernelCosts {
   double encode_elements_per_s = 0;   // 0 = no kernel (free)
   double decode_full_elements_per_s = 0;
   double decode_anchor_elements_per_s = 0;
+  // Decode attention over the cache in this format, as a multiple of bf16 attention's time per KV element
+  // (attention_full / attention_anchor of the table against its bf16 attention_full; 1 for bf16).
+  double attention_full_relative = 1;
+  double attention_anchor_relative = 1;
 
   double encode_seconds(double elements) const { return rate_seconds(elements, encode_elements_per_s); }
   double decode_seconds(double elements, bool anchor_only) const {

@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "sim/transfer_protocol.hpp"
 
 namespace lynx {
 
@@ -110,7 +111,9 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["workload"] = workload_source;
   sources["prefill_kernel_costs"] = in.prefill_kernels.source;
   sources["decode_kernel_costs"] = in.decode_kernels.source;
-  sources["acceptance"] = in.format.is_lynx() ? in.acceptance.source() : "not used (no speculation)";
+  sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
+  sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
+  sources["acceptance"] = transfer_protocol_speculates(in.format) ? in.acceptance.source() : "not used (no speculation)";
   nlohmann::json summary;
   summary["config"] = config;
   summary["sources"] = sources;
@@ -137,7 +140,7 @@ void append_int(std::string& out, int64_t v) {
 std::string requests_csv(const std::vector<RequestRecord>& records) {
   std::string out =
       "id,arrival_s,input_tokens,output_tokens,prefill_instance,decode_instance,prefill_start_s,prefill_end_s,"
-      "transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
+      "prefill_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
       "verify_s,end_s,ttft_spec_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens\n";
   for (const RequestRecord& r : records) {
     out += std::to_string(r.id);
@@ -146,7 +149,7 @@ std::string requests_csv(const std::vector<RequestRecord>& records) {
     append_int(out, r.output_tokens);
     append_int(out, r.prefill_instance);
     append_int(out, r.decode_instance);
-    for (double t : {r.prefill_start_s, r.prefill_end_s, r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
+    for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
                      r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
                      r.ttft_s(), r.tpot_s(), r.e2el_s()})
       append_time(out, t);

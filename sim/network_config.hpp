@@ -4,7 +4,9 @@
 //                          the spine layer of (hosts_per_rack * nic_gbps / oversubscription) Gbps, or uplink_gbps;
 //                          a cross-rack route is NIC -> leaf uplink -> leaf downlink -> NIC (ECMP over the spines
 //                          is modelled as one fat uplink per leaf).
-// Bandwidths in Gbps (1e9 bit/s), latencies in microseconds, one way. Links are split-duplex (independent
+// Each serving instance has one NIC per GPU (its tensor-parallel degree), as real GPU servers do (e.g. 8 x 400
+// Gbps), or nics_per_instance NICs; nic_gbps is per NIC. nics_per_instance 1 gives the older model of one NIC per
+// instance. Bandwidths in Gbps (1e9 bit/s), latencies in microseconds, one way. Links are split-duplex (independent
 // directions, as Ethernet/InfiniBand) or shared (both directions on one capacity).
 #pragma once
 #include <string>
@@ -15,7 +17,8 @@ namespace lynx {
 
 struct NetworkConfig {
   std::string topology = "star";        // "star" | "leaf-spine"
-  double nic_gbps = 100;                // per node
+  double nic_gbps = 100;                // per NIC
+  int nics_per_instance = 0;            // 0: one NIC per GPU of the instance (its tp)
   double latency_us = 5;                // one way, between two nodes under the same switch
   double spine_latency_us = 0;          // extra one-way latency of a cross-rack route (leaf-spine)
   int hosts_per_rack = 8;               // leaf-spine

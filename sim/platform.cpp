@@ -1,5 +1,7 @@
 #include "sim/platform.hpp"
 
+#include <algorithm>
+
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
@@ -33,7 +35,7 @@ DirectedLink make_link(sg4::NetZone* zone, const std::string& name, double bytes
 }
 }  // namespace
 
-Platform platform_build(const NetworkConfig& network, const std::vector<std::string>& host_names) {
+Platform platform_build(const NetworkConfig& network, const std::vector<PlatformNode>& nodes) {
   if (network.model == "exact") {
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
@@ -48,22 +50,31 @@ Platform platform_build(const NetworkConfig& network, const std::vector<std::str
   p.nic_bytes_per_s = network.nic_gbps * 1e9 / 8;
   const bool split_duplex = network.link_sharing == "split-duplex";
   const bool leaf_spine = network.topology == "leaf-spine";
-  const int n = static_cast<int>(host_names.size());
 
   sg4::NetZone* zone = sg4::create_full_zone("cluster");
   p.timer_host = zone->create_host("event-loop-timer", 1.0)->seal();
   std::vector<DirectedLink> nics;
-  for (int i = 0; i < n; ++i) {
-    p.hosts.push_back(zone->create_host(host_names[static_cast<size_t>(i)], 1.0)->seal());
-    nics.push_back(make_link(zone, host_names[static_cast<size_t>(i)] + "-nic", p.nic_bytes_per_s, split_duplex));
-    p.rack_of.push_back(leaf_spine ? i / network.hosts_per_rack : 0);
+  int racks = 0, max_nics = 1;
+  for (size_t node = 0; node < nodes.size(); ++node) {
+    const int rack = leaf_spine ? static_cast<int>(node) / network.hosts_per_rack : 0;
+    racks = std::max(racks, rack + 1);
+    max_nics = std::max(max_nics, nodes[node].nics);
+    p.first_endpoint.push_back(static_cast<int>(p.hosts.size()));
+    for (int k = 0; k < nodes[node].nics; ++k) {
+      // A single-NIC node keeps its plain name (the NIC link is "<name>-nic").
+      const std::string name = nodes[node].nics == 1 ? nodes[node].name : nodes[node].name + "-gpu" + std::to_string(k);
+      p.hosts.push_back(zone->create_host(name, 1.0)->seal());
+      nics.push_back(make_link(zone, name + "-nic", p.nic_bytes_per_s, split_duplex));
+      p.rack_of.push_back(rack);
+    }
   }
+  const int n = static_cast<int>(p.hosts.size());
   std::vector<DirectedLink> uplinks;
   if (leaf_spine) {
-    const int racks = (n + network.hosts_per_rack - 1) / network.hosts_per_rack;
+    // A leaf's uplink carries its hosts' NICs divided by the oversubscription (or uplink_gbps).
     p.uplink_bytes_per_s = network.uplink_gbps > 0
                                ? network.uplink_gbps * 1e9 / 8
-                               : network.hosts_per_rack * p.nic_bytes_per_s / network.oversubscription;
+                               : network.hosts_per_rack * max_nics * p.nic_bytes_per_s / network.oversubscription;
     for (int r = 0; r < racks; ++r)
       uplinks.push_back(make_link(zone, "leaf" + std::to_string(r) + "-uplink", p.uplink_bytes_per_s, split_duplex));
   }

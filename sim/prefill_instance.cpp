@@ -2,18 +2,27 @@
 
 #include <algorithm>
 
+#include "sim/input_checks.hpp"
+
 namespace lynx {
 
 PrefillInstance::PrefillInstance(int index, int node, const SimContext& context)
     : index_(index),
       node_(node),
       context_(context),
-      cost_(context.inputs->model, context.inputs->prefill_gpu, context.inputs->config.prefill.tensor_parallel) {}
+      cost_(*context.inputs->prefill_cost),
+      capacity_bytes_(prefill_kv_capacity_bytes(*context.inputs)) {}
 
 void PrefillInstance::enqueue(RequestState& request) {
   request.record.prefill_instance = index_;
   queue_.push_back(&request);
   outstanding_tokens_ += request.request.input_tokens;
+  if (!busy_) start_iteration();
+}
+
+void PrefillInstance::release(RequestState& request) {
+  used_bytes_ -= request.prefill_memory_bytes;
+  request.prefill_memory_bytes = 0;
   if (!busy_) start_iteration();
 }
 
@@ -26,18 +35,37 @@ void PrefillInstance::start_iteration() {
   const double now = context_.loop->now();
   const int64_t budget = context_.inputs->config.prefill.chunked_prefill_tokens;
   std::vector<Piece> pieces;
-  std::vector<ComputeCostModel::PrefillPiece> work;
+  std::vector<PrefillPiece> work;
   int64_t used = 0;
   while (!queue_.empty() && (budget == 0 ? pieces.empty() : used < budget)) {
     RequestState* r = queue_.front();
     const int64_t remaining = r->request.input_tokens - r->prefilled_tokens;
     const int64_t take = budget == 0 ? remaining : std::min(remaining, budget - used);
-    if (r->prefilled_tokens == 0) r->record.prefill_start_s = now;
+    if (r->prefilled_tokens == 0) {
+      // A new request needs room for its prompt's KV; else it waits, and so does the queue behind it (FCFS).
+      const double bytes = prefill_kv_bytes(*context_.inputs, r->request.input_tokens);
+      if (used_bytes_ + bytes > capacity_bytes_) {
+        if (memory_wait_since_s_ < 0) memory_wait_since_s_ = now;
+        break;
+      }
+      if (memory_wait_since_s_ >= 0) {
+        r->record.prefill_memory_wait_s = now - memory_wait_since_s_;
+        memory_wait_since_s_ = -1;
+      }
+      r->prefill_memory_bytes = bytes;
+      used_bytes_ += bytes;
+      r->record.prefill_start_s = now;
+      r->advance(RequestPhase::prefilling);
+    }
     pieces.push_back(Piece{r, take == remaining});
     work.push_back({take, r->prefilled_tokens});
     r->prefilled_tokens += take;
     used += take;
     if (take == remaining) queue_.pop_front();
+  }
+  if (pieces.empty()) {  // the head waits for memory: release() starts the next iteration
+    busy_ = false;
+    return;
   }
   finish_group(std::move(pieces), -1, cost_.prefill_seconds(work));
 }

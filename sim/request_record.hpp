@@ -16,6 +16,7 @@ struct RequestRecord {
   int decode_instance = -1;
   double prefill_start_s = NAN;
   double prefill_end_s = NAN;
+  double prefill_memory_wait_s = 0;  // time at the head of the prefill queue waiting for prefill GPU memory
   double transfer_start_s = NAN;     // first chunk sent
   double anchor_arrival_s = NAN;     // every anchor chunk (lynx) or every chunk (other formats) arrived
   double residual_arrival_s = NAN;   // lynx: every residual chunk arrived

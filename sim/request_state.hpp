@@ -1,9 +1,12 @@
-// A request in flight: its record plus the run-time state the instances and the transfer engine share.
+// A request in flight: its record, its phase (request_phase.hpp) and the run-time state the instances, the
+// transfer engine and the transfer protocol share.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
 
+#include "sim/request_phase.hpp"
 #include "sim/request_record.hpp"
 #include "traces/request.hpp"
 
@@ -12,27 +15,33 @@ namespace lynx {
 struct RequestState {
   Request request;
   RequestRecord record;
+  RequestPhase phase = RequestPhase::queued;
+  // Moves the request along one edge of its state machine; an illegal edge is a LynxError.
+  void advance(RequestPhase to) {
+    request_phase_check(request.id, phase, to);
+    phase = to;
+  }
   // prefill
   int64_t prefilled_tokens = 0;      // tokens scheduled into prefill iterations so far
-  // transfer
-  std::vector<int> ready_chunks;     // chunks computed and quantized, waiting for the decode memory
-  // Each stream (anchor, residual) is one connection: its chunks leave in order, one at a time.
+  // transfer: chunks computed and quantized, waiting for the decode memory
+  std::vector<int> ready_chunks;
+  // Each stream of the protocol (single stream: [0]; Lynx: anchor [0], residual [1]) is one connection: its chunks
+  // leave in order, one at a time.
+  // A chunk leaves as one flow per NIC pair of the two instances (each GPU sends its heads' share); the next
+  // chunk leaves when every flow of the previous one is sent.
   struct Stream {
-    std::deque<int> queue;  // chunks ready to leave
-    bool sending = false;   // a chunk is on the wire
-    int arrived = 0;        // chunks delivered
+    std::deque<int> queue;     // chunks ready to leave
+    int flows_sending = 0;     // flows of the current chunk still on the wire
+    int chunks_issued = 0;
+    int64_t flows_issued = 0, flows_delivered = 0;
   };
-  Stream anchor, residual;  // a single-stream format uses `anchor` only
-  bool memory_granted = false;
-  bool memory_requested = false;
-  bool residual_ready = false;       // lynx: every residual chunk arrived
+  std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance
+  double prefill_memory_bytes = 0;   // held on the prefill instance from its prefill start until its KV is sent
+  int streams_sent = 0;              // streams that have sent their last chunk
   // decode
-  bool joined = false;
-  bool speculative = false;          // lynx: decoding on anchor-only KV, not yet verified
   int64_t final_tokens = 0;          // tokens that are final
   int64_t pending_spec_tokens = 0;   // drafts awaiting verification
-  bool done = false;
 };
 
 }  // namespace lynx

@@ -17,6 +17,9 @@ std::string describe_workload(const WorkloadSpec& spec) {
 RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   JsonObject workload(config.workload, config.origin, "$.workload");
   WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
+  if (spec.prefix_block_tokens_given)
+    workload.fail("prefix_block_tokens", "no prefix_block_tokens: it sets trace-stats' prefix hit ratio, and the "
+                                         "simulator models no prefix cache, so it would be ignored");
   SimulationInputs inputs = simulation_inputs(config, workload_build(spec, config.seed));
   const std::string source = describe_workload(spec);
   inputs.workload_source = source;

@@ -9,18 +9,38 @@
 namespace lynx {
 
 namespace {
+// The numeric fields, each declared once with its unit, default and range (common/json_reader.hpp). Ranges bound
+// what a simulation can represent (counts that fit the simulator's int and its memory, times SimGrid resolves);
+// they are far beyond any real deployment.
+constexpr IntegerField kInstances{"instances", "instances", 1, 1, 65536, "model replicas in the pool"};
+constexpr IntegerField kTensorParallel{"tp", "GPUs", 1, 1, 64, "tensor-parallel degree: GPUs per replica"};
+constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", 0, 0, 1 << 24,
+                                       "prefill token budget per iteration (0: whole prompts, one at a time)"};
+constexpr IntegerField kMaxBatch{"max_batch", "sequences", 256, 1, 1 << 20, "decode: sequences per iteration"};
+constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", 0.1, 0, 0.99, false,
+                                     "share of GPU memory kept for activations and fragmentation"};
+constexpr IntegerField kSeed{"seed", "", 1, 0, INT64_MAX, "seed of every random draw (workload, acceptance)"};
+constexpr IntegerField kChunkLayers{"chunk_layers", "layers", 4, 1, 1024, "layers per KV transfer chunk"};
+constexpr NumberField kAnchorWeight{"anchor_weight", "", 1000, 0, 1e6, true,
+                                    "sharing weight of Lynx anchor flows against others' 1 (1e6: strict priority)"};
+constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", 0, 0, 1, false,
+                                      "per-token acceptance of drafted tokens, used instead of any accuracy file"};
+constexpr IntegerField kMaxSpeculative{"max_speculative_tokens", "tokens", 0, 0, 1 << 20,
+                                       "cap on tokens drafted before verification (0: up to the output length)"};
+constexpr NumberField kSloTtft{"ttft_ms", "ms", 5000, 0, 1e9, true, "TTFT target of the goodput metric"};
+constexpr NumberField kSloTpot{"tpot_ms", "ms", 100, 0, 1e9, true, "TPOT target of the goodput metric"};
+
 PoolConfig pool_from_json(JsonObject o, bool decode) {
   PoolConfig p;
-  p.instances = static_cast<int>(o.positive_integer_or("instances", p.instances));
+  p.instances = static_cast<int>(o.get(kInstances));
   p.gpu = o.string_or("gpu", p.gpu);
-  p.tensor_parallel = static_cast<int>(o.positive_integer_or("tp", p.tensor_parallel));
+  p.tensor_parallel = static_cast<int>(o.get(kTensorParallel));
+  p.memory_reserve_fraction = o.get(kMemoryReserve);
   if (decode) {
-    p.max_batch = static_cast<int>(o.positive_integer_or("max_batch", p.max_batch));
-    p.memory_reserve_fraction = o.non_negative_number_or("memory_reserve_fraction", p.memory_reserve_fraction);
-    if (p.memory_reserve_fraction >= 1) o.fail("memory_reserve_fraction", "a fraction in [0, 1)");
+    p.max_batch = static_cast<int>(o.get(kMaxBatch));
     p.plan_iterations = o.boolean_or("plan_iterations", p.plan_iterations);
   } else {
-    p.chunked_prefill_tokens = o.non_negative_integer_or("chunked_prefill_tokens", 0);
+    p.chunked_prefill_tokens = o.get(kChunkedPrefill);
   }
   o.finish();
   return p;
@@ -39,38 +59,39 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
   } catch (const LynxError&) {
     top.fail("format", std::string("a KV format name (") + kv_format_grammar() + ")");
   }
-  if (top.has("seed")) c.seed = static_cast<uint64_t>(top.non_negative_integer_or("seed", 1));
-  if (top.has("cluster")) {
-    JsonObject cluster = top.object("cluster");
-    if (cluster.has("prefill")) c.prefill = pool_from_json(cluster.object("prefill"), false);
-    if (cluster.has("decode")) c.decode = pool_from_json(cluster.object("decode"), true);
-    if (cluster.has("network")) {
-      JsonObject network = cluster.object("network");
-      c.network = network_config_from_json(network);
-    }
+  c.seed = static_cast<uint64_t>(top.get(kSeed));
+  {
+    JsonObject cluster = top.object_or_empty("cluster");
+    c.prefill = pool_from_json(cluster.object_or_empty("prefill"), false);
+    c.decode = pool_from_json(cluster.object_or_empty("decode"), true);
+    JsonObject network = cluster.object_or_empty("network");
+    c.network = network_config_from_json(network);
     c.router = cluster.choice_or("router", {"least-loaded", "round-robin"}, c.router);
     cluster.finish();
   }
-  if (top.has("transfer")) {
-    JsonObject t = top.object("transfer");
-    c.transfer.chunk_layers = static_cast<int>(t.positive_integer_or("chunk_layers", c.transfer.chunk_layers));
-    c.transfer.anchor_weight = t.positive_number_or("anchor_weight", c.transfer.anchor_weight);
+  {
+    JsonObject t = top.object_or_empty("transfer");
+    c.transfer.chunk_layers = static_cast<int>(t.get(kChunkLayers));
+    c.transfer.anchor_weight = t.get(kAnchorWeight);
     c.transfer.mode = t.choice_or("mode", {"layer-wise", "after-prefill"}, c.transfer.mode);
     t.finish();
   }
-  if (top.has("lynx")) {
-    JsonObject l = top.object("lynx");
+  {
+    JsonObject l = top.object_or_empty("lynx");
     if (l.has("acceptance")) c.lynx.acceptance_file = l.input_path("acceptance", base_dir);
-    c.lynx.acceptance_rate = l.non_negative_number_or("acceptance_rate", 0);
-    if (c.lynx.acceptance_rate > 1) l.fail("acceptance_rate", "a probability in [0, 1]");
-    c.lynx.max_speculative_tokens = l.non_negative_integer_or("max_speculative_tokens", 0);
+    if (l.has("acceptance_rate")) c.lynx.acceptance_rate = l.get(kAcceptanceRate);
+    if (c.lynx.acceptance_rate && !c.lynx.acceptance_file.empty())
+      l.fail("acceptance_rate", "either acceptance (a file) or acceptance_rate, not both");
+    c.lynx.max_speculative_tokens = l.get(kMaxSpeculative);
     l.finish();
   }
   if (top.has("kernel_costs")) c.kernel_costs = top.input_path("kernel_costs", base_dir);
-  if (top.has("slo")) {
-    JsonObject s = top.object("slo");
-    c.slo.ttft_ms = s.positive_number_or("ttft_ms", c.slo.ttft_ms);
-    c.slo.tpot_ms = s.positive_number_or("tpot_ms", c.slo.tpot_ms);
+  c.compute_model = top.choice_or("compute_model", {"auto", "profiled", "roofline"}, c.compute_model);
+  c.weights_dtype = top.choice_or("weights_dtype", {"bf16", "fp8"}, c.weights_dtype);
+  {
+    JsonObject s = top.object_or_empty("slo");
+    c.slo.ttft_ms = s.get(kSloTtft);
+    c.slo.tpot_ms = s.get(kSloTpot);
     s.finish();
   }
   if (top.has("models_catalog")) c.models_catalog = top.input_path("models_catalog", base_dir);

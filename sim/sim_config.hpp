@@ -15,12 +15,16 @@
 //   "transfer": {"chunk_layers": 4, "anchor_weight": 1000, "mode": "layer-wise"},   or "after-prefill"
 //   "lynx": {"acceptance": "models/accuracy/stories260k.json", "acceptance_rate": 0.9, "max_speculative_tokens": 0},
 //   "kernel_costs": "kernels/costs/h200.json",
+//   "compute_model": "auto",            "profiled" | "roofline" | "auto": profiled where the published measurements
+//                                       cover the GPU and model shape, else roofline (models/compute_model.hpp)
+//   "weights_dtype": "bf16",            or "fp8": weight bytes and the peak the compute model uses
 //   "slo": {"ttft_ms": 5000, "tpot_ms": 100},
 //   "workload": {...}                   traces/workload_spec.hpp
 // }
 // Relative paths resolve against the configuration file's directory.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,7 +39,7 @@ struct PoolConfig {
   int tensor_parallel = 1;
   int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
   int max_batch = 256;                  // decode: sequences per iteration
-  double memory_reserve_fraction = 0.1; // decode: HBM kept for activations and fragmentation
+  double memory_reserve_fraction = 0.1; // HBM kept for activations and fragmentation
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
                                         // per iteration, slower, the same timeline; for checking)
 };
@@ -49,7 +53,7 @@ struct TransferConfig {
 
 struct LynxConfig {
   std::string acceptance_file;   // accuracy JSON written by `lynxsim accuracy`; "" = the shipped default if present
-  double acceptance_rate = 0;    // > 0: per-token acceptance rate used instead of any file
+  std::optional<double> acceptance_rate;  // set: per-token acceptance rate used instead of any file (0 is a rate)
   int64_t max_speculative_tokens = 0;  // cap on tokens drafted before verification; 0 = up to the output length
 };
 
@@ -70,6 +74,8 @@ struct SimConfig {
   TransferConfig transfer;
   LynxConfig lynx;
   std::string kernel_costs;  // "" = kernels/costs/<gpu>.json if shipped, else roofline defaults
+  std::string compute_model = "auto";  // "auto" | "profiled" | "roofline"
+  std::string weights_dtype = "bf16";  // "bf16" | "fp8"
   SloConfig slo;
   std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs
   nlohmann::json workload;   // parsed by the traces library

@@ -6,12 +6,14 @@
 #include "sim/event_loop.hpp"
 #include "sim/request_state.hpp"
 #include "sim/simulation.hpp"
+#include "sim/transfer_protocol.hpp"
 
 namespace lynx {
 
 struct SimContext {
   EventLoop* loop = nullptr;
   const SimulationInputs* inputs = nullptr;
+  const TransferProtocol* protocol = nullptr;  // the run's protocol: streams, joining, iteration roles
   int chunks = 0;  // transfer chunks per request
 
   int64_t chunk_layer_count(int chunk) const {

@@ -8,6 +8,7 @@
 #include "sim/decode_instance.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/input_checks.hpp"
+#include "sim/nic_shares.hpp"
 #include "sim/prefill_instance.hpp"
 #include "sim/sim_context.hpp"
 
@@ -20,10 +21,13 @@ class ClusterSimulation {
  public:
   explicit ClusterSimulation(const SimulationInputs& inputs) : inputs_(inputs) {
     const SimConfig& c = inputs.config;
-    std::vector<std::string> names;
-    for (int i = 0; i < c.prefill.instances; ++i) names.push_back("prefill" + std::to_string(i));
-    for (int i = 0; i < c.decode.instances; ++i) names.push_back("decode" + std::to_string(i));
-    loop_ = std::make_unique<EventLoop>(c.network, names);
+    const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
+    const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
+    std::vector<PlatformNode> nodes;
+    for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics});
+    for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics});
+    loop_ = std::make_unique<EventLoop>(c.network, nodes);
+    nic_shares_ = nic_flow_shares(c.prefill.tensor_parallel, prefill_nics, c.decode.tensor_parallel, decode_nics);
     requests_.resize(inputs.requests.size());
     for (size_t i = 0; i < inputs.requests.size(); ++i) {
       requests_[i].request = inputs.requests[i];
@@ -33,8 +37,10 @@ class ClusterSimulation {
       rec.input_tokens = inputs.requests[i].input_tokens;
       rec.output_tokens = inputs.requests[i].output_tokens;
     }
+    protocol_ = transfer_protocol_for(inputs_);
     context_.loop = loop_.get();
     context_.inputs = &inputs_;
+    context_.protocol = protocol_.get();
     context_.chunks = static_cast<int>((inputs.model.n_layers + c.transfer.chunk_layers - 1) / c.transfer.chunk_layers);
     context_.on_chunk_ready = [this](RequestState& r, int chunk) { on_chunk_ready(r, chunk); };
     context_.on_memory_granted = [this](RequestState& r) { send_ready_chunks(r); };
@@ -48,7 +54,9 @@ class ClusterSimulation {
     loop_->run();
     SimulationResult result;
     for (const RequestState& r : requests_) {
-      if (!r.done) throw_error("request %lld did not complete", static_cast<long long>(r.request.id));
+      if (r.phase != RequestPhase::done)
+        throw_error("request %lld did not complete (left %s)", static_cast<long long>(r.request.id),
+                    request_phase_name(r.phase));
       result.records.push_back(r.record);
       result.makespan_s = std::max(result.makespan_s, r.record.end_s);
       result.bytes_expected += model_kv_bytes(inputs_.model, inputs_.format, r.request.input_tokens).total();
@@ -85,49 +93,55 @@ class ClusterSimulation {
 
   void on_chunk_ready(RequestState& r, int chunk) {
     r.ready_chunks.push_back(chunk);
-    DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
-    if (!r.memory_requested) d.request_memory(r);  // may grant at once and send
-    else if (r.memory_granted) send_ready_chunks(r);
+    if (r.phase == RequestPhase::prefilling)
+      decode_[static_cast<size_t>(r.record.decode_instance)]->request_memory(r);  // may grant at once and send
+    else if (r.phase != RequestPhase::awaiting_memory)
+      send_ready_chunks(r);
   }
 
   void send_ready_chunks(RequestState& r) {
+    const int streams = protocol_->stream_count();
     for (int chunk : r.ready_chunks) {
       if (std::isnan(r.record.transfer_start_s)) r.record.transfer_start_s = loop_->now();
-      r.anchor.queue.push_back(chunk);
-      if (inputs_.format.residual_bits > 0) r.residual.queue.push_back(chunk);
+      for (int s = 0; s < streams; ++s) r.streams[static_cast<size_t>(s)].queue.push_back(chunk);
     }
     r.ready_chunks.clear();
-    pump(r, true);
-    pump(r, false);
+    for (int s = 0; s < streams; ++s) pump(r, s);
   }
 
-  // Sends the next chunk of one of the request's streams if that connection is idle. The anchor stream (every
-  // chunk of a single-stream format) is weighted above residuals for Lynx.
-  void pump(RequestState& r, bool anchor) {
-    RequestState::Stream& stream = anchor ? r.anchor : r.residual;
-    if (stream.sending || stream.queue.empty()) return;
+  // Sends the next chunk of one of the request's streams if that connection is idle, with the stream's weight:
+  // one flow per NIC pair of the two instances (nic_shares.hpp).
+  void pump(RequestState& r, int s) {
+    RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
+    if (stream.flows_sending > 0 || stream.queue.empty()) return;
     const int chunk = stream.queue.front();
     stream.queue.pop_front();
-    stream.sending = true;
-    const KvStreamBytes bytes = chunk_bytes(r, chunk);
-    const double weight = anchor && inputs_.format.is_lynx() ? inputs_.config.transfer.anchor_weight : 1.0;
+    ++stream.chunks_issued;
     DecodeInstance& d = *decode_[static_cast<size_t>(r.record.decode_instance)];
-    loop_->send(source_node(r), d.node(), anchor ? bytes.anchor : bytes.residual, weight,
-                [this, &r, &stream, anchor] {
-                  stream.sending = false;
-                  pump(r, anchor);
-                },
-                [this, &r, &d, &stream, anchor] {
-                  if (++stream.arrived < context_.chunks) return;
-                  if (anchor) {
-                    r.record.anchor_arrival_s = loop_->now();
-                    d.on_kv_ready(r);
-                  } else {
-                    r.record.residual_arrival_s = loop_->now();
-                    r.residual_ready = true;
-                    if (r.joined) d.on_residual_ready(r);
-                  }
-                });
+    const Platform& platform = loop_->platform();
+    const int src = platform.first_endpoint[static_cast<size_t>(source_node(r))];
+    const int dst = platform.first_endpoint[static_cast<size_t>(d.node())];
+    const std::vector<uint64_t> bytes = split_bytes(protocol_->stream_bytes(s, chunk_bytes(r, chunk)), nic_shares_);
+    for (size_t k = 0; k < bytes.size(); ++k) {
+      if (bytes[k] == 0) continue;
+      ++stream.flows_sending;
+      ++stream.flows_issued;
+      loop_->send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], protocol_->stream_weight(s),
+                  [this, &r, &stream, s] {
+                    if (--stream.flows_sending > 0) return;
+                    if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
+                        ++r.streams_sent == protocol_->stream_count())
+                      prefill_[static_cast<size_t>(r.record.prefill_instance)]->release(r);
+                    pump(r, s);
+                  },
+                  [this, &r, &d, &stream, s] {
+                    ++stream.flows_delivered;
+                    if (stream.chunks_issued < context_.chunks || stream.flows_delivered < stream.flows_issued) return;
+                    const StreamEvent event = protocol_->on_stream_complete(r, s, loop_->now());
+                    if (event == StreamEvent::kv_usable) d.on_kv_ready(r);
+                    else if (event == StreamEvent::replan) d.replan_for(r);
+                  });
+    }
   }
 
   KvStreamBytes chunk_bytes(const RequestState& r, int chunk) const {
@@ -138,6 +152,8 @@ class ClusterSimulation {
   }
 
   const SimulationInputs& inputs_;
+  std::unique_ptr<TransferProtocol> protocol_;
+  std::vector<NicFlowShare> nic_shares_;  // the same for every request: the pools' tp and NICs
   std::unique_ptr<EventLoop> loop_;
   std::vector<RequestState> requests_;
   SimContext context_;

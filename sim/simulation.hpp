@@ -13,7 +13,7 @@
 
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
-#include "models/cost_model.hpp"
+#include "models/step_cost.hpp"
 #include "sim/acceptance.hpp"
 #include "sim/kernel_costs.hpp"
 #include "sim/request_record.hpp"
@@ -29,6 +29,7 @@ struct SimulationInputs {
   GpuSpec prefill_gpu, decode_gpu;
   KvFormat format;
   KernelCosts prefill_kernels, decode_kernels;
+  std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/compute_model.hpp
   AcceptanceModel acceptance;        // used by lynx formats
   std::vector<Request> requests;     // sorted by arrival
   std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages

@@ -5,6 +5,8 @@
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "models/compute_model.hpp"
+#include "sim/transfer_protocol.hpp"
 
 namespace lynx {
 
@@ -19,9 +21,9 @@ bool accuracy_file_has(const std::string& path, const std::string& format) {
 }
 
 AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format) {
-  if (c.lynx.acceptance_rate > 0) return AcceptanceModel::from_rate(c.lynx.acceptance_rate, "configured rate");
+  if (c.lynx.acceptance_rate) return AcceptanceModel::from_rate(*c.lynx.acceptance_rate, "configured rate");
   if (!c.lynx.acceptance_file.empty()) return AcceptanceModel::from_accuracy_file(c.lynx.acceptance_file, format.name);
-  if (format.is_lynx() && accuracy_file_has(default_accuracy_path(), format.name))
+  if (transfer_protocol_speculates(format) && accuracy_file_has(default_accuracy_path(), format.name))
     return AcceptanceModel::from_accuracy_file(default_accuracy_path(), format.name);
   return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
                                                               format.name + ")");
@@ -62,6 +64,15 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   };
   in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel);
   in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel);
+  ComputeChoice compute;
+  compute.model = config.compute_model;
+  compute.weights = weights_dtype_parse(config.weights_dtype);
+  in.prefill_cost = located("$.compute_model", [&] {
+    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, compute);
+  });
+  in.decode_cost = located("$.compute_model", [&] {
+    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, compute);
+  });
   in.acceptance = resolve_acceptance(config, in.format);
   in.requests = std::move(requests);
   return in;

@@ -1,5 +1,7 @@
 #include "traces/text_parse.hpp"
 
+#include <cstdio>
+
 #include "common/error.hpp"
 
 namespace lynx {
@@ -240,8 +242,22 @@ bool csv_split(std::string_view line, std::vector<std::string_view>& fields) {
 }
 
 std::string text_excerpt(std::string_view text, size_t limit) {
-  if (text.size() <= limit) return std::string(text);
-  return std::string(text.substr(0, limit - 3)) + "...";
+  // Control bytes (a terminal escape, a NUL) are shown as \xNN, so that a bad row can neither drive the user's
+  // terminal nor cut the message.
+  std::string out;
+  const bool cut = text.size() > limit;
+  if (cut) text = text.substr(0, limit - 3);
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return cut ? out + "..." : out;
 }
 
 }  // namespace lynx

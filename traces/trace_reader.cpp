@@ -222,10 +222,11 @@ TraceReadReport trace_read_each(const std::string& path, const TraceReadOptions&
   report.failed_kept = options.keep_failed;
   LineReader reader(path);
   std::string_view line;
-  bool any = false;
-  while ((any = reader.next(line)) && is_blank(line)) {
-  }
-  if (!any) throw_error("%s: empty file (expected a trace: %s)", path.c_str(), trace_format_known_forms().c_str());
+  bool any = false, blank = false;
+  while ((any = reader.next(line)) && is_blank(line)) blank = true;
+  if (!any)
+    throw_error("%s: %s (expected a trace: %s)", path.c_str(), blank ? "only blank lines, no row" : "empty file",
+                trace_format_known_forms().c_str());
   report.format = options.format;
   if (report.format == TraceFormat::auto_detect) {
     report.format = trace_format_detect(line);

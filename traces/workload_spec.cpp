@@ -1,5 +1,6 @@
 #include "traces/workload_spec.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,24 @@ void read_options_from_json(JsonObject& o, TraceReadOptions& read) {
   }
 }
 
+// The numeric fields, each declared once (common/json_reader.hpp). Bounds: 10 million tokens is 76x the longest
+// context in the model catalog; 1e8 requests is a week at 165 requests/s; a CV in [0.01, 100] keeps the gamma
+// sampler exact and finite (shape 1/CV^2 in [1e-4, 1e4]); production traces show CVs of 1 to 13 (Azure code).
+constexpr int64_t kMaxTokens = 10'000'000;
+constexpr IntegerField kFixedTokens{"fixed", "tokens", 0, 1, kMaxTokens, "every request's length", true};
+constexpr NumberField kRatePerS{"rate_per_s", "requests/s", NAN, 0, 1e6, true, "mean arrival rate"};
+constexpr NumberField kCv{"cv", "", NAN, 0.01, 100, false, "gamma arrivals: coefficient of variation of the gaps"};
+constexpr IntegerField kCount{"count", "requests", 0, 1, 100'000'000, "requests to generate", true};
+constexpr IntegerField kFirstN{"first_n", "requests", 0, 1, INT64_MAX, "keep the first N requests"};
+constexpr NumberField kSpreadStepS{"spread_step_s", "s", 0, 0, 86400, true,
+                                   "spread requests sharing a timestamp over this step"};
+constexpr NumberField kTimeScale{"time_scale", "", 1, 0, 1e6, true, "multiply arrival times (0.5: twice as fast)"};
+constexpr NumberField kTargetRate{"target_rate_per_s", "requests/s", 0, 0, 1e6, true,
+                                  "rescale arrival times to this mean rate"};
+constexpr NumberField kWindowBound{"time_window_s", "s", 0, 0, 1e9, false, "[begin, end) of the arrivals kept"};
+constexpr IntegerField kPrefixBlockTokens{"prefix_block_tokens", "tokens", kMooncakeBlockTokens, 1, 1 << 20,
+                                          "tokens per prefix block of the trace's hash ids"};
+
 LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
   LengthSpec l;
   int kinds = o.has("fixed") + o.has("uniform") + o.has("empirical");
@@ -50,13 +69,13 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
                 o.origin().c_str(), o.path().c_str());
   if (o.has("fixed")) {
     l.kind = LengthSpec::Kind::fixed;
-    l.fixed_tokens = o.positive_integer("fixed");
+    l.fixed_tokens = o.get(kFixedTokens);
   } else if (o.has("uniform")) {
     l.kind = LengthSpec::Kind::uniform;
     const nlohmann::json& a = o.array("uniform");
     if (a.size() != 2 || !a[0].is_number_integer() || !a[1].is_number_integer() || a[0].get<int64_t>() < 1 ||
-        a[1].get<int64_t>() < a[0].get<int64_t>())
-      o.fail("uniform", "[low, high]: integers with 1 <= low <= high");
+        a[1].get<int64_t>() < a[0].get<int64_t>() || a[1].get<int64_t>() > kMaxTokens)
+      o.fail("uniform", "[low, high]: integers with 1 <= low <= high <= " + std::to_string(kMaxTokens));
     l.low_tokens = a[0].get<int64_t>();
     l.high_tokens = a[1].get<int64_t>();
   } else {
@@ -72,10 +91,10 @@ SyntheticSpec synthetic_from_json(JsonObject& o, const std::string& base_dir) {
   SyntheticSpec s;
   s.arrival = o.choice_or("arrival", {"poisson", "gamma"}, "poisson") == "gamma" ? ArrivalProcess::gamma
                                                                                  : ArrivalProcess::poisson;
-  s.rate_per_s = o.positive_number("rate_per_s");
-  if (s.arrival == ArrivalProcess::gamma) s.cv = o.positive_number("cv");
+  s.rate_per_s = o.get(kRatePerS);
+  if (s.arrival == ArrivalProcess::gamma) s.cv = o.get(kCv);
   else if (o.has("cv")) o.fail("cv", "no cv for poisson arrivals (their CV is 1; use \"arrival\": \"gamma\")");
-  s.count = o.positive_integer("count");
+  s.count = o.get(kCount);
   JsonObject input = o.object("input_tokens");
   s.input_tokens = length_from_json(input, base_dir);
   JsonObject output = o.object("output_tokens");
@@ -88,22 +107,22 @@ void transforms_from_json(JsonObject& o, TraceTransforms& t) {
   if (o.has("time_window_s")) {
     const nlohmann::json& w = o.array("time_window_s");
     if (w.size() != 2 || !w[0].is_number() || !w[1].is_number() || !(w[0].get<double>() >= 0) ||
-        !(w[1].get<double>() > w[0].get<double>()))
-      o.fail("time_window_s", "[begin_s, end_s] with 0 <= begin_s < end_s");
+        !(w[1].get<double>() > w[0].get<double>()) || !(w[1].get<double>() <= kWindowBound.max))
+      o.fail("time_window_s", "[begin_s, end_s] with 0 <= begin_s < end_s <= 1e9");
     t.has_time_window = true;
     t.window_begin_s = w[0].get<double>();
     t.window_end_s = w[1].get<double>();
   }
-  t.first_n = o.positive_integer_or("first_n", 0);
+  t.first_n = o.get(kFirstN);
   t.spread_same_timestamp = o.boolean_or("spread_same_timestamp", false);
   if (o.has("spread_step_s")) {
     if (!t.spread_same_timestamp) o.fail("spread_step_s", "no spread_step_s without \"spread_same_timestamp\": true");
-    t.spread_step_s = o.positive_number("spread_step_s");
+    t.spread_step_s = o.get(kSpreadStepS);
   }
-  t.time_scale = o.positive_number_or("time_scale", 1);
+  t.time_scale = o.get(kTimeScale);
   if (o.has("target_rate_per_s")) {
     if (o.has("time_scale")) o.fail("target_rate_per_s", "either time_scale or target_rate_per_s, not both");
-    t.target_rate_per_s = o.positive_number("target_rate_per_s");
+    t.target_rate_per_s = o.get(kTargetRate);
   }
 }
 }  // namespace
@@ -123,7 +142,8 @@ WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& ba
     spec.synthetic_spec = synthetic_from_json(synthetic, base_dir);
   }
   transforms_from_json(workload, spec.transforms);
-  spec.prefix_block_tokens = workload.positive_integer_or("prefix_block_tokens", kMooncakeBlockTokens);
+  spec.prefix_block_tokens_given = workload.has("prefix_block_tokens");
+  spec.prefix_block_tokens = workload.get(kPrefixBlockTokens);
   workload.finish();
   return spec;
 }

@@ -38,6 +38,7 @@
 namespace lynx {
 
 struct WorkloadSpec {
+  bool prefix_block_tokens_given = false;  // set in the JSON (the simulator has no prefix cache: it refuses it)
   std::string trace_path;          // a trace (resolved path), or empty for a synthetic workload
   TraceReadOptions read;
   bool synthetic = false;

@@ -4,55 +4,22 @@
 #include <cmath>
 #include <cstring>
 
+#include <Eigen/Core>
+
 #include "common/error.hpp"
 
 namespace lynx {
 
 namespace {
 
-constexpr int kMaxHeadDim = 512;
+using VectorMap = Eigen::Map<Eigen::VectorXf>;
+using ConstVectorMap = Eigen::Map<const Eigen::VectorXf>;
 
-// Dot product with 8 independent partial sums (vectorizable without reordering a single sum), combined in a fixed
-// order: deterministic, and the same for every caller.
-inline float dot(const float* a, const float* b, int n) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l) acc[l] += a[j + l] * b[j + l];
-  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; j < n; ++j) s += a[j] * b[j];
-  return s;
-}
-
-// out += a * x (out is a local array: no aliasing).
-inline void add_scaled(float* __restrict out, const float* __restrict x, float a, int n) {
-  for (int d = 0; d < n; ++d) out[d] += a * x[d];
-}
-
-// out[r] = W[r, :] . x for W [rows x cols].
-void matvec(float* out, const float* w, const float* x, int rows, int cols) {
-  for (int r = 0; r < rows; ++r) out[r] = dot(w + static_cast<int64_t>(r) * cols, x, cols);
-}
-
-void rmsnorm(float* out, const float* x, const float* weight, int n) {
-  float ss = dot(x, x, n) / static_cast<float>(n) + 1e-5f;
-  float inverse = 1.0f / std::sqrt(ss);
-  for (int i = 0; i < n; ++i) out[i] = weight[i] * (inverse * x[i]);
-}
-
-void softmax(float* x, int n) {
-  float lane_max[8] = {x[0], x[0], x[0], x[0], x[0], x[0], x[0], x[0]};  // the max is exact in any order
-  int i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; ++l) lane_max[l] = x[i + l] > lane_max[l] ? x[i + l] : lane_max[l];
-  float max = lane_max[0];
-  for (int l = 1; l < 8; ++l) max = lane_max[l] > max ? lane_max[l] : max;
-  for (; i < n; ++i) max = x[i] > max ? x[i] : max;
-  for (i = 0; i < n; ++i) x[i] = std::exp(x[i] - max);
-  float sum = 0;
-  for (i = 0; i < n; ++i) sum += x[i];
-  float inverse = 1.0f / sum;
-  for (i = 0; i < n; ++i) x[i] *= inverse;
+// out = weight * x / rms(x), element by element (Eigen), the mean square from the kernel's dot.
+void rmsnorm(const DecoderKernels& kernels, float* out, const float* x, const float* weight, int n) {
+  const float ss = kernels.dot(x, x, n) / static_cast<float>(n) + 1e-5f;  // 1e-5: llama2.c's run.c epsilon
+  const float inverse = 1.0f / std::sqrt(ss);
+  VectorMap(out, n) = ConstVectorMap(weight, n).cwiseProduct(inverse * ConstVectorMap(x, n));
 }
 
 // Rotates consecutive pairs (2j, 2j+1) of every head of `v` [width] by the angles of one position.
@@ -74,10 +41,8 @@ int argmax(const float* x, int n) {
   return best;
 }
 
-Decoder::Decoder(const LlamaModel& model) : model_(model) {
+Decoder::Decoder(const LlamaModel& model, const DecoderKernels& kernels) : model_(model), kernels_(kernels) {
   const LlamaConfig& c = model.config;
-  if (c.head_dim() > kMaxHeadDim)
-    throw_error("decoder: head_dim %d is larger than the supported %d", c.head_dim(), kMaxHeadDim);
   const int half = c.head_dim() / 2;
   rope_cos_.resize(static_cast<size_t>(c.seq_len) * half);
   rope_sin_.resize(rope_cos_.size());
@@ -140,68 +105,65 @@ void Decoder::run(KvCache& cache, const int* tokens, int64_t n, bool prefill) {
     std::memcpy(&x_[i * dim], model_.token_embedding + static_cast<int64_t>(tokens[i]) * dim,
                 static_cast<size_t>(dim) * sizeof(float));
 
+  const DecoderKernels& k = kernels_;
   for (int l = 0; l < c.n_layers; ++l) {
     const LlamaLayer& L = model_.layers[static_cast<size_t>(l)];
     // Attention: q, k, v of each token, rotated by its position.
     for (int64_t i = 0; i < n; ++i) {
       float* xb = &xb_[i * dim];
-      rmsnorm(xb, &x_[i * dim], L.rms_att, dim);
-      matvec(&q_[i * dim], L.wq, xb, dim, dim);
-      matvec(&k_[i * kv_dim], L.wk, xb, kv_dim, dim);
-      matvec(&v_[i * kv_dim], L.wv, xb, kv_dim, dim);
+      rmsnorm(k, xb, &x_[i * dim], L.rms_att, dim);
+      k.matvec(&q_[i * dim], L.wq, dim, xb, dim, dim);
+      k.matvec(&k_[i * kv_dim], L.wk, dim, xb, kv_dim, dim);
+      k.matvec(&v_[i * kv_dim], L.wv, dim, xb, kv_dim, dim);
       const float* cos_row = &rope_cos_[static_cast<size_t>(pos0 + i) * half];
       const float* sin_row = &rope_sin_[static_cast<size_t>(pos0 + i) * half];
       rope(&q_[i * dim], dim, head_dim, cos_row, sin_row);
       rope(&k_[i * kv_dim], kv_dim, head_dim, cos_row, sin_row);
     }
     cache.append(l, n, k_.data(), v_.data());
-    const float* cache_k = cache.keys(l);
-    const float* cache_v = cache.values(l);
-    // Rows below `cached` come from the cache; the prefill pass reads its own block's rows fresh.
-    const int64_t cached = prefill ? pos0 : pos0 + n;
+    // What attention reads, [pos0 + n x kv_dim]: the cache as stored; the prefill pass reads its own block's rows
+    // fresh (fp32), after the cached rows, in a scratch copy.
+    const float* rows_k = cache.keys(l);
+    const float* rows_v = cache.values(l);
+    if (prefill) {
+      const size_t cached = static_cast<size_t>(pos0 * kv_dim), fresh = static_cast<size_t>(n * kv_dim);
+      prefill_k_.resize(cached + fresh);
+      prefill_v_.resize(cached + fresh);
+      std::copy(rows_k, rows_k + cached, prefill_k_.begin());
+      std::copy(rows_v, rows_v + cached, prefill_v_.begin());
+      std::copy(k_.begin(), k_.begin() + static_cast<ptrdiff_t>(fresh), prefill_k_.begin() + static_cast<ptrdiff_t>(cached));
+      std::copy(v_.begin(), v_.begin() + static_cast<ptrdiff_t>(fresh), prefill_v_.begin() + static_cast<ptrdiff_t>(cached));
+      rows_k = prefill_k_.data();
+      rows_v = prefill_v_.data();
+    }
     for (int64_t i = 0; i < n; ++i) {
       const int64_t context = pos0 + i + 1;
-      const int64_t from_cache = std::min(cached, context);
       for (int h = 0; h < c.n_heads; ++h) {
-        const float* q = &q_[i * dim + h * head_dim];
         const int64_t head_offset = static_cast<int64_t>(h / group) * head_dim;
-        const float* keys = cache_k + head_offset;
-        const float* fresh_keys = &k_[head_offset];  // the block's own rows (prefill), row r at (r - pos0) * kv_dim
-        float* scores = scores_.data();
-        for (int64_t r = 0; r < from_cache; ++r) scores[r] = dot(q, keys + r * kv_dim, head_dim) * scale;
-        for (int64_t r = from_cache; r < context; ++r)
-          scores[r] = dot(q, fresh_keys + (r - pos0) * kv_dim, head_dim) * scale;
-        softmax(scores, static_cast<int>(context));
-        float out[kMaxHeadDim];
-        for (int d = 0; d < head_dim; ++d) out[d] = 0;
-        const float* values = cache_v + head_offset;
-        const float* fresh_values = &v_[head_offset];
-        for (int64_t r = 0; r < from_cache; ++r) add_scaled(out, values + r * kv_dim, scores[r], head_dim);
-        for (int64_t r = from_cache; r < context; ++r)
-          add_scaled(out, fresh_values + (r - pos0) * kv_dim, scores[r], head_dim);
-        std::memcpy(&attn_[i * dim + h * head_dim], out, static_cast<size_t>(head_dim) * sizeof(float));
+        k.attend(&attn_[i * dim + h * head_dim], scores_.data(), &q_[i * dim + h * head_dim], rows_k + head_offset,
+                 rows_v + head_offset, context, kv_dim, head_dim, scale);
       }
     }
     // Output projection and the SwiGLU feed-forward block, both residual.
     for (int64_t i = 0; i < n; ++i) {
       float* x = &x_[i * dim];
       float* xb = &xb_[i * dim];
-      matvec(xb, L.wo, &attn_[i * dim], dim, dim);
-      for (int d = 0; d < dim; ++d) x[d] += xb[d];
-      rmsnorm(xb, x, L.rms_ffn, dim);
+      k.matvec(xb, L.wo, dim, &attn_[i * dim], dim, dim);
+      VectorMap(x, dim) += ConstVectorMap(xb, dim);
+      rmsnorm(k, xb, x, L.rms_ffn, dim);
       float* hb = &hb_[i * hidden];
       float* hb2 = &hb2_[i * hidden];
-      matvec(hb, L.w1, xb, hidden, dim);
-      matvec(hb2, L.w3, xb, hidden, dim);
-      for (int j = 0; j < hidden; ++j) hb[j] = hb[j] / (1.0f + std::exp(-hb[j])) * hb2[j];
-      matvec(xb, L.w2, hb, dim, hidden);
-      for (int d = 0; d < dim; ++d) x[d] += xb[d];
+      k.matvec(hb, L.w1, dim, xb, hidden, dim);
+      k.matvec(hb2, L.w3, dim, xb, hidden, dim);
+      k.swiglu(hb, hb2, hidden);
+      k.matvec(xb, L.w2, hidden, hb, dim, hidden);
+      VectorMap(x, dim) += ConstVectorMap(xb, dim);
     }
   }
   if (prefill) return;
   for (int64_t i = 0; i < n; ++i) {
-    rmsnorm(&xb_[i * dim], &x_[i * dim], model_.rms_final, dim);
-    matvec(&logits_[i * c.vocab_size], model_.classifier, &xb_[i * dim], c.vocab_size, dim);
+    rmsnorm(k, &xb_[i * dim], &x_[i * dim], model_.rms_final, dim);
+    k.matvec(&logits_[i * c.vocab_size], model_.classifier, dim, &xb_[i * dim], c.vocab_size, dim);
   }
 }
 

@@ -1,5 +1,7 @@
 // The Llama forward pass (RMSNorm, rotary embeddings, grouped-query attention, SwiGLU, tied or separate
-// classifier) over a KvCache held in any KV wire format. fp32 arithmetic, single-threaded, plain loops.
+// classifier) over a KvCache held in any KV wire format. fp32 arithmetic, single-threaded. The reductions
+// (matrix-vector products, attention, the SwiGLU gate) are decoder_kernels.hpp's, whose AVX2+FMA and portable forms
+// give the same bits; the element-wise vector algebra (RMSNorm scaling, residual adds) is Eigen's.
 //
 // Two modes, matching disaggregated serving:
 //   prefill  the prefill node's pass over a prompt: attention reads the fresh fp32 K/V of the block (and the cache
@@ -10,12 +12,14 @@
 //            stored (dequantized, anchor-only where the cache says so). Returns logits [n x vocab].
 // A forward over n tokens gives bit-identical logits to n forwards of one token for every format whose groups lie
 // within a token row (all but fp8's per-tensor scale and KIVI's per-channel keys): each token's arithmetic is the
-// same loop in the same order. The Lynx protocol's exactness rests on this.
+// same loop in the same order. The Lynx protocol's exactness rests on this. Results are the same on every machine:
+// the kernels' summation order does not depend on the SIMD width.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "kernels/kv_format.hpp"
+#include "models/decoder/decoder_kernels.hpp"
 #include "models/decoder/checkpoint.hpp"
 #include "models/decoder/kv_cache.hpp"
 
@@ -23,8 +27,9 @@ namespace lynx {
 
 class Decoder {
  public:
-  // `model` must outlive the decoder.
-  explicit Decoder(const LlamaModel& model);
+  // `model` must outlive the decoder. `kernels`: the fastest this CPU runs unless a test asks for another form.
+  explicit Decoder(const LlamaModel& model, const DecoderKernels& kernels = decoder_kernels_best());
+  const DecoderKernels& kernels() const { return kernels_; }
 
   const LlamaModel& model() const { return model_; }
   const LlamaConfig& config() const { return model_.config; }
@@ -43,10 +48,12 @@ class Decoder {
   void reserve(int64_t n);
 
   const LlamaModel& model_;
+  const DecoderKernels& kernels_;
   std::vector<float> rope_cos_, rope_sin_;  // [seq_len x head_dim/2]
   // Activations of a block of n tokens, [n x width].
   std::vector<float> x_, xb_, q_, k_, v_, attn_, hb_, hb2_, logits_;
   std::vector<float> scores_;  // [seq_len]
+  std::vector<float> prefill_k_, prefill_v_;  // [tokens x kv_dim]: cached rows, then the prefill block's fresh ones
   int64_t capacity_ = 0;
 };
 

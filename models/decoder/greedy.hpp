@@ -12,6 +12,12 @@ namespace lynx {
 // least one token (BOS).
 std::vector<int> greedy_generate(Decoder& decoder, KvCache& cache, const std::vector<int>& prompt, int n_new);
 
+// What Lynx's draft phase writes (lynx_protocol.hpp, step 1) when it is not cut short: clears `cache`, prefills,
+// reads the prompt's rows anchor-only (the residual has not arrived) and decodes `n_new` tokens greedily; the rows
+// the decode node writes itself are read full. `cache` must hold a Lynx format. The tokens equal
+// greedy_generate's up to the first draft a verification would reject.
+std::vector<int> anchor_only_generate(Decoder& decoder, KvCache& cache, const std::vector<int>& prompt, int n_new);
+
 // The prefill part alone: clears `cache` and writes the KV of prompt[0..P-1) (the decode node then feeds
 // prompt[P-1]).
 void prefill_prompt(Decoder& decoder, KvCache& cache, const std::vector<int>& prompt);

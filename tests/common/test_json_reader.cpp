@@ -29,10 +29,53 @@ TEST_CASE("json object fields: types, ranges, paths and unknown fields") {
   JsonObject sub = o.object("sub");
   CHECK_THROWS_WITH_AS(sub.positive_integer("k"), "f.json: $.sub.k: expected a positive integer, got 0", LynxError);
   CHECK(o.number("neg") == -1);
-  CHECK_THROWS_WITH_AS(o.finish(), doctest::Contains("f.json: $.typo: unknown field (known here: "), LynxError);
+  CHECK_THROWS_WITH_AS(o.finish(), doctest::Contains("f.json: $.typo: unknown field (valid here: "), LynxError);
   CHECK(o.choice_or("s", {"hi", "ho"}, "ho") == "hi");
   CHECK_THROWS_WITH_AS(o.choice("s", {"a", "b"}), "f.json: $.s: expected one of \"a\", \"b\", got \"hi\"",
                        LynxError);
 }
 
 TEST_CASE("array element paths") { CHECK(json_index_path("$.models", 3) == "$.models[3]"); }
+
+TEST_CASE("declared fields: default, type, range and integer overflow, each with the range in the message") {
+  nlohmann::json j = json_parse_text(
+      R"({"gbps": 1e300, "n": 4294967297, "big": 99999999999999999999, "frac": 2.5, "ok": 25, "neg": -3})", "c.json");
+  JsonObject o(j, "c.json", "$.net");
+  const NumberField gbps{"gbps", "Gbps", 100, 0, 1e5, true, "NIC bandwidth"};
+  const IntegerField n{"n", "", 1, 1, 65536, "instances"};
+  CHECK_THROWS_WITH_AS(o.get(gbps), "c.json: $.net.gbps: expected a number in (0, 100000] Gbps, got 1e+300", LynxError);
+  CHECK_THROWS_WITH_AS(o.get(n), "c.json: $.net.n: expected an integer in [1, 65536], got 4294967297", LynxError);
+  CHECK_THROWS_WITH_AS(o.get(IntegerField{"big", "tokens", 1, 1, INT64_MAX, ""}),
+                       doctest::Contains("c.json: $.net.big: expected an integer in [1, 9223372036854775807] tokens"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(o.get(IntegerField{"frac", "", 1, 1, 10, ""}),
+                       "c.json: $.net.frac: expected an integer in [1, 10], got 2.5", LynxError);
+  CHECK_THROWS_WITH_AS(o.get(IntegerField{"neg", "", 1, 0, 10, ""}),
+                       "c.json: $.net.neg: expected an integer in [0, 10], got -3", LynxError);
+  CHECK(o.get(NumberField{"ok", "Gbps", 100, 0, 1e5, true, ""}) == 25);
+  CHECK(o.get(NumberField{"absent", "Gbps", 100, 0, 1e5, true, ""}) == 100);
+  CHECK_THROWS_WITH_AS(o.get(IntegerField{"absent", "", 0, 1, 2, "", true}),
+                       "c.json: $.net.absent: missing field, expected an integer in [1, 2]", LynxError);
+}
+
+TEST_CASE("unknown fields list the valid names; duplicate keys, NaN, huge numbers and directories are clear errors") {
+  nlohmann::json j = json_parse_text(R"({"instances": 2, "max_bacth": 8})", "c.json");
+  JsonObject o(j, "c.json", "$.decode");
+  o.get(IntegerField{"instances", "", 1, 1, 10, ""});
+  o.get(IntegerField{"max_batch", "", 256, 1, 1024, ""});
+  CHECK_THROWS_WITH_AS(o.finish(), "c.json: $.decode.max_bacth: unknown field (valid here: instances, max_batch)",
+                       LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text(R"({"a": {"b": [1, {"c": 1, "c": 2}]}})", "d.json"),
+                       "d.json: $.a.b[1].c: duplicate key (JSON objects name each key once)", LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text(R"({"a": 1, "b": {"x": 1}, "a": 2})", "d.json"),
+                       "d.json: $.a: duplicate key (JSON objects name each key once)", LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text("{\"x\": NaN}", "n.json"),
+                       doctest::Contains("n.json:1:7: malformed JSON: syntax error while parsing value - invalid "
+                                         "literal; last read: '\"x\": N'"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text("{\"x\": NaN}", "n.json"), doctest::Contains("JSON has no NaN or Infinity"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text("{\"x\": 1e400}", "o.json"),
+                       "o.json: malformed JSON: number overflow parsing '1e400'", LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_file("/tmp"), "/tmp: is a directory, expected a JSON file", LynxError);
+}

@@ -92,3 +92,39 @@ TEST_CASE("the committed accuracy file for stories260K") {
     }
   }
 }
+
+// The committed file must be what the decoder writes today. Recomputing it all takes ~45 s, so this recomputes a
+// cheap subset with the file's own settings (all 39,245 tokens, all 299 prompts): the fp32 reference perplexity,
+// every figure of bf16, and every figure of lynx-a4r4-g8 (anchor-only perplexity and the whole speculation
+// histogram), each compared to the last digit the file prints. A decoder change that moves any of them fails here.
+TEST_CASE("the committed accuracy file matches the decoder (regenerate with `make accuracy`)") {
+  const std::string path = std::string(LYNX_SOURCE_DIR) + "/models/accuracy/stories260k.json";
+  nlohmann::json file = nlohmann::json::parse(read_file(path));
+  AccuracyOptions o;
+  o.formats = {"bf16", "lynx-a4r4-g8"};
+  o.greedy_tokens = file["prompts"]["greedy_tokens"].get<int>();
+  o.k_max = file["prompts"]["k_max"].get<int>();
+  o.cuts = file["prompts"]["cuts_story_tokens"].get<std::vector<int>>();
+  const std::string text_path = shipped_text_path();
+  nlohmann::json now = nlohmann::json::parse(
+      accuracy_json(accuracy_evaluate(test::stories260k(), test::tok512(), test::eval_text(), text_path, o)));
+  INFO(path, " is stale: regenerate it with `make accuracy` (scripts/accuracy.sh)");
+  CHECK(now["tokens_evaluated"] == file["tokens_evaluated"]);
+  CHECK(now["prompts"] == file["prompts"]);
+  CHECK(now["reference"] == file["reference"]);
+  for (const char* name : {"bf16", "lynx-a4r4-g8"}) {
+    CAPTURE(name);
+    REQUIRE(file["formats"].contains(name));
+    for (const auto& [key, value] : file["formats"][name].items()) {
+      CAPTURE(key);
+      if (key != "speculation") {
+        CHECK(now["formats"][name][key] == value);
+        continue;
+      }
+      for (const auto& [field, figure] : value.items()) {  // the histogram compared whole, printed only by name
+        CAPTURE(field);
+        CHECK_MESSAGE(now["formats"][name][key][field] == figure, "speculation." << field << " differs");
+      }
+    }
+  }
+}

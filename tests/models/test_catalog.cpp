@@ -43,7 +43,7 @@ TEST_CASE("the shipped catalogs load and hold the issue's models and GPUs") {
 
 TEST_CASE("catalog validation names the file and the JSON path") {
   std::string base = R"({"name": "x", "bf16_dense_tflops": 1, "hbm_gb_per_s": 1, "hbm_gb": 1, "nvlink_gb_per_s": 1,
-                         "compute_efficiency": 0.5, "memory_efficiency": 0.5, "source": "s")";
+                         "compute_efficiency": 0.5, "memory_efficiency": 0.5, "efficiency_source": "e", "source": "s")";
   std::string ok = write_temp("lynx_gpus_ok.json", R"({"gpus": [)" + base + "}]}");
   CHECK(load_gpu_catalog(ok).size() == 1);
   std::string negative = write_temp("lynx_gpus_neg.json", R"({"gpus": [)" + base + "}, " +
@@ -55,7 +55,7 @@ TEST_CASE("catalog validation names the file and the JSON path") {
   CHECK_THROWS_WITH_AS(load_gpu_catalog(unknown), doctest::Contains("$.gpus[0].hbm_tb: unknown field"), LynxError);
   std::string over = write_temp("lynx_gpus_over.json",
                                 std::string(R"({"gpus": [)") + R"({"name": "x", "bf16_dense_tflops": 1, "hbm_gb_per_s": 1, "hbm_gb": 1, "nvlink_gb_per_s": 1,
-                         "compute_efficiency": 1.5, "memory_efficiency": 0.5, "source": "s"}]})");
+                         "compute_efficiency": 1.5, "memory_efficiency": 0.5, "efficiency_source": "e", "source": "s"}]})");
   CHECK_THROWS_WITH_AS(load_gpu_catalog(over), doctest::Contains("$.gpus[0].compute_efficiency: expected a fraction"),
                        LynxError);
   std::string missing = write_temp("lynx_models_missing.json", R"({"models": [{"name": "m", "n_layers": 2}]})");

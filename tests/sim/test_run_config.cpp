@@ -101,13 +101,41 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   nlohmann::json ok = mooncake_config("int8-g64", 25);
   nlohmann::json c = ok;
   c["cluster"]["network"]["nic_gbps"] = -10;
-  CHECK(error_of(c) == "cfg.json: $.cluster.network.nic_gbps: expected a positive number, got -10");
+  CHECK(error_of(c) == "cfg.json: $.cluster.network.nic_gbps: expected a number in (0, 100000] Gbps, got -10");
+  // Every number has a declared range; integers are integers and cannot wrap.
+  c = ok;
+  c["cluster"]["network"]["nic_gbps"] = 1e300;
+  CHECK(error_of(c) == "cfg.json: $.cluster.network.nic_gbps: expected a number in (0, 100000] Gbps, got 1e+300");
+  c = ok;
+  c["cluster"]["network"]["latency_us"] = 1e308;
+  CHECK(error_of(c) == "cfg.json: $.cluster.network.latency_us: expected a number in [0, 1000000] us, got 1e+308");
+  for (int64_t instances : {int64_t{1} << 31, (int64_t{1} << 32) + 1, int64_t{INT32_MAX}}) {
+    c = ok;
+    c["cluster"]["prefill"]["instances"] = instances;
+    CHECK(error_of(c) == "cfg.json: $.cluster.prefill.instances: expected an integer in [1, 65536] instances, got " +
+                             std::to_string(instances));
+  }
+  c = ok;
+  c["transfer"] = {{"chunk_layers", int64_t{1} << 31}};
+  CHECK(error_of(c) == "cfg.json: $.transfer.chunk_layers: expected an integer in [1, 1024] layers, got 2147483648");
+  c = ok;
+  c["cluster"]["decode"]["memory_reserve_fraction"] = 1;
+  CHECK(error_of(c) ==
+        "cfg.json: $.cluster.decode.memory_reserve_fraction: expected a number in [0, 0.99] fraction, got 1");
+  c = ok;
+  c["lynx"] = {{"acceptance", "/dev/null"}, {"acceptance_rate", 0.5}};
+  CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected either acceptance (a file) or acceptance_rate, "
+                       "not both, got 0.5");
+  c = ok;
+  c["lynx"] = {{"acceptance_rate", 0}};
+  CHECK(sim_config_from_json(c, "cfg.json", "").lynx.acceptance_rate == 0.0);  // 0 is a rate, not "unset"
   c = ok;
   c["format"] = "int9-g64";
   CHECK(error_of(c).find("cfg.json: $.format: expected a KV format name") == 0);
   c = ok;
   c["cluster"]["decode"]["max_bacth"] = 3;
-  CHECK(error_of(c).find("cfg.json: $.cluster.decode.max_bacth: unknown field") == 0);
+  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: gpu, instances, max_batch, "
+                       "memory_reserve_fraction, plan_iterations, tp)");
   c = ok;
   c["transfer"] = {{"mode", "eventually"}};
   CHECK(error_of(c) == "cfg.json: $.transfer.mode: expected one of \"layer-wise\", \"after-prefill\", got \"eventually\"");

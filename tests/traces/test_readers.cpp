@@ -399,7 +399,12 @@ TEST_CASE("unknown format, empty file, header only, all rows bad, wrong explicit
   std::string empty = write_temp("empty.jsonl", "");
   CHECK(read_error(empty).rfind(empty + ": empty file (expected a trace: a Mooncake JSONL row", 0) == 0);
   std::string blank = write_temp("blank.csv", "\n  \n\r\n");
-  CHECK(read_error(blank).rfind(blank + ": empty file", 0) == 0);
+  CHECK(read_error(blank).rfind(blank + ": only blank lines, no row (expected a trace: ", 0) == 0);
+  // Control bytes of a bad row are escaped: no terminal escape reaches stderr, a NUL does not cut the message.
+  static const char kControlRows[] = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,1\x1b[2J\0x,5\n";
+  std::string control = write_temp("control.csv", std::string(kControlRows, sizeof kControlRows - 1));
+  CHECK(read_error(control) == control + ":2: ContextTokens is not a number: \"1\\x1b[2J\\x00x\" (expected a positive "
+                                         "integer token count)");
   std::string header_only = write_temp("header_only.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n");
   CHECK(read_error(header_only) == header_only + ": no rows after the header (expected " + kAzureForm + ")");
 

@@ -1,6 +1,8 @@
 // The simulator's entry point: the "workload" JSON object, its errors (file and JSON path), and the build.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "common/data_folder.hpp"
 #include "common/json_reader.hpp"
 #include "trace_test_util.hpp"
@@ -104,15 +106,15 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "format": "sharegpt"}})") ==
         R"(run.json: $.workload.format: expected one of "auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl", got "sharegpt")");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "fist_n": 3}})")
-            .rfind("run.json: $.workload.fist_n: unknown field (known here: ", 0) == 0);
+            .rfind("run.json: $.workload.fist_n: unknown field (valid here: ", 0) == 0);
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "time_window_s": [5, 1]}})") ==
-        "run.json: $.workload.time_window_s: expected [begin_s, end_s] with 0 <= begin_s < end_s, got [5,1]");
+        "run.json: $.workload.time_window_s: expected [begin_s, end_s] with 0 <= begin_s < end_s <= 1e9, got [5,1]");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "time_scale": 2, "target_rate_per_s": 1}})") ==
         "run.json: $.workload.target_rate_per_s: expected either time_scale or target_rate_per_s, not both, got 1");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "spread_step_s": 3}})") ==
         R"(run.json: $.workload.spread_step_s: expected no spread_step_s without "spread_same_timestamp": true, got 3)");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "first_n": 0}})") ==
-        "run.json: $.workload.first_n: expected a positive integer, got 0");
+        "run.json: $.workload.first_n: expected an integer in [1, 9223372036854775807] requests, got 0");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "columns": {"arrival": "t"}}})") ==
         R"(run.json: $.workload.columns: expected no columns: they apply to the "csv" and "jsonl" formats only, got {"arrival":"t"})");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "format": "csv"}})") ==
@@ -122,18 +124,37 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
         R"(run.json: $.workload.columns.time_unit: expected one of "s", "ms", "us", "ns", "datetime", got "min")");
   const std::string lengths = R"("input_tokens": {"fixed": 1}, "output_tokens": {"fixed": 1})";
   CHECK(parse_error(R"({"workload": {"synthetic": {"arrival": "gamma", "rate_per_s": 1, "count": 1, )" + lengths + "}}}") ==
-        "run.json: $.workload.synthetic.cv: missing field, expected a positive number");
+        "run.json: $.workload.synthetic.cv: missing field, expected a number in [0.01, 100]");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "cv": 2, "count": 1, )" + lengths + "}}}") ==
         R"(run.json: $.workload.synthetic.cv: expected no cv for poisson arrivals (their CV is 1; use "arrival": "gamma"), got 2)");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": -1, "count": 1, )" + lengths + "}}}") ==
-        "run.json: $.workload.synthetic.rate_per_s: expected a positive number, got -1");
+        "run.json: $.workload.synthetic.rate_per_s: expected a number in (0, 1000000] requests/s, got -1");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1, "input_tokens": {"fixed": 1, "uniform": [1, 2]}, "output_tokens": {"fixed": 1}}}})") ==
         R"(run.json: $.workload.synthetic.input_tokens: expected one of {"fixed": tokens}, {"uniform": [low, high]}, {"empirical": "trace path"})");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1, "input_tokens": {"uniform": [3, 2]}, "output_tokens": {"fixed": 1}}}})") ==
-        "run.json: $.workload.synthetic.input_tokens.uniform: expected [low, high]: integers with 1 <= low <= high, got [3,2]");
+        "run.json: $.workload.synthetic.input_tokens.uniform: expected [low, high]: integers with 1 <= low <= high <= 10000000, got [3,2]");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1, "input_tokens": {"empirical": "missing.csv"}, "output_tokens": {"fixed": 1}}}})") ==
         "run.json: $.workload.synthetic.input_tokens.empirical: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) +
             "/missing.csv\"");
+}
+
+TEST_CASE("synthetic workloads have bounded sizes, rates and CVs (no bad_alloc, no hang)") {
+  const std::string lengths = R"("input_tokens": {"fixed": 1}, "output_tokens": {"fixed": 1})";
+  CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1000000000000, )" + lengths + "}}}") ==
+        "run.json: $.workload.synthetic.count: expected an integer in [1, 100000000] requests, got 1000000000000");
+  CHECK(parse_error(R"({"workload": {"synthetic": {"arrival": "gamma", "cv": 1e-9, "rate_per_s": 1, "count": 5, )" +
+                    lengths + "}}}") == "run.json: $.workload.synthetic.cv: expected a number in [0.01, 100], got 1e-09");
+  CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 5, "input_tokens": {"fixed": 1e7},
+      "output_tokens": {"fixed": 1}}}})") ==
+        "run.json: $.workload.synthetic.input_tokens.fixed: expected an integer in [1, 10000000] tokens, got 10000000.0");
+  // The CV's bounds both build (no hang at 0.01, no non-finite gap at 100).
+  for (const char* cv : {"0.01", "100"}) {
+    std::vector<Request> r = workload_build(parse(std::string(R"({"workload": {"synthetic": {"arrival": "gamma", "cv": )") +
+                                                  cv + R"(, "rate_per_s": 2, "count": 2000, )" + lengths + "}}}"),
+                                            3);
+    REQUIRE(r.size() == 2000);
+    CHECK(std::isfinite(r.back().arrival_s));
+  }
 }
 
 TEST_CASE("a window that holds no request is an error, and a bad trace row names file:line") {

@@ -1,0 +1,60 @@
+// lynxsim validate: the profiled cost model (built only from per-op, attention, collective and CPU-overhead
+// measurements) against every end-to-end measurement in the calibration data folder; prints condition, measured,
+// predicted and ratio, the MAPE per group, and writes validation.csv and a predicted-vs-measured plot (log-log,
+// y = x line) into --out. See models/profiled/validation.hpp.
+#include <cstdio>
+#include <filesystem>
+
+#include "app/commands.hpp"
+#include "common/atomic_file.hpp"
+#include "experiments/plot.hpp"
+#include "models/catalog.hpp"
+#include "models/profiled/csv_table.hpp"
+#include "models/profiled/gpu_profile.hpp"
+#include "models/profiled/validation.hpp"
+
+namespace lynx {
+
+namespace {
+struct ValidateOptions {
+  std::string out_dir = "results/validation";
+  std::string data_dir;
+  bool plot = true;
+  bool quiet = false;
+};
+
+void run_validate(const ValidateOptions& o) {
+  const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
+  ValidationReport report = run_validation(data, default_profiles_manifest_path(), default_model_catalog_path(),
+                                           default_gpu_catalog_path());
+  if (!o.quiet) {
+    std::printf("%-38s %-42s %11s %11s %7s\n", "group", "condition", "measured_ms", "predicted_ms", "ratio");
+    for (const ValidationRow& r : report.rows)
+      std::printf("%-38s %-42s %11.2f %11.2f %7.3f%s%s\n", r.group.c_str(), r.condition.c_str(), r.measured_ms,
+                  r.predicted_ms, r.predicted_ms / r.measured_ms, r.excluded.empty() ? "" : "  excluded: ",
+                  r.excluded.c_str());
+    std::printf("\n");
+  }
+  std::printf("%-38s %5s %8s\n", "group", "rows", "MAPE_%");
+  for (const ValidationGroup& g : report.groups) std::printf("%-38s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
+  std::filesystem::create_directories(o.out_dir);
+  write_file_atomic(o.out_dir + "/validation.csv", validation_csv(report));
+  std::printf("wrote %s/validation.csv\n", o.out_dir.c_str());
+  if (o.plot) run_plot_script("plot_validation.py", o.out_dir);
+}
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate",
+                                     "predict every end-to-end measurement of the calibration data with the profiled "
+                                     "cost model (fitted on component measurements only) and report the error");
+  cmd->add_option("--out", options->out_dir, "directory for validation.csv and the plot")->capture_default_str();
+  cmd->add_option("--data-dir", options->data_dir,
+                  "calibration folder (default: <data folder>/calibration, see lynxsim --data-dir)");
+  cmd->add_flag("!--no-plot", options->plot, "skip the plot");
+  cmd->add_flag("--quiet", options->quiet, "print only the MAPE per group");
+  cmd->callback([options] { run_validate(*options); });
+}
+
+}  // namespace lynx

@@ -1,0 +1,35 @@
+// Chooses an instance's compute cost model from the configuration's `compute_model`:
+//   "profiled": the published measurements (profiled/profiled_cost.hpp); an error if they do not cover the GPU
+//               (measured, or derived from the measured GPU nearest by datasheet peaks) and the model's shape;
+//   "roofline": the roofline (cost_model.hpp);
+//   "auto" (the default): profiled where the measurements cover the GPU and shape, else the roofline.
+// The chosen model's source() says which, from what, and (profiled) whether it was derived or extrapolated.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/catalog.hpp"
+#include "models/cost_model.hpp"
+#include "models/step_cost.hpp"
+
+namespace lynx {
+
+struct ComputeChoice {
+  std::string model = "auto";           // "auto" | "profiled" | "roofline"
+  WeightsDtype weights = WeightsDtype::bf16;
+  std::string profiles_manifest;        // "" = models/catalog/profiles.json
+  std::string calibration_dir;          // "" = calibration_dir()
+};
+
+// `gpus` is the catalog the GPU came from (to find the nearest measured GPU for a GPU without measurements).
+std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, const GpuSpec& gpu,
+                                                    const std::vector<GpuSpec>& gpus, int tensor_parallel,
+                                                    const ComputeChoice& choice);
+
+// The measured GPU a profile is taken from for `gpu`: itself if measured, else the measured GPU of the catalog
+// nearest in (log bf16 peak, log HBM bandwidth). "" when no GPU is measured.
+std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
+                            const std::vector<std::string>& measured);
+
+}  // namespace lynx

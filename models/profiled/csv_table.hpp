@@ -1,0 +1,35 @@
+// A small reader for the published measurement CSVs under the calibration data folder (a header line, then rows of
+// plain comma-separated fields, no quoting). Columns are looked up by name; a missing column, a short row or a
+// field that is not a number is one LynxError naming the file and line.
+// calibration_dir(): where those measurements live (read at run time, never copied into the repository).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace lynx {
+
+// <data folder>/calibration (common/data_folder.hpp: --data-dir / $LYNX_DATA_DIR, else ../shared/data beside the
+// checkout, else data/ in the checkout).
+std::string calibration_dir();
+
+class CsvTable {
+ public:
+  explicit CsvTable(const std::string& path);  // throws LynxError naming the file if it cannot be read
+
+  size_t rows() const { return rows_.size(); }
+  bool has_column(const std::string& name) const;
+  // Field of row `row` (0-based data row) in column `name`, as text or as a number; errors name file and line.
+  const std::string& text(size_t row, const std::string& name) const;
+  double number(size_t row, const std::string& name) const;
+  int line_of(size_t row) const { return lines_[row]; }  // 1-based line in the file
+  const std::string& path() const { return path_; }
+
+ private:
+  size_t column(const std::string& name) const;
+  std::string path_;
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<int> lines_;
+};
+
+}  // namespace lynx

@@ -1,0 +1,43 @@
+#include "models/profiled/curve.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+Curve::Curve(std::vector<std::pair<double, double>> points, Below below, std::string what)
+    : below_(below), what_(std::move(what)) {
+  std::map<double, std::pair<double, int>> merged;  // size -> (sum of seconds, count)
+  for (const auto& [size, seconds] : points) {
+    if (!(size > 0) || !(seconds > 0))
+      throw_error("%s: a measured point needs a positive size and time (got %g, %g)", what_.c_str(), size, seconds);
+    auto& slot = merged[size];
+    slot.first += seconds;
+    slot.second += 1;
+  }
+  if (merged.empty()) throw_error("%s: no measured points", what_.c_str());
+  // Running maximum: a measured size's time is at least that of every smaller measured size.
+  double running_max = 0;
+  for (const auto& [size, sum] : merged) {
+    running_max = std::max(running_max, sum.first / sum.second);
+    sizes_.push_back(size);
+    seconds_.push_back(running_max);
+  }
+}
+
+double Curve::at(double size, bool* extrapolated) const {
+  if (size <= 0) return 0.0;
+  if (size <= sizes_.front())
+    return below_ == Below::floor ? seconds_.front() : seconds_.front() * size / sizes_.front();
+  if (size >= sizes_.back()) {
+    if (size > sizes_.back() && extrapolated) *extrapolated = true;
+    return seconds_.back() * size / sizes_.back();
+  }
+  const size_t i = static_cast<size_t>(std::upper_bound(sizes_.begin(), sizes_.end(), size) - sizes_.begin());
+  const double x0 = sizes_[i - 1], x1 = sizes_[i], y0 = seconds_[i - 1], y1 = seconds_[i];
+  return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
+}
+
+}  // namespace lynx

@@ -1,0 +1,42 @@
+// The one place where lynxsim's profiled cost model interpolates and extrapolates measurements.
+// A Curve is a measured time against one size (tokens, bytes, query-key pairs, KV tokens, batch size):
+//   - between two measured points: linear in the size;
+//   - beyond the last point: proportional to the size, through the last point (time / size of the last point):
+//     every quantity measured here (GEMMs past a few thousand tokens, attention FLOPs or KV bytes, all-reduce bytes
+//     past 64 MiB, per-sequence CPU work) is throughput-bound at the end of its range;
+//   - below the first point: either the first point's time (`Below::floor`: a kernel does not get faster than its
+//     launch and its smallest measured size) or proportional through the first point (`Below::proportional`, for
+//     prefill attention, whose measured sizes start at 1K tokens where the kernel is already FLOP-bound).
+// Points measured twice at the same size are averaged; the times are then made non-decreasing in the size (a
+// running maximum: a kernel is never timed faster on more work than the slowest measurement on less), so that
+// measurement noise never makes more work cheaper. Monotone measurements are kept exactly.
+// at() reports whether it left the measured range, so that a run's summary can say its times were extrapolated.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lynx {
+
+class Curve {
+ public:
+  enum class Below { floor, proportional };
+  Curve() = default;
+  // `points` are (size, seconds) in any order; `what` names the curve in messages.
+  Curve(std::vector<std::pair<double, double>> points, Below below, std::string what);
+
+  // Time at `size`; sets *extrapolated (when given) if `size` lies beyond the last measured size (above; below
+  // the first point the floor or proportional rule is an interpolation towards zero work, not an extrapolation).
+  double at(double size, bool* extrapolated = nullptr) const;
+  bool empty() const { return sizes_.empty(); }
+  double first_size() const { return sizes_.front(); }
+  double last_size() const { return sizes_.back(); }
+  const std::string& what() const { return what_; }
+
+ private:
+  std::vector<double> sizes_, seconds_;
+  Below below_ = Below::floor;
+  std::string what_;
+};
+
+}  // namespace lynx

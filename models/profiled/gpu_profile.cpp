@@ -1,0 +1,212 @@
+#include "models/profiled/gpu_profile.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "common/data_folder.hpp"
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "models/catalog.hpp"
+#include "models/profiled/csv_table.hpp"
+
+namespace lynx {
+
+namespace {
+constexpr double kMs = 1e-3, kUs = 1e-6;
+
+// vidur mlp.csv operations (README of the calibration folder, "V-MLP").
+const std::vector<std::string>& dense_ops() {
+  static const std::vector<std::string> ops{"input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
+                                            "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj",
+                                            "add", "emb"};
+  return ops;
+}
+
+std::string model_of(const std::string& path) {
+  // .../compute/<gpu>/<org>/<model>/mlp.csv -> <model>
+  const size_t end = path.rfind('/');
+  const size_t begin = path.rfind('/', end - 1);
+  return path.substr(begin + 1, end - begin - 1);
+}
+
+void load_dense(const std::string& path, GpuProfile& profile) {
+  CsvTable t(path);
+  std::map<int, std::map<std::string, std::vector<std::pair<double, double>>>> points;  // tp -> op -> points
+  std::map<int, size_t> first_row;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    const int tp = static_cast<int>(t.number(r, "num_tensor_parallel_workers"));
+    const double tokens = t.number(r, "num_tokens");
+    first_row.emplace(tp, r);
+    for (const std::string& op : dense_ops()) {
+      const std::string column = "time_stats." + op + ".median";
+      if (!t.has_column(column)) continue;
+      points[tp][op].push_back({tokens, t.number(r, column) * kMs});
+    }
+  }
+  for (auto& [tp, by_op] : points) {
+    const size_t r = first_row[tp];
+    const double heads = t.number(r, "n_head"), kv = t.number(r, "n_kv_head"), hidden = t.number(r, "n_embd");
+    const double ffn = t.number(r, "n_expanded_embd"), head_dim = hidden / heads, p = tp;
+    const double up = t.text(r, "use_gated_mlp") == "True" ? 2.0 : 1.0;
+    const std::map<std::string, double> size{
+        {"attn_pre_proj", hidden * (heads + 2 * kv) * head_dim / p}, {"attn_post_proj", heads * head_dim * hidden / p},
+        {"mlp_up_proj", hidden * ffn * up / p}, {"mlp_down_proj", ffn * hidden / p},
+        {"input_layernorm", hidden}, {"post_attention_layernorm", hidden}, {"add", hidden}, {"emb", hidden},
+        {"attn_rope", (heads + kv) * head_dim / p}, {"mlp_act", ffn * up / p}};
+    for (auto& [op, pts] : by_op) {
+      char source[600];
+      std::snprintf(source, sizeof source, "%s (%s, TP %d)", path.c_str(), model_of(path).c_str(), tp);
+      profile.ops.push_back(OpCurve{op, size.at(op), Curve(std::move(pts), Curve::Below::floor, source), source, tp});
+    }
+  }
+}
+
+void load_all_reduce(const std::string& path, GpuProfile& profile) {
+  CsvTable t(path);
+  std::map<int, std::vector<std::pair<double, double>>> points;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    const double workers = t.number(r, "num_workers");
+    if (workers != t.number(r, "devices_per_node")) continue;  // one node: tensor parallelism stays in a node
+    points[static_cast<int>(workers)].push_back({t.number(r, "size"), t.number(r, "time_stats.all_reduce.median") * kMs});
+  }
+  for (auto& [tp, pts] : points)
+    profile.all_reduce_by_tp.emplace(tp, Curve(std::move(pts), Curve::Below::floor, path + " (" + std::to_string(tp) + " GPUs)"));
+  profile.all_reduce_source = path;
+}
+
+AttentionCurve attention_curve(JsonObject& entry, const std::string& data_dir, bool prefill) {
+  AttentionCurve a;
+  const std::string file = data_dir + "/" + entry.string("file");
+  const std::string format = entry.choice("format", {"blis-prefill", "blis-decode", "vidur-attention"});
+  a.q_heads_per_gpu = entry.positive_number("q_heads_per_gpu");
+  a.kv_heads_per_gpu = entry.positive_number("kv_heads_per_gpu");
+  a.head_dim = entry.positive_number("head_dim");
+  if (format == (prefill ? "blis-decode" : "blis-prefill"))
+    entry.fail("format", prefill ? "a prefill attention format" : "a decode attention format");
+  CsvTable t(file);
+  std::vector<std::pair<double, double>> pts;
+  for (size_t r = 0; r < t.rows(); ++r) {
+    if (format == "blis-prefill") {
+      const double s = t.number(r, "seq_len");
+      pts.push_back({s * (s + 1) / 2, t.number(r, "latency_us") * kUs});
+    } else if (format == "blis-decode") {
+      pts.push_back({t.number(r, "batch_size") * t.number(r, "kv_len"), t.number(r, "latency_us") * kUs});
+    } else {
+      const bool row_prefill = t.text(r, "is_prefill") == "True";
+      if (row_prefill != prefill) continue;
+      const double batch = t.number(r, "batch_size"), kv = t.number(r, "kv_cache_size");
+      if (prefill) {
+        if (batch != 1) continue;  // one sequence: its query-key pairs
+        const double n = t.number(r, "prefill_chunk_size");
+        pts.push_back({n * kv + n * (n + 1) / 2, t.number(r, "time_stats.attn_prefill.median") * kMs});
+      } else {
+        pts.push_back({batch * kv, t.number(r, "time_stats.attn_decode.median") * kMs});
+      }
+    }
+  }
+  a.source = file;
+  a.seconds = Curve(std::move(pts), prefill ? Curve::Below::proportional : Curve::Below::floor, file);
+  return a;
+}
+
+void load_cpu_overheads(const std::vector<std::string>& files, GpuProfile& profile) {
+  // Host work per engine step outside the GPU kernels: scheduling, input preparation, sampling, output processing
+  // (medians) and the Ray workers' communication (mean; the file has no median of it). model_execution_e2e is the
+  // GPU forward pass itself, which the kernels above already account for.
+  static const std::vector<std::string> parts{"schedule_median", "sampler_e2e_median", "prepare_inputs_e2e_median",
+                                              "process_model_outputs_median", "ray_comm_time_mean"};
+  for (const std::string& path : files) {
+    CsvTable t(path);
+    std::map<int, std::map<double, std::pair<double, int>>> sums;  // tp -> batch -> (sum, n)
+    std::map<int, std::set<std::string>> models;
+    for (size_t r = 0; r < t.rows(); ++r) {
+      const int tp = static_cast<int>(t.number(r, "tensor_parallel_degree"));
+      if (profile.cpu_overhead_by_tp.count(tp)) continue;  // an earlier file has this degree
+      double s = 0;
+      for (const std::string& p : parts) s += t.number(r, p) * kMs;
+      auto& slot = sums[tp][t.number(r, "batch_size")];
+      slot.first += s;
+      slot.second += 1;
+      models[tp].insert(t.text(r, "model_name"));
+    }
+    for (auto& [tp, by_batch] : sums) {
+      std::vector<std::pair<double, double>> pts;
+      for (auto& [batch, sum] : by_batch) pts.push_back({batch, sum.first / sum.second});
+      std::string names;
+      for (const auto& m : models[tp]) names += (names.empty() ? "" : ", ") + m;
+      const std::string source = path + " (TP " + std::to_string(tp) + ", mean of " + names + ")";
+      profile.cpu_overhead_by_tp.emplace(tp, Curve(std::move(pts), Curve::Below::floor, source));
+      profile.cpu_overhead_source.emplace(tp, source);
+    }
+  }
+}
+
+std::vector<std::string> strings(const nlohmann::json& array, const JsonObject& owner, const std::string& key) {
+  std::vector<std::string> out;
+  for (const auto& v : array) {
+    if (!v.is_string()) owner.fail(key, "an array of file paths");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+}  // namespace
+
+std::string default_profiles_manifest_path() { return project_dir() + "/models/catalog/profiles.json"; }
+
+std::vector<std::string> profiled_gpu_names(const std::string& manifest_path) {
+  nlohmann::json root = json_parse_file(manifest_path);
+  std::vector<std::string> names;
+  if (root.contains("gpus") && root["gpus"].is_array())
+    for (const auto& g : root["gpus"])
+      if (g.contains("gpu") && g["gpu"].is_string()) names.push_back(g["gpu"].get<std::string>());
+  return names;
+}
+
+GpuProfile load_gpu_profile(const std::string& manifest_path, const std::string& gpu, const std::string& data_dir) {
+  nlohmann::json root = json_parse_file(manifest_path);
+  JsonObject top(root, manifest_path, "$");
+  top.string_or("about", "");
+  const nlohmann::json& gpus = top.array("gpus");
+  top.finish();
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    JsonObject o(gpus[i], manifest_path, json_index_path("$.gpus", i));
+    if (o.string("gpu") != gpu) continue;
+    GpuProfile p;
+    p.gpu = gpu;
+    p.source = o.string("source");
+    for (const std::string& f : strings(o.array("dense"), o, "dense")) load_dense(data_dir + "/" + f, p);
+    load_all_reduce(data_dir + "/" + o.string("all_reduce"), p);
+    const nlohmann::json& pre = o.array("prefill_attention");
+    for (size_t k = 0; k < pre.size(); ++k) {
+      JsonObject e(pre[k], manifest_path, json_index_path(o.path_of("prefill_attention"), k));
+      p.prefill_attention.push_back(attention_curve(e, data_dir, true));
+      e.finish();
+    }
+    const nlohmann::json& dec = o.array("decode_attention");
+    for (size_t k = 0; k < dec.size(); ++k) {
+      JsonObject e(dec[k], manifest_path, json_index_path(o.path_of("decode_attention"), k));
+      p.decode_attention.push_back(attention_curve(e, data_dir, false));
+      e.finish();
+    }
+    std::vector<std::string> cpu;
+    for (const std::string& f : strings(o.array("cpu_overheads"), o, "cpu_overheads")) cpu.push_back(data_dir + "/" + f);
+    load_cpu_overheads(cpu, p);
+    o.finish();
+    // Sources name files relative to the calibration folder (the same text on every machine).
+    auto strip = [&](std::string& text) {
+      const std::string prefix = data_dir + "/";
+      for (size_t at; (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
+    };
+    for (OpCurve& c : p.ops) strip(c.source);
+    for (AttentionCurve& a : p.prefill_attention) strip(a.source);
+    for (AttentionCurve& a : p.decode_attention) strip(a.source);
+    for (auto& [tp, s] : p.cpu_overhead_source) strip(s);
+    strip(p.all_reduce_source);
+    if (p.ops.empty() || p.prefill_attention.empty() || p.decode_attention.empty())
+      throw_error("%s: GPU %s: no dense or attention measurements", manifest_path.c_str(), gpu.c_str());
+    return p;
+  }
+  throw_error("%s: no measured profile for GPU \"%s\"", manifest_path.c_str(), gpu.c_str());
+}
+
+}  // namespace lynx

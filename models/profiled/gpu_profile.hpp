@@ -1,0 +1,54 @@
+// The measured profile of one GPU type, loaded from the published measurements that models/catalog/profiles.json
+// lists for it (files under calibration_dir()): per-operation dense-layer times against tokens, NCCL all-reduce
+// times against bytes per tensor-parallel degree, prefill and decode attention kernel times with the heads one GPU
+// holds, and per-step CPU overheads against batch size per tensor-parallel degree. Each measured quantity becomes a
+// Curve (curve.hpp: the interpolation rules). Nothing here knows the model being simulated: profiled_cost.hpp picks
+// and scales the curves for a model.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/profiled/curve.hpp"
+
+namespace lynx {
+
+// One operation of one transformer layer as measured (vidur mlp.csv), for one model shape at one TP degree.
+// size: for a GEMM (attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj) its weight elements on one GPU;
+// for an element-wise op (input_layernorm, post_attention_layernorm, attn_rope, mlp_act, add, emb) the elements
+// it touches per token on one GPU. time: Curve of seconds against tokens in the pass.
+struct OpCurve {
+  std::string op;
+  double size = 0;
+  Curve seconds_by_tokens;
+  std::string source;  // "file (model, TP n)"
+  int tp = 1;          // the TP degree it was measured at
+};
+
+// Attention kernel times for one head configuration on one GPU.
+struct AttentionCurve {
+  double q_heads_per_gpu = 0, kv_heads_per_gpu = 0, head_dim = 0;
+  Curve seconds;       // prefill: against causal query-key pairs of one sequence; decode: against KV tokens read
+                       // (summed over the batch's sequences)
+  std::string source;
+};
+
+struct GpuProfile {
+  std::string gpu;     // catalog name
+  std::string source;  // the manifest's description
+  std::vector<OpCurve> ops;
+  std::map<int, Curve> all_reduce_by_tp;          // seconds against message bytes
+  std::vector<AttentionCurve> prefill_attention, decode_attention;
+  std::map<int, Curve> cpu_overhead_by_tp;        // seconds per engine step against sequences in the batch
+  std::map<int, std::string> cpu_overhead_source; // which file and models
+  std::string all_reduce_source;
+};
+
+// The manifest's measured GPUs (names), without loading any measurement.
+std::vector<std::string> profiled_gpu_names(const std::string& manifest_path);
+// Loads the profile of `gpu` (a name in the manifest); paths in the manifest are relative to `data_dir`.
+GpuProfile load_gpu_profile(const std::string& manifest_path, const std::string& gpu, const std::string& data_dir);
+// models/catalog/profiles.json in the shipped data.
+std::string default_profiles_manifest_path();
+
+}  // namespace lynx

@@ -1,0 +1,202 @@
+#include "models/profiled/profiled_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+namespace {
+double log_distance(double a, double b) { return std::fabs(std::log(a / b)); }
+
+const std::vector<std::string> kGemms{"attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj"};
+}  // namespace
+
+ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel,
+                                     WeightsDtype weights, std::shared_ptr<const GpuProfile> measured,
+                                     const GpuSpec& measured_gpu)
+    : model_(model), gpu_(gpu), measured_gpu_(measured_gpu), tp_(tensor_parallel), weights_(weights),
+      profile_(std::move(measured)) {
+  if (tensor_parallel < 1) throw_error("tensor-parallel degree must be >= 1, got %d", tensor_parallel);
+  same_gpu_ = gpu.name == measured_gpu.name && weights == WeightsDtype::bf16;
+  const double p = tensor_parallel, hidden = static_cast<double>(model.hidden_size);
+  const double heads = static_cast<double>(model.n_heads), kv = static_cast<double>(model.n_kv_heads);
+  const double hd = static_cast<double>(model.head_dim), ffn = static_cast<double>(model.ffn_size);
+  const double qkv = (heads + 2 * kv) * hd / p;
+  layer_ops_.push_back(pick("input_layernorm", {"input_layernorm"}, hidden, hidden, 0, 1));
+  layer_ops_.push_back(pick("attn_pre_proj", {"attn_pre_proj"}, hidden * qkv, hidden, qkv, 1));
+  layer_ops_.push_back(pick("attn_rope", {"attn_rope"}, (heads + kv) * hd / p, (heads + kv) * hd / p, 0, 1));
+  layer_ops_.push_back(pick("attn_post_proj", {"attn_post_proj"}, heads * hd / p * hidden, heads * hd / p, hidden, 1));
+  layer_ops_.push_back(pick("post_attention_layernorm", {"post_attention_layernorm"}, hidden, hidden, 0, 1));
+  layer_ops_.push_back(pick("mlp_up_proj", {"mlp_up_proj"}, hidden * 2 * ffn / p, hidden, 2 * ffn / p, 1));
+  layer_ops_.push_back(pick("mlp_act", {"mlp_act"}, 2 * ffn / p, 2 * ffn / p, 0, 1));
+  layer_ops_.push_back(pick("mlp_down_proj", {"mlp_down_proj"}, ffn / p * hidden, ffn / p, hidden, 1));
+  layer_ops_.push_back(pick("add", {"add"}, hidden, hidden, 0, 2));  // two residual adds per layer
+  emb_ = pick("emb", {"emb"}, hidden, hidden, 0, 1);
+  final_norm_ = pick("input_layernorm", {"input_layernorm"}, hidden, hidden, 0, 1);
+  const double vocab = static_cast<double>(model.vocab_size);
+  lm_head_ = pick("lm_head", kGemms, hidden * vocab / p, hidden, vocab / p, 1);
+
+  // Attention kernels: nearest heads per GPU (prefill: query heads, which set its FLOPs; decode: KV heads, which
+  // set its bytes), ties broken by the other head count.
+  auto nearest = [&](const std::vector<AttentionCurve>& list, double primary, double secondary, bool by_q) {
+    const AttentionCurve* best = nullptr;
+    double best_d = 0, best_d2 = 0;
+    for (const AttentionCurve& a : list) {
+      const double d = log_distance(by_q ? a.q_heads_per_gpu : a.kv_heads_per_gpu, primary);
+      const double d2 = log_distance(by_q ? a.kv_heads_per_gpu : a.q_heads_per_gpu, secondary);
+      if (!best || d < best_d - 1e-12 || (d < best_d + 1e-12 && d2 < best_d2 - 1e-12)) best = &a, best_d = d, best_d2 = d2;
+    }
+    return best;
+  };
+  prefill_attention_ = nearest(profile_->prefill_attention, heads / p, kv / p, true);
+  decode_attention_ = nearest(profile_->decode_attention, std::max(kv / p, 1.0), heads / p, false);
+  if (tensor_parallel > 1) {
+    auto it = profile_->all_reduce_by_tp.find(tensor_parallel);
+    if (it == profile_->all_reduce_by_tp.end())
+      not_covered_ = "no all-reduce measurement at TP " + std::to_string(tensor_parallel) + " on " + profile_->gpu;
+    else
+      all_reduce_ = &it->second;
+  }
+  // CPU overheads: the measured TP degree nearest to this one.
+  int best_tp = 0;
+  for (const auto& [tp, curve] : profile_->cpu_overhead_by_tp)
+    if (!cpu_overhead_ || std::abs(tp - tensor_parallel) < std::abs(best_tp - tensor_parallel))
+      cpu_overhead_ = &curve, best_tp = tp;
+  if (cpu_overhead_) cpu_overhead_source_ = profile_->cpu_overhead_source.at(best_tp);
+  const double bytes_per_weight = weights == WeightsDtype::fp8 ? 1.0 : 2.0;
+  weight_bytes_ = bytes_per_weight * static_cast<double>(model.params);
+}
+
+ProfiledCostModel::Op ProfiledCostModel::pick(const std::string& op, const std::vector<std::string>& candidates,
+                                              double size, double k, double m, double count) {
+  Op out{op, nullptr, 1, k, m, count};
+  double best_d = 0;
+  for (const OpCurve& c : profile_->ops) {
+    if (std::find(candidates.begin(), candidates.end(), c.op) == candidates.end()) continue;
+    const double d = log_distance(c.size, size);
+    // Nearest size; on a tie the curve measured at this TP degree, then the one over the wider token range.
+    bool better = !out.curve || d < best_d - 1e-12;
+    if (!better && d < best_d + 1e-12) {
+      const bool same_tp = c.tp == tp_, best_same_tp = out.curve->tp == tp_;
+      better = same_tp != best_same_tp
+                   ? same_tp
+                   : c.seconds_by_tokens.last_size() > out.curve->seconds_by_tokens.last_size();
+    }
+    if (better) out.curve = &c, best_d = d;
+  }
+  if (!out.curve) {
+    not_covered_ = "no measured " + op + " on " + profile_->gpu;
+    return out;
+  }
+  out.size_ratio = size / out.curve->size;
+  if (std::exp(best_d) > kMaxSizeRatio && not_covered_.empty()) {
+    char text[300];
+    std::snprintf(text, sizeof text, "%s of %s at TP %d is %.1fx the nearest measured size on %s", op.c_str(),
+                  model_.name.c_str(), tp_, out.size_ratio, profile_->gpu.c_str());
+    not_covered_ = text;
+  }
+  return out;
+}
+
+double ProfiledCostModel::gemm_ratio(double tokens, double k, double m) const {
+  // Roofline time of this GEMM on the simulated GPU (with its weights' dtype) over the measured GPU's (bf16).
+  const double flops = 2 * tokens * k * m, activations = 2 * tokens * (k + m);
+  const double target_bytes = (weights_ == WeightsDtype::fp8 ? 1.0 : 2.0) * k * m + activations;
+  const double target_peak =
+      (weights_ == WeightsDtype::fp8 && gpu_.fp8_dense_tflops > 0 ? gpu_.fp8_dense_tflops : gpu_.bf16_dense_tflops) * 1e12;
+  const double target = std::max(flops / target_peak, target_bytes / (gpu_.hbm_gb_per_s * 1e9));
+  const double measured = std::max(flops / (measured_gpu_.bf16_dense_tflops * 1e12),
+                                   (2 * k * m + activations) / (measured_gpu_.hbm_gb_per_s * 1e9));
+  return target / measured;
+}
+
+double ProfiledCostModel::op_seconds(const Op& op, double tokens) const {
+  if (!op.curve || tokens <= 0) return 0.0;
+  const double t = op.curve->seconds_by_tokens.at(tokens, &extrapolated_) * op.size_ratio;
+  if (same_gpu_) return t;
+  if (op.m > 0) return t * gemm_ratio(tokens, op.k, op.m);
+  return t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // element-wise: memory-bound
+}
+
+double ProfiledCostModel::dense_layer_seconds(double tokens) const {
+  double t = 0;
+  for (const Op& op : layer_ops_) t += op.count * op_seconds(op, tokens);
+  return t;
+}
+
+double ProfiledCostModel::prefill_attention_seconds(double new_tokens, double cached_tokens) const {
+  const AttentionCurve& a = *prefill_attention_;
+  const double pairs = new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2;
+  const double heads = static_cast<double>(model_.n_heads) / tp_ * static_cast<double>(model_.head_dim);
+  const double t = a.seconds.at(pairs, &extrapolated_) * heads / (a.q_heads_per_gpu * a.head_dim);
+  return same_gpu_ ? t : t * measured_gpu_.bf16_dense_tflops / gpu_.bf16_dense_tflops;  // FLOP-bound
+}
+
+double ProfiledCostModel::decode_attention_seconds(double kv_tokens) const {
+  const AttentionCurve& a = *decode_attention_;
+  const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
+  const double t = a.seconds.at(kv_tokens * heads / (a.kv_heads_per_gpu * a.head_dim), &extrapolated_);
+  return same_gpu_ ? t : t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // bytes-bound
+}
+
+double ProfiledCostModel::all_reduce_seconds(double tokens) const {
+  if (tp_ == 1 || !all_reduce_ || tokens <= 0) return 0.0;
+  const double t = all_reduce_->at(tokens * static_cast<double>(model_.hidden_size) * 2.0, &extrapolated_);
+  return same_gpu_ ? t : t * measured_gpu_.nvlink_gb_per_s / gpu_.nvlink_gb_per_s;
+}
+
+double ProfiledCostModel::lm_head_seconds(double tokens) const { return op_seconds(lm_head_, tokens); }
+
+double ProfiledCostModel::embedding_seconds(double tokens) const {
+  return op_seconds(emb_, tokens) + op_seconds(final_norm_, tokens);
+}
+
+double ProfiledCostModel::cpu_overhead_seconds(double sequences) const {
+  return cpu_overhead_ ? cpu_overhead_->at(sequences, &extrapolated_) : 0.0;
+}
+
+double ProfiledCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
+  double tokens = 0, attention = 0;
+  for (const PrefillPiece& p : pieces) {
+    tokens += static_cast<double>(p.new_tokens);
+    attention += prefill_attention_seconds(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
+  }
+  const double layers = static_cast<double>(model_.n_layers), sequences = static_cast<double>(pieces.size());
+  return layers * (dense_layer_seconds(tokens) + attention + 2 * all_reduce_seconds(tokens)) +
+         embedding_seconds(tokens) + lm_head_seconds(sequences) + cpu_overhead_seconds(sequences);
+}
+
+double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
+  const double q = static_cast<double>(work.query_tokens), layers = static_cast<double>(model_.n_layers);
+  return layers * (dense_layer_seconds(q) + decode_attention_seconds(work.attention_kv_tokens) +
+                   2 * all_reduce_seconds(q)) +
+         embedding_seconds(q) + lm_head_seconds(q) + cpu_overhead_seconds(static_cast<double>(work.sequences));
+}
+
+std::string ProfiledCostModel::source() const {
+  std::set<std::string> dense;
+  for (const Op& op : layer_ops_)
+    if (op.curve) dense.insert(op.curve->source);
+  std::string text = "profiled (" + model_.name + " on " + gpu_.name + " x" + std::to_string(tp_) + ", " +
+                     weights_dtype_name(weights_) + " weights";
+  if (gpu_.name != measured_gpu_.name)
+    text += "; derived from " + measured_gpu_.name + " measurements by datasheet ratios (compute-bound ops by peak "
+            "FLOP/s, memory-bound ops by HBM bandwidth, all-reduces by NVLink bandwidth)";
+  else if (weights_ == WeightsDtype::fp8)
+    text += "; fp8 GEMMs derived from the bf16 measurements by roofline ratios";
+  text += "; dense ops: ";
+  bool first = true;
+  for (const std::string& s : dense) text += (first ? "" : ", ") + s, first = false;
+  text += "; LM head scaled from " + (lm_head_.curve ? lm_head_.curve->source : std::string("none"));
+  text += "; prefill attention: " + prefill_attention_->source + "; decode attention: " + decode_attention_->source;
+  text += "; all-reduce: " + (tp_ == 1 ? std::string("none (TP 1)") : profile_->all_reduce_source);
+  text += "; CPU overhead: " + (cpu_overhead_source_.empty() ? std::string("none") : cpu_overhead_source_) + ")";
+  if (extrapolated_) text += "; extrapolated beyond the measured range (models/profiled/curve.hpp)";
+  return text;
+}
+
+}  // namespace lynx

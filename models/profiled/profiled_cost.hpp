@@ -1,0 +1,90 @@
+// The profiled compute cost model: a prefill or decode iteration's time as the sum of published GPU measurements
+// (gpu_profile.hpp), the way a serving engine runs it:
+//   prefill = layers x (dense ops at the iteration's tokens + each sequence's causal attention)
+//             + 2 all-reduces per layer (tokens x hidden bf16 activations, at the TP degree)
+//             + embedding + final norm (every token) + LM head (one token per sequence) + per-step CPU overhead
+//   decode  = layers x (dense ops at the batch's query tokens + attention over the KV the batch reads)
+//             + 2 all-reduces per layer + embedding + final norm + LM head (every query token) + CPU overhead
+// Each dense op of the simulated model comes from the measured curve of the same op whose size on one GPU (weight
+// elements for a GEMM, elements per token otherwise) is nearest, scaled by the size ratio (at a given token count
+// both a GEMM's FLOPs and its weight bytes scale with its weight elements); the LM head from the nearest GEMM of any
+// kind. Prefill attention: the kernel with the nearest query heads per GPU, scaled by heads x head_dim (its FLOPs);
+// decode attention: the kernel with the nearest KV heads per GPU, read at the KV tokens that carry the same bytes.
+// Attention over a quantized cache: the caller weights each sequence's KV tokens by the format's attention cost
+// relative to bf16 from the kernel cost table (DecodeWork::attention_kv_tokens).
+// A GPU without measurements is derived from a measured one (`derived_from`): every op keeps the efficiency it
+// reached there, i.e. its time scales by the ratio of its roofline times on the two GPUs (compute-bound and
+// memory-bound ops each by their own peak: GEMMs by max(FLOPs/peak, bytes/bandwidth), attention prefill by FLOP/s,
+// decode attention and element-wise ops by HBM bandwidth, all-reduces by NVLink bandwidth, CPU overheads unchanged).
+// fp8 weights are derived the same way from the bf16 measurements (fp8 peak, one byte per weight).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/catalog.hpp"
+#include "models/cost_model.hpp"
+#include "models/profiled/gpu_profile.hpp"
+#include "models/step_cost.hpp"
+
+namespace lynx {
+
+class ProfiledCostModel : public StepCostModel {
+ public:
+  // `measured` is the profile of `measured_gpu`; `gpu` is the simulated GPU (the same one, or one derived from it).
+  ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel, WeightsDtype weights,
+                    std::shared_ptr<const GpuProfile> measured, const GpuSpec& measured_gpu);
+
+  double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
+  double decode_seconds(const DecodeWork& work) const override;
+  double weight_bytes() const override { return weight_bytes_; }
+  std::string source() const override;
+  bool extrapolated() const override { return extrapolated_; }
+
+  // Why the measurements do not cover this model on this GPU ("" when they do): a dense op whose nearest
+  // measured size is more than kMaxSizeRatio away, or a TP degree without all-reduce measurements.
+  const std::string& not_covered() const { return not_covered_; }
+  static constexpr double kMaxSizeRatio = 4.0;
+
+  // Components, for validation and tests (seconds).
+  double dense_layer_seconds(double tokens) const;             // one layer's dense ops
+  double prefill_attention_seconds(double new_tokens, double cached_tokens) const;  // one layer, one sequence
+  double decode_attention_seconds(double kv_tokens) const;    // one layer, the whole batch
+  double all_reduce_seconds(double tokens) const;              // one all-reduce of tokens x hidden (0 at TP 1)
+  double lm_head_seconds(double tokens) const;                 // classifier GEMM
+  double embedding_seconds(double tokens) const;               // embedding lookup + final norm
+  double cpu_overhead_seconds(double sequences) const;         // per engine step
+  int layers() const { return static_cast<int>(model_.n_layers); }
+
+ private:
+  struct Op {
+    std::string op;
+    const OpCurve* curve = nullptr;
+    double size_ratio = 1;  // target size / measured size
+    double k = 0, m = 0;    // GEMM: input and output features on one GPU; element-wise: m = 0, k = elements/token
+    double count = 1;       // per layer (two residual adds)
+  };
+  Op pick(const std::string& op, const std::vector<std::string>& candidates, double size, double k, double m,
+          double count);
+  double op_seconds(const Op& op, double tokens) const;
+  double gemm_ratio(double tokens, double k, double m) const;  // roofline time on target / on measured GPU
+
+  ModelSpec model_;
+  GpuSpec gpu_, measured_gpu_;
+  int tp_;
+  WeightsDtype weights_;
+  std::shared_ptr<const GpuProfile> profile_;
+  bool same_gpu_ = true;  // the measured GPU with bf16 weights: no derivation
+  std::vector<Op> layer_ops_;
+  Op emb_, final_norm_, lm_head_;
+  const AttentionCurve* prefill_attention_ = nullptr;
+  const AttentionCurve* decode_attention_ = nullptr;
+  const Curve* all_reduce_ = nullptr;
+  const Curve* cpu_overhead_ = nullptr;
+  std::string cpu_overhead_source_;
+  double weight_bytes_ = 0;
+  std::string not_covered_;
+  mutable bool extrapolated_ = false;
+};
+
+}  // namespace lynx

@@ -1,0 +1,42 @@
+// What the simulator asks of a compute cost model: the time of one prefill iteration and of one decode iteration
+// on one serving instance (one model replica on `tp` GPUs), and the bytes its weights take. Two implementations:
+// the roofline (cost_model.hpp: datasheet peaks times efficiencies measured from the calibration data) and the
+// profiled model (profiled/profiled_cost.hpp: published per-operation, attention, collective and CPU measurements).
+// compute_model.hpp chooses between them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lynx {
+
+// A prompt piece of a prefill iteration: `new_tokens` computed, attending also to `cached_tokens` earlier tokens
+// of the same sequence (chunked prefill).
+struct PrefillPiece {
+  int64_t new_tokens = 0;
+  int64_t cached_tokens = 0;
+};
+
+// One decode iteration of a continuous batch.
+struct DecodeWork {
+  int64_t query_tokens = 0;        // tokens computed (one per sequence; k + 1 for a verification pass)
+  int64_t sequences = 0;           // sequences in the batch
+  double attended_tokens = 0;      // keys attended, summed over the query tokens (roofline FLOPs)
+  double kv_bytes_read = 0;        // KV bytes read, in the cache's format (roofline bytes)
+  double attention_kv_tokens = 0;  // KV tokens read by attention, summed over sequences, each weighted by its
+                                   // format's attention cost relative to bf16 (kernel cost table; profiled model)
+};
+
+class StepCostModel {
+ public:
+  virtual ~StepCostModel() = default;
+  virtual double prefill_seconds(const std::vector<PrefillPiece>& pieces) const = 0;
+  virtual double decode_seconds(const DecodeWork& work) const = 0;
+  virtual double weight_bytes() const = 0;  // the replica's weights, all tp GPUs together
+  // For the run summary's `sources`: which model, from which data; and whether any time so far was extrapolated
+  // beyond the measurements.
+  virtual std::string source() const = 0;
+  virtual bool extrapolated() const { return false; }
+};
+
+}  // namespace lynx

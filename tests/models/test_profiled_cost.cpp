@@ -1,0 +1,155 @@
+// The profiled cost model against the published measurements it reads (files under the calibration data folder,
+// ../shared/data/calibration beside the checkout or $LYNX_SOURCE_DIR/calibration): chosen measured points are
+// reproduced exactly (file and line cited), the interpolation rules hold, derived GPUs say so, and the validation
+// error against end-to-end measurements stays under the figures reached (README, "Calibrated compute").
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "models/catalog.hpp"
+#include "models/compute_model.hpp"
+#include "models/profiled/csv_table.hpp"
+#include "models/profiled/curve.hpp"
+#include "models/profiled/gpu_profile.hpp"
+#include "models/profiled/profiled_cost.hpp"
+#include "models/profiled/validation.hpp"
+
+using namespace lynx;
+
+namespace {
+const std::vector<ModelSpec>& models() {
+  static auto m = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
+  return m;
+}
+const std::vector<GpuSpec>& gpus() {
+  static auto g = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
+  return g;
+}
+std::shared_ptr<const GpuProfile> h100() {
+  static auto p = std::make_shared<const GpuProfile>(
+      load_gpu_profile(std::string(LYNX_SOURCE_DIR) + "/models/catalog/profiles.json", "h100-sxm", calibration_dir()));
+  return p;
+}
+ProfiledCostModel on(const char* model, const char* gpu, int tp) {
+  return ProfiledCostModel(find_model(models(), model), find_gpu(gpus(), gpu), tp, WeightsDtype::bf16, h100(),
+                           find_gpu(gpus(), "h100-sxm"));
+}
+}  // namespace
+
+TEST_CASE("curve: linear between points, proportional beyond the last, floor or proportional below the first") {
+  Curve c({{100, 1.0}, {200, 3.0}, {200, 5.0}, {400, 6.0}}, Curve::Below::floor, "test");
+  CHECK(c.at(150) == doctest::Approx(2.5));    // (100, 1) to (200, mean of 3 and 5)
+  CHECK(c.at(300) == doctest::Approx(5.0));
+  bool extrapolated = false;
+  CHECK(c.at(400, &extrapolated) == doctest::Approx(6.0));
+  CHECK(!extrapolated);
+  CHECK(c.at(800, &extrapolated) == doctest::Approx(12.0));  // 6 s / 400 x 800
+  CHECK(extrapolated);
+  CHECK(c.at(10) == doctest::Approx(1.0));
+  Curve p({{100, 1.0}, {200, 3.0}}, Curve::Below::proportional, "test");
+  CHECK(p.at(10) == doctest::Approx(0.1));
+  // Noise that makes more work cheaper is lifted to the running maximum: 3, 2 -> 3, 3.
+  Curve n({{1, 1.0}, {2, 3.0}, {3, 2.0}, {4, 4.0}}, Curve::Below::floor, "test");
+  CHECK(n.at(2) == doctest::Approx(3.0));
+  CHECK(n.at(3) == doctest::Approx(3.0));
+  CHECK_THROWS_AS(Curve({}, Curve::Below::floor, "empty"), LynxError);
+}
+
+TEST_CASE("a measured CSV with a bad field is one error naming the file and line") {
+  const std::string path = "/tmp/lynx_bad_profile.csv";
+  std::ofstream(path) << "num_tokens,time\n1,0.5\n2,x7\n";
+  CsvTable t(path);
+  CHECK(t.number(0, "time") == 0.5);
+  CHECK_THROWS_WITH_AS(t.number(1, "time"), doctest::Contains("lynx_bad_profile.csv:3: column time is not a number"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(t.number(0, "tokens"), doctest::Contains("lynx_bad_profile.csv:1: no column \"tokens\""),
+                       LynxError);
+  std::ofstream(path) << "a,b\n1\n";
+  CHECK_THROWS_WITH_AS(CsvTable{path}, doctest::Contains("lynx_bad_profile.csv:2: 1 fields, expected 2"), LynxError);
+}
+
+TEST_CASE("Llama-3.1-70B on H100 reproduces the measured points of the same GEMM shapes and kernels") {
+  // vidur data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv line 538 (3680 tokens, TP 4; Llama-2-70B's
+  // layer has Llama-3.1-70B's shapes): medians of input_layernorm, attn_pre_proj, attn_rope, attn_post_proj,
+  // post_attention_layernorm, mlp_up_proj, mlp_act, mlp_down_proj, and add twice (two residual adds).
+  ProfiledCostModel m = on("llama-3.1-70b", "h100-sxm", 4);
+  const double layer_ms = 0.106 + 0.2545 + 0.022 + 0.189 + 0.106 + 1.243 + 0.083 + 0.6175 + 2 * 0.056;
+  CHECK(m.dense_layer_seconds(3680) == doctest::Approx(layer_ms * 1e-3).epsilon(1e-9));
+  // inference-sim bench_data/mha/decode/h100/64-8-128-tp4.csv: 2^21 KV tokens read by lines 15 (16 x 131072),
+  // 21 (32 x 65536), 27 (64 x 32768), 33 (128 x 16384), 38 (256 x 8192), 42 (512 x 4096): their mean.
+  const double decode_us = (686.792 + 684.115 + 685.374 + 684.264 + 687.995 + 693.345) / 6;
+  CHECK(m.decode_attention_seconds(16.0 * 131072) == doctest::Approx(decode_us * 1e-6).epsilon(1e-9));
+  // TP 1: inference-sim bench_data/mha/prefill/h100/64-8-128.csv line 4 (8192 tokens, 1538.317 us).
+  ProfiledCostModel one = on("llama-3.1-70b", "h100-sxm", 1);
+  CHECK(one.prefill_attention_seconds(8192, 0) == doctest::Approx(1538.317e-6).epsilon(1e-9));
+  // TP 4 holds 16 query heads: the nearest measured kernel is 28-4-128.csv (line 4: 8192 tokens, 662.37 us),
+  // scaled by 16/28 query heads (its FLOPs).
+  CHECK(m.prefill_attention_seconds(8192, 0) == doctest::Approx(662.37e-6 * 16 / 28).epsilon(1e-9));
+  CHECK(one.all_reduce_seconds(1000) == 0);
+  CHECK(m.source().find("profiled (llama-3.1-70b on h100-sxm x4") == 0);
+}
+
+TEST_CASE("H200 is derived from the H100 measurements by datasheet ratios and says so") {
+  ProfiledCostModel h100_model = on("llama-3.1-8b", "h100-sxm", 1), h200_model = on("llama-3.1-8b", "h200-sxm", 1);
+  // Decode attention and element-wise ops are bytes-bound: HBM 3.35 -> 4.8 TB/s.
+  CHECK(h200_model.decode_attention_seconds(1e6) ==
+        doctest::Approx(h100_model.decode_attention_seconds(1e6) * 3350.0 / 4800.0).epsilon(1e-12));
+  // Prefill attention is FLOP-bound: the same bf16 peak, the same time.
+  CHECK(h200_model.prefill_attention_seconds(4096, 0) == doctest::Approx(h100_model.prefill_attention_seconds(4096, 0)));
+  // A 1-token GEMM is weight-bytes-bound (faster on H200), an 8K-token one FLOP-bound (unchanged).
+  CHECK(h200_model.lm_head_seconds(1) < 0.75 * h100_model.lm_head_seconds(1));
+  CHECK(h200_model.lm_head_seconds(8192) == doctest::Approx(h100_model.lm_head_seconds(8192)).epsilon(1e-9));
+  CHECK(h200_model.source().find("derived from h100-sxm measurements") != std::string::npos);
+}
+
+TEST_CASE("auto chooses the profiled model where measurements cover the GPU and shape, else the roofline") {
+  ComputeChoice choice;
+  auto profiled = make_step_cost(find_model(models(), "llama-3.1-8b"), find_gpu(gpus(), "h200-sxm"), gpus(), 1, choice);
+  CHECK(profiled->source().find("profiled") == 0);
+  // stories260K's 64-wide layers are far from every measured GEMM.
+  auto tiny = make_step_cost(find_model(models(), "stories260k"), find_gpu(gpus(), "h100-sxm"), gpus(), 1, choice);
+  CHECK(tiny->source().find("roofline") == 0);
+  CHECK(tiny->source().find("profiled model not used") != std::string::npos);
+  choice.model = "profiled";
+  CHECK_THROWS_WITH_AS(make_step_cost(find_model(models(), "stories260k"), find_gpu(gpus(), "h100-sxm"), gpus(), 1,
+                                      choice),
+                       doctest::Contains("compute_model \"profiled\""), LynxError);
+  choice.model = "roofline";
+  auto roofline = make_step_cost(find_model(models(), "llama-3.1-8b"), find_gpu(gpus(), "h200-sxm"), gpus(), 1, choice);
+  CHECK(roofline->source().find("roofline") == 0);
+  // Ascend 910B's nearest measured GPU by datasheet peaks is the A100.
+  CHECK(profile_gpu_for(find_gpu(gpus(), "ascend-910b"), gpus(), {"h100-sxm", "a100-80gb-sxm"}) == "a100-80gb-sxm");
+  CHECK(profile_gpu_for(find_gpu(gpus(), "h200-sxm"), gpus(), {"h100-sxm", "a100-80gb-sxm"}) == "h100-sxm");
+}
+
+TEST_CASE("a prefill beyond the measured tokens is still timed, proportionally, and flagged as extrapolated") {
+  ProfiledCostModel m = on("llama-3.1-8b", "h100-sxm", 1);
+  m.prefill_seconds({PrefillPiece{2048, 0}});
+  CHECK(!m.extrapolated());
+  const double t = m.prefill_seconds({PrefillPiece{32768, 0}});
+  CHECK(m.extrapolated());
+  CHECK(t > 0);
+  CHECK(m.source().find("extrapolated") != std::string::npos);
+}
+
+TEST_CASE("validation: the MAPE against end-to-end measurements stays under the figures reached") {
+  ValidationReport r = run_validation(calibration_dir(), std::string(LYNX_SOURCE_DIR) + "/models/catalog/profiles.json",
+                                      std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+                                      std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
+  auto mape = [&](const std::string& group) {
+    for (const ValidationGroup& g : r.groups)
+      if (g.group == group) return g.mape_percent;
+    FAIL("no group " << group);
+    return 0.0;
+  };
+  CHECK(mape("H100 decode (splitwise-sim)") < 7.0);
+  CHECK(mape("A100 decode (splitwise-sim)") < 9.5);
+  CHECK(mape("H100 prefill (splitwise-sim)") < 20.0);
+  CHECK(mape("A100 prefill (splitwise-sim)") < 13.0);
+  CHECK(mape("H100 prefill op sums (LLMServingSim)") < 21.0);
+  int excluded = 0;
+  for (const ValidationRow& row : r.rows) excluded += !row.excluded.empty();
+  CHECK(excluded == 3);  // the batch-64 TP2 prefill rows (A100, H100, power-capped H100) below their batch-32 times
+}
