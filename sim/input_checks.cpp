@@ -1,5 +1,6 @@
 #include "sim/input_checks.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -61,6 +62,32 @@ KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) {
   return {static_cast<double>(sample.total()) / kPerTokenSample, static_cast<double>(sample.anchor) / kPerTokenSample};
 }
 
+void apply_over_context(SimulationInputs& in, const std::string& policy) {
+  if (policy == "error") return;
+  const int64_t context = in.model.context_tokens;
+  std::vector<Request> kept;
+  kept.reserve(in.requests.size());
+  for (Request& r : in.requests) {
+    if (r.input_tokens + r.output_tokens <= context) {
+      kept.push_back(std::move(r));
+      continue;
+    }
+    if (policy == "skip") {
+      ++in.over_context_skipped;
+      continue;
+    }
+    ++in.over_context_truncated;
+    const int64_t input = std::max<int64_t>(1, context - r.output_tokens);
+    r.output_tokens = std::min(r.output_tokens, context - input);
+    // The kept tokens are the prompt's last ones: its leading prefix blocks no longer apply.
+    r.prefix_block_hashes.clear();
+    r.input_tokens = input;
+    kept.push_back(std::move(r));
+  }
+  for (size_t i = 0; i < kept.size(); ++i) kept[i].id = static_cast<int64_t>(i);
+  in.requests = std::move(kept);
+}
+
 void check_simulation_inputs(const SimulationInputs& in) {
   check_weights_fit(in, in.config.prefill, in.prefill_gpu, "$.cluster.prefill",
                     in.config.prefill.memory_reserve_fraction);
@@ -78,7 +105,9 @@ void check_simulation_inputs(const SimulationInputs& in) {
                   where(in, r).c_str(), static_cast<long long>(r.output_tokens));
     const int64_t tokens = r.input_tokens + r.output_tokens;
     if (tokens > in.model.context_tokens)
-      throw_error("%s: %lld input + %lld output tokens exceed the %lld-token context of %s", where(in, r).c_str(),
+      throw_error("%s: %lld input + %lld output tokens exceed the %lld-token context of %s (workload.over_context "
+                  "\"skip\" or \"truncate\" serves such traces)",
+                  where(in, r).c_str(),
                   static_cast<long long>(r.input_tokens), static_cast<long long>(r.output_tokens),
                   static_cast<long long>(in.model.context_tokens), in.model.name.c_str());
     const double prompt_bytes = prefill_kv_bytes(in, r.input_tokens);

@@ -25,6 +25,11 @@ struct KvBytesPerToken {
 };
 KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in);
 
+// workload.over_context "skip" or "truncate": drops, or cuts the prompt of, each request longer than the model's
+// context (truncation keeps the prompt's last tokens: context - output of them, at least 1, and the output then
+// fills the rest), renumbers the requests and counts both in `in`. "error" leaves them to check_simulation_inputs.
+void apply_over_context(SimulationInputs& in, const std::string& policy);
+
 // Throws LynxError for the first input the simulation could not serve.
 void check_simulation_inputs(const SimulationInputs& in);
 

@@ -11,7 +11,10 @@ PrefillInstance::PrefillInstance(int index, int node, const SimContext& context)
       node_(node),
       context_(context),
       cost_(*context.inputs->prefill_cost),
-      capacity_bytes_(prefill_kv_capacity_bytes(*context.inputs)) {}
+      capacity_bytes_(prefill_kv_capacity_bytes(*context.inputs)) {
+  if (context.inputs->config.prefill.prefix_cache)
+    cache_ = std::make_unique<PrefixCache>(prefill_kv_bytes(*context.inputs, context.inputs->prefix_block_tokens));
+}
 
 void PrefillInstance::enqueue(RequestState& request) {
   request.record.prefill_instance = index_;
@@ -39,12 +42,10 @@ void PrefillInstance::start_iteration() {
   int64_t used = 0;
   while (!queue_.empty() && (budget == 0 ? pieces.empty() : used < budget)) {
     RequestState* r = queue_.front();
-    const int64_t remaining = r->request.input_tokens - r->prefilled_tokens;
-    const int64_t take = budget == 0 ? remaining : std::min(remaining, budget - used);
-    if (r->prefilled_tokens == 0) {
+    if (r->phase == RequestPhase::queued) {
       // A new request needs room for its prompt's KV; else it waits, and so does the queue behind it (FCFS).
       const double bytes = prefill_kv_bytes(*context_.inputs, r->request.input_tokens);
-      if (used_bytes_ + bytes > capacity_bytes_) {
+      if (used_bytes_ + bytes > capacity_bytes_) {  // cached prefixes yield to in-flight KV, so they do not count
         if (memory_wait_since_s_ < 0) memory_wait_since_s_ = now;
         break;
       }
@@ -54,9 +55,18 @@ void PrefillInstance::start_iteration() {
       }
       r->prefill_memory_bytes = bytes;
       used_bytes_ += bytes;
+      if (cache_) {
+        cache_->shrink_to(capacity_bytes_ - used_bytes_);
+        // At least the last prompt token is computed: its logits give the first output token.
+        const int64_t blocks = cache_->match(r->request.prefix_block_hashes);
+        r->record.cached_tokens = std::min(blocks * context_.inputs->prefix_block_tokens, r->request.input_tokens - 1);
+        r->prefilled_tokens = r->record.cached_tokens;
+      }
       r->record.prefill_start_s = now;
       r->advance(RequestPhase::prefilling);
     }
+    const int64_t remaining = r->request.input_tokens - r->prefilled_tokens;
+    const int64_t take = budget == 0 ? remaining : std::min(remaining, budget - used);
     pieces.push_back(Piece{r, take == remaining});
     work.push_back({take, r->prefilled_tokens});
     r->prefilled_tokens += take;
@@ -81,6 +91,11 @@ void PrefillInstance::finish_group(std::vector<Piece> pieces, int group, double 
       if (layer_wise) context_.on_chunk_ready(*p.request, group);
       if (group == chunks - 1) {
         p.request->record.prefill_end_s = now;
+        if (cache_) {  // the prompt's full blocks are now computed: cache them in the memory left free
+          const RequestState& r = *p.request;
+          const auto blocks = static_cast<size_t>(r.request.input_tokens / context_.inputs->prefix_block_tokens);
+          cache_->insert(r.request.prefix_block_hashes, blocks, capacity_bytes_ - used_bytes_);
+        }
         outstanding_tokens_ -= p.request->request.input_tokens;
         if (!layer_wise)
           for (int c = 0; c < chunks; ++c) context_.on_chunk_ready(*p.request, c);

@@ -10,7 +10,10 @@
 #include <deque>
 #include <vector>
 
+#include <memory>
+
 #include "models/step_cost.hpp"
+#include "sim/prefix_cache.hpp"
 #include "sim/sim_context.hpp"
 
 namespace lynx {
@@ -23,6 +26,8 @@ class PrefillInstance {
   void release(RequestState& request);
   // Prompt tokens queued or in progress (the router's load measure).
   int64_t outstanding_tokens() const { return outstanding_tokens_; }
+  // Leading prompt blocks of the request cached here (0 without a prefix cache): the prefix-aware router's measure.
+  int64_t cached_blocks(const RequestState& request) const { return cache_ ? cache_->peek(request.request.prefix_block_hashes) : 0; }
   int node() const { return node_; }
 
  private:
@@ -41,6 +46,7 @@ class PrefillInstance {
   bool busy_ = false;
   double capacity_bytes_ = 0, used_bytes_ = 0;  // KV memory (prefill_kv_capacity_bytes) and what holds it
   double memory_wait_since_s_ = -1;             // the head request waits for memory since then (-1: it does not)
+  std::unique_ptr<PrefixCache> cache_;          // with cluster.prefill.prefix_cache
 };
 
 }  // namespace lynx

@@ -1,6 +1,7 @@
 #include "sim/run_config.hpp"
 
 #include "common/json_reader.hpp"
+#include "sim/input_checks.hpp"
 #include "sim/metrics.hpp"
 #include "sim/simulation_setup.hpp"
 #include "traces/workload_spec.hpp"
@@ -17,12 +18,14 @@ std::string describe_workload(const WorkloadSpec& spec) {
 RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   JsonObject workload(config.workload, config.origin, "$.workload");
   WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
-  if (spec.prefix_block_tokens_given)
-    workload.fail("prefix_block_tokens", "no prefix_block_tokens: it sets trace-stats' prefix hit ratio, and the "
-                                         "simulator models no prefix cache, so it would be ignored");
+  if (spec.prefix_block_tokens_given && !config.prefill.prefix_cache)
+    workload.fail("prefix_block_tokens", "no prefix_block_tokens without \"cluster.prefill.prefix_cache\": true (it "
+                                         "would be ignored)");
   SimulationInputs inputs = simulation_inputs(config, workload_build(spec, config.seed));
   const std::string source = describe_workload(spec);
   inputs.workload_source = source;
+  inputs.prefix_block_tokens = spec.prefix_block_tokens;
+  apply_over_context(inputs, spec.over_context);
   SimulationResult result = simulate(inputs);
   write_simulation_results(out_dir, inputs, result, source);
   RunOutcome outcome;

@@ -6,11 +6,12 @@
 //   "format": "lynx-a4r4-g64",          KV wire format (kernels/kv_format.hpp)
 //   "seed": 1,
 //   "cluster": {
-//     "prefill": {"instances": 1, "gpu": "h200-sxm", "tp": 1, "chunked_prefill_tokens": 0},
+//     "prefill": {"instances": 1, "gpu": "h200-sxm", "tp": 1, "chunked_prefill_tokens": 0, "prefix_cache": false,
+//                 "memory_reserve_fraction": 0.1},
 //     "decode":  {"instances": 1, "gpu": "h200-sxm", "tp": 1, "max_batch": 256, "memory_reserve_fraction": 0.1,
 //                 "plan_iterations": true},
 //     "network": {...}                  see network_config.hpp
-//     "router": "least-loaded"          or "round-robin"
+//     "router": "least-loaded"          or "round-robin", or "prefix-aware" (longest cached prefix first)
 //   },
 //   "transfer": {"chunk_layers": 4, "anchor_weight": 1000, "mode": "layer-wise"},   or "after-prefill"
 //   "lynx": {"acceptance": "models/accuracy/stories260k.json", "acceptance_rate": 0.9, "max_speculative_tokens": 0},
@@ -37,6 +38,7 @@ struct PoolConfig {
   int instances = 1;
   std::string gpu = "h200-sxm";
   int tensor_parallel = 1;
+  bool prefix_cache = false;            // prefill: keep prompt blocks' KV in free memory, LRU (sim/prefix_cache.hpp)
   int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
   int max_batch = 256;                  // decode: sequences per iteration
   double memory_reserve_fraction = 0.1; // HBM kept for activations and fragmentation
@@ -54,6 +56,7 @@ struct TransferConfig {
 struct LynxConfig {
   std::string acceptance_file;   // accuracy JSON written by `lynxsim accuracy`; "" = the shipped default if present
   std::optional<double> acceptance_rate;  // set: per-token acceptance rate used instead of any file (0 is a rate)
+  nlohmann::json acceptance_histogram;    // set (an array): [k-1][m] counts, used instead of any file
   int64_t max_speculative_tokens = 0;  // cap on tokens drafted before verification; 0 = up to the output length
 };
 

@@ -69,17 +69,26 @@ class ClusterSimulation {
 
  private:
   void on_arrival(RequestState& r) {
-    PrefillInstance& p = *prefill_[static_cast<size_t>(choose_prefill())];
+    PrefillInstance& p = *prefill_[static_cast<size_t>(choose_prefill(r))];
     decode_[static_cast<size_t>(choose_decode())]->assign(r);
     p.enqueue(r);
   }
 
-  int choose_prefill() {
+  int choose_prefill(const RequestState& r) {
     if (inputs_.config.router == "round-robin") return static_cast<int>(next_prefill_++ % prefill_.size());
+    // least-loaded: fewest outstanding prompt tokens; prefix-aware: the longest cached prefix first, then that.
+    const bool prefix_aware = inputs_.config.router == "prefix-aware";
     int best = 0;
-    for (size_t i = 1; i < prefill_.size(); ++i)
-      if (prefill_[i]->outstanding_tokens() < prefill_[static_cast<size_t>(best)]->outstanding_tokens())
+    int64_t best_blocks = prefix_aware ? prefill_[0]->cached_blocks(r) : 0;
+    for (size_t i = 1; i < prefill_.size(); ++i) {
+      const int64_t blocks = prefix_aware ? prefill_[i]->cached_blocks(r) : 0;
+      const PrefillInstance& b = *prefill_[static_cast<size_t>(best)];
+      if (blocks > best_blocks ||
+          (blocks == best_blocks && prefill_[i]->outstanding_tokens() < b.outstanding_tokens())) {
         best = static_cast<int>(i);
+        best_blocks = blocks;
+      }
+    }
     return best;
   }
 

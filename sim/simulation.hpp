@@ -33,6 +33,8 @@ struct SimulationInputs {
   AcceptanceModel acceptance;        // used by lynx formats
   std::vector<Request> requests;     // sorted by arrival
   std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
+  int64_t prefix_block_tokens = 512; // tokens per entry of Request::prefix_block_hashes (Mooncake: 512)
+  int64_t over_context_skipped = 0, over_context_truncated = 0;  // workload.over_context's work, for the summary
 };
 
 struct SimulationResult {

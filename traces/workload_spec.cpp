@@ -144,6 +144,7 @@ WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& ba
   transforms_from_json(workload, spec.transforms);
   spec.prefix_block_tokens_given = workload.has("prefix_block_tokens");
   spec.prefix_block_tokens = workload.get(kPrefixBlockTokens);
+  spec.over_context = workload.choice_or("over_context", {"error", "skip", "truncate"}, "error");
   workload.finish();
   return spec;
 }

@@ -15,7 +15,9 @@
 //    "spread_step_s": 3,                   the step, when not inferred
 //    "time_scale": 1,                      multiply arrival times (0.5 = twice as fast)
 //    "target_rate_per_s": r,               or rescale to this mean rate (not with time_scale)
-//    "prefix_block_tokens": 512}           tokens per prefix block id (Mooncake: 512)
+//    "prefix_block_tokens": 512,           tokens per prefix block id (Mooncake: 512)
+//    "over_context": "error"}              a request longer than the model's context: an error, or "skip" it, or
+//                                          "truncate" its prompt (the summary counts both)
 // or
 //   {"synthetic": {"arrival": "poisson",   poisson|gamma
 //                  "rate_per_s": r, "cv": c (gamma only, required there), "count": n,
@@ -38,7 +40,8 @@
 namespace lynx {
 
 struct WorkloadSpec {
-  bool prefix_block_tokens_given = false;  // set in the JSON (the simulator has no prefix cache: it refuses it)
+  bool prefix_block_tokens_given = false;  // set in the JSON (the simulator refuses it without a prefix cache)
+  std::string over_context = "error";      // a request longer than the model's context: "error" | "skip" | "truncate"
   std::string trace_path;          // a trace (resolved path), or empty for a synthetic workload
   TraceReadOptions read;
   bool synthetic = false;

@@ -120,7 +120,7 @@ TEST_CASE("a bad path or value is an error naming the file, axis and point, befo
 }
 
 TEST_CASE("the example experiments validate") {
-  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json"}) {
+  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json"}) {
     CAPTURE(name);
     Experiment e = experiment_load(kExperiments + "/" + name);
     CHECK(!e.points.empty());
@@ -183,6 +183,35 @@ TEST_CASE("ttft_vs_bandwidth (the demo) on a reduced grid: 300 requests, 10 and 
     for (const char* format : {"bf16", "int8-g64", "int4-g64", "lynx-a4r4-g64"})
       CHECK(value(rows, at(format, "100"), "median_ttft_ms") <= value(rows, at(format, "10"), "median_ttft_ms"));
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("prefix_caching on the first 3000 requests: the cache serves prompt tokens, and exposes more transfer") {
+  nlohmann::json source = json_parse_file(kExperiments + "/prefix_caching.json");
+  source["base"]["workload"]["first_n"] = 3000;
+  source["sweep"]["axes"][2]["values"] = {25, 100};
+  Experiment e = experiment_from_json(source, kExperiments + "/prefix_caching.json", kExperiments);
+  REQUIRE(e.points.size() == 8);
+  const std::string dir = fresh_dir("prefix");
+  SweepReport report = sweep_run(e, quiet(dir));
+  CHECK(report.ran == 8);
+  auto rows = read_summary(dir);
+  for (const char* format : {"int8-g64", "lynx-a4r4-g64"})
+    for (const char* gbps : {"25", "100"}) {
+      CAPTURE(format);
+      CAPTURE(gbps);
+      auto at = [&](const char* cache) {
+        return std::map<std::string, std::string>{
+            {"cluster.prefill.prefix_cache", cache}, {"format", format}, {"cluster.network.nic_gbps", gbps}};
+      };
+      CHECK(value(rows, at("false"), "prefix_cache_hit_ratio") == 0);
+      const double hit = value(rows, at("true"), "prefix_cache_hit_ratio");
+      CHECK(hit > 0.05);
+      CHECK(hit < 0.374);  // below the trace's infinite-cache ratio
+      CHECK(value(rows, at("true"), "prefill_tokens_saved") ==
+            doctest::Approx(hit * value(rows, at("true"), "total_input_tokens")));
+      CHECK(value(rows, at("true"), "mean_exposed_transfer_ms") >= value(rows, at("false"), "mean_exposed_transfer_ms"));
+    }
   fs::remove_all(dir);
 }
 

@@ -247,3 +247,81 @@ TEST_CASE("prefill memory back-pressure: a prompt whose KV does not fit waits un
     }
   }
 }
+
+TEST_CASE("prefix caching: a prompt whose leading blocks are cached prefills only the rest, the KV sent is whole") {
+  // Two 2048-token prompts on one prefill instance; the second shares the first two 512-token blocks. With the
+  // cache, its prefill computes 1024 new tokens attending over 1024 cached ones, and its quantization still covers
+  // all 2048 tokens (the decode side receives the whole KV).
+  const int64_t T = 2048;
+  for (bool cache : {false, true}) {
+    CAPTURE(cache);
+    nlohmann::json config = base_config("int8-g64", 100, "after-prefill");
+    config["cluster"]["prefill"] = {{"prefix_cache", cache}};
+    Request a = make_request(0, 0.0, T, 2), b = make_request(1, 10.0, T, 2);
+    a.prefix_block_hashes = {11, 12, 13, 14};
+    b.prefix_block_hashes = {11, 12, 23, 24};
+    std::vector<Request> requests{a, b};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord& r = run.records.at(1);
+    ComputeCostModel cost(in.model, in.prefill_gpu, 1);
+    const double elements = 2.0 * static_cast<double>(T * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+    const double expected = (cache ? cost.prefill_seconds(T - 1024, 1024) : cost.prefill_seconds(T, 0)) +
+                            in.prefill_kernels.encode_seconds(elements);
+    CHECK(r.cached_tokens == (cache ? 1024 : 0));
+    CHECK(r.prefill_end_s - r.prefill_start_s == doctest::Approx(expected).epsilon(kRel));
+    CHECK(run.summary["metrics"]["prefix_cache_hit_ratio"].get<double>() == doctest::Approx(cache ? 0.25 : 0.0));
+    CHECK(run.bytes_delivered == 2 * model_kv_bytes(in.model, in.format, T).total());
+  }
+}
+
+TEST_CASE("the prefix-aware router sends a request to the instance that holds its prefix") {
+  nlohmann::json config = base_config("int8-g64", 100, "after-prefill");
+  config["cluster"]["prefill"] = {{"prefix_cache", true}, {"instances", 2}};
+  config["cluster"]["router"] = "prefix-aware";
+  // Request 0 goes to instance 0 (a tie); request 1 (no shared prefix) to the less loaded instance 1; request 2
+  // shares request 1's prefix and follows it although instance 0 is as idle.
+  Request r0 = make_request(0, 0.0, 2048, 2), r1 = make_request(1, 0.0, 1024, 2), r2 = make_request(2, 10.0, 2048, 2);
+  r0.prefix_block_hashes = {1, 2, 3, 4};
+  r1.prefix_block_hashes = {7, 8};
+  r2.prefix_block_hashes = {7, 8, 9, 10};
+  SimRun run = run_simulation(config, {r0, r1, r2});
+  CHECK(run.records.at(0).prefill_instance == 0);
+  CHECK(run.records.at(1).prefill_instance == 1);
+  CHECK(run.records.at(2).prefill_instance == 1);
+  CHECK(run.records.at(2).cached_tokens == 1024);
+}
+
+TEST_CASE("three first-token times: the first draft kept gives ttft_correct = ttft_spec, rolled back gives ttft") {
+  // One Lynx request alone, drafting while its residual crosses a 10 Gbps link. Acceptance rate 1: every draft is
+  // kept, so the first correct token is the first draft; rate 0: the first verification rolls every draft back, so
+  // the first correct token is the verifier's. Formats without speculation have the three times equal.
+  const int64_t T = 8192;
+  for (double rate : {1.0, 0.0}) {
+    CAPTURE(rate);
+    nlohmann::json config = base_config("lynx-a4r4-g64", 10, "after-prefill");
+    config["lynx"]["acceptance_rate"] = rate;
+    SimRun run = run_simulation(config, {make_request(0, 0.0, T, 64)});
+    const RequestRecord& r = run.records.at(0);
+    REQUIRE(r.spec_tokens > 0);
+    CHECK(r.ttft_spec_s() < r.ttft_s());
+    CHECK(r.first_token_s == r.verify_s);
+    if (rate == 1.0) {
+      CHECK(r.first_draft_kept == 1);
+      CHECK(r.ttft_correct_s() == r.ttft_spec_s());
+      CHECK(run.summary["metrics"]["first_draft_kept_rate"].get<double>() == 1.0);
+    } else {
+      CHECK(r.first_draft_kept == 0);
+      CHECK(r.ttft_correct_s() == r.ttft_s());
+      CHECK(run.summary["metrics"]["first_draft_kept_rate"].get<double>() == 0.0);
+      CHECK(run.summary["metrics"]["rollback_rate"].get<double>() == 1.0);
+    }
+  }
+  nlohmann::json config = base_config("int8-g64", 10, "after-prefill");
+  SimRun run = run_simulation(config, {make_request(0, 0.0, T, 64)});
+  const RequestRecord& r = run.records.at(0);
+  CHECK(r.first_draft_kept == -1);
+  CHECK(r.ttft_spec_s() == r.ttft_s());
+  CHECK(r.ttft_correct_s() == r.ttft_s());
+  CHECK(run.summary["metrics"]["first_draft_kept_rate"].is_null());
+}

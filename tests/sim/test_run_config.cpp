@@ -2,6 +2,8 @@
 // orderings a user expects between formats hold on a slow network, and bad configurations are one clear error.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -124,8 +126,8 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
         "cfg.json: $.cluster.decode.memory_reserve_fraction: expected a number in [0, 0.99] fraction, got 1");
   c = ok;
   c["lynx"] = {{"acceptance", "/dev/null"}, {"acceptance_rate", 0.5}};
-  CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected either acceptance (a file) or acceptance_rate, "
-                       "not both, got 0.5");
+  CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected one acceptance source: acceptance (a file), "
+                       "acceptance_rate or acceptance_histogram, not several, got 0.5");
   c = ok;
   c["lynx"] = {{"acceptance_rate", 0}};
   CHECK(sim_config_from_json(c, "cfg.json", "").lynx.acceptance_rate == 0.0);  // 0 is a rate, not "unset"
@@ -184,4 +186,29 @@ TEST_CASE("a configured kernel cost table changes the quantization time by the r
                        LynxError);
   fs::remove_all(h200_dir);
   fs::remove_all(cpu_dir);
+}
+
+TEST_CASE("workload.over_context: an error by default, or skipped, or the prompt truncated to the context") {
+  // 40 prompts uniform in [100000, 140000] tokens + 1000 output tokens against Llama-3.1-8B's 131072: some fit.
+  nlohmann::json config = {{"model", "llama-3.1-8b"},
+                           {"format", "int4-g64"},
+                           {"workload", {{"synthetic", {{"rate_per_s", 0.05}, {"count", 40},
+                                                        {"input_tokens", {{"uniform", {100000, 140000}}}},
+                                                        {"output_tokens", {{"fixed", 1000}}}}}}}};
+  const fs::path root = fs::temp_directory_path() / ("lynx_over_context_" + std::to_string(::getpid()));
+  CHECK_THROWS_WITH_AS(run_in_dir(config, (root / "error").string()),
+                       doctest::Contains("output tokens exceed the 131072-token context of llama-3.1-8b"), LynxError);
+  config["workload"]["over_context"] = "skip";
+  nlohmann::json skip = run_in_dir(config, (root / "skip").string());
+  const int64_t skipped = skip["metrics"]["over_context_skipped"];
+  CHECK(skipped > 0);
+  CHECK(skipped < 40);
+  CHECK(skip["metrics"]["completed"].get<int64_t>() == 40 - skipped);
+  config["workload"]["over_context"] = "truncate";
+  nlohmann::json truncate = run_in_dir(config, (root / "truncate").string());
+  CHECK(truncate["metrics"]["over_context_truncated"].get<int64_t>() == skipped);
+  CHECK(truncate["metrics"]["completed"].get<int64_t>() == 40);
+  CHECK(truncate["metrics"]["total_input_tokens"].get<double>() <=
+        skip["metrics"]["total_input_tokens"].get<double>() + static_cast<double>(skipped) * (131072 - 1000));
+  fs::remove_all(root);
 }
