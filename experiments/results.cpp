@@ -6,6 +6,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "experiments/point_record.hpp"
 
 namespace lynx {
 
@@ -78,8 +79,9 @@ void results_merge(const std::string& out_dir, const std::vector<std::string>& s
       const fs::path to = fs::path(out_dir) / p.name;
       if (fs::equivalent(fs::path(dir), fs::path(out_dir))) break;
       fs::create_directories(to);
-      for (const char* file : {"requests.csv", "summary.json"})
-        write_file_atomic((to / file).string(), read_file((from / file).string()));
+      // The record first and the summary last, as a run writes them (experiments/point_record.hpp).
+      for (const char* file : {kPointRecordFile, "requests.csv", "summary.json"})
+        if (fs::exists(from / file)) write_file_atomic((to / file).string(), read_file((from / file).string()));
       break;
     }
   }
