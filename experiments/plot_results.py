@@ -338,4 +338,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (KeyError, ValueError, IndexError, TypeError, OSError) as e:
+        # A results folder whose files were edited or cut: one line naming it, never a traceback.
+        fail("%s: not a complete results directory of `lynxsim run` (%s: %s)" % (
+            sys.argv[1] if len(sys.argv) > 1 else "?", type(e).__name__, e))

@@ -170,6 +170,11 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& token
   const TeacherForced reference = teacher_forced(decoder, fp32, windows, false);
   report.tokens_evaluated = reference.tokens;
   report.reference_perplexity = reference.perplexity();
+  // Worse than guessing uniformly over the vocabulary: the tokenizer does not belong to this model (same size,
+  // other pieces), and every figure after this would be noise.
+  if (!(report.reference_perplexity < static_cast<double>(model.config.vocab_size)))
+    throw_error("%s: the fp32 perplexity %.4g is above the vocabulary size %d (a uniform guess): the tokenizer does "
+                "not match the model", text_path.c_str(), report.reference_perplexity, model.config.vocab_size);
   progress.line("teacher-forced", "fp32");
   std::vector<std::vector<int>> reference_greedy;
   {
