@@ -198,7 +198,8 @@ void read_csv(LineReader& reader, std::string_view header, const TraceSchema& sc
       continue;
     }
     if (fields.size() < names.size()) {
-      checker.structural(n, "missing column " + names[fields.size()], line);
+      // The header's own names may carry control bytes: shown escaped, like the row.
+      checker.structural(n, "missing column \"" + text_excerpt(names[fields.size()]) + "\"", line);
       continue;
     }
     if (fields.size() > names.size()) {

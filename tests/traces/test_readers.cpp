@@ -180,7 +180,7 @@ TEST_CASE("azure: every kind of bad row") {
   };
   for (const Case& c : {
            Case{"missing", "2023-11-16 18:17:04.0319600,3180",
-                R"(missing column GeneratedTokens: "2023-11-16 18:17:04.0319600,3180" (expected )" + kAzureForm + ")"},
+                R"(missing column "GeneratedTokens": "2023-11-16 18:17:04.0319600,3180" (expected )" + kAzureForm + ")"},
            Case{"extra", "2023-11-16 18:17:04.0319600,3180,8,9",
                 R"(4 fields where the header has 3: "2023-11-16 18:17:04.0319600,3180,8,9" (expected )" + kAzureForm + ")"},
            Case{"quote", "2023-11-16 18:17:04.0319600,\"3180,8",
@@ -272,7 +272,7 @@ TEST_CASE("burstgpt: every kind of bad row") {
   };
   for (const Case& c : {
            Case{"missing", "12,ChatGPT,472,18,490",
-                R"(missing column Log Type: "12,ChatGPT,472,18,490" (expected )" + kBurstForm + ")"},
+                R"(missing column "Log Type": "12,ChatGPT,472,18,490" (expected )" + kBurstForm + ")"},
            Case{"nan", "12,ChatGPT,abc,18,490,Conversation log", R"(Request tokens is not a number: "abc" )" + kInputForm},
            Case{"negative", "12,ChatGPT,472,-1,490,Conversation log",
                 R"(Response tokens is negative: "-1" )" + kOutputForm},
@@ -311,7 +311,7 @@ TEST_CASE("vidur: every kind of bad row") {
     std::string row, message;
   };
   for (const Case& c : {
-           Case{"missing", "2.0,1024", R"(missing column num_decode_tokens: "2.0,1024" (expected )" + kVidurForm + ")"},
+           Case{"missing", "2.0,1024", R"(missing column "num_decode_tokens": "2.0,1024" (expected )" + kVidurForm + ")"},
            Case{"nan", "2.0,1024,12 8", R"(num_decode_tokens is not a number: "12 8" )" + kOutputForm},
            Case{"negative", "2.0,-1024,128", R"(num_prefill_tokens is negative: "-1024" )" + kInputForm},
            Case{"negative_time", "-2.0,1024,128",
