@@ -52,7 +52,6 @@ Platform platform_build(const NetworkConfig& network, const std::vector<Platform
   const bool leaf_spine = network.topology == "leaf-spine";
 
   sg4::NetZone* zone = sg4::create_full_zone("cluster");
-  p.timer_host = zone->create_host("event-loop-timer", 1.0)->seal();
   std::vector<DirectedLink> nics;
   int racks = 0, max_nics = 1;
   for (size_t node = 0; node < nodes.size(); ++node) {

@@ -26,12 +26,11 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   inputs.workload_source = source;
   inputs.prefix_block_tokens = spec.prefix_block_tokens;
   apply_over_context(inputs, spec.over_context);
-  SimulationResult result = simulate(inputs);
-  write_simulation_results(out_dir, inputs, result, source);
+  SimulationResult result;
   RunOutcome outcome;
-  outcome.summary = summary_json(inputs, result, source);
+  outcome.summary = simulate_to_files(out_dir, inputs, source, &result);
   outcome.wall_s = result.wall_s;
-  outcome.requests = result.records.size();
+  outcome.requests = result.requests;
   return outcome;
 }
 

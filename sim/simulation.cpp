@@ -1,7 +1,10 @@
 #include "sim/simulation.hpp"
 
 #include <chrono>
+#include <deque>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 
 #include "common/error.hpp"
 #include "models/kv_size.hpp"
@@ -19,24 +22,12 @@ namespace {
 // Wires the instances, the router and the transfer engine together for one run.
 class ClusterSimulation {
  public:
-  explicit ClusterSimulation(const SimulationInputs& inputs) : inputs_(inputs) {
+  ClusterSimulation(const SimulationInputs& inputs, const RecordSink* sink) : inputs_(inputs), sink_(sink) {
     const SimConfig& c = inputs.config;
-    const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
-    const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
-    std::vector<PlatformNode> nodes;
-    for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics});
-    for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics});
+    const std::vector<PlatformNode> nodes = cluster_platform_nodes(c);
     loop_ = std::make_unique<EventLoop>(c.network, nodes);
-    nic_shares_ = nic_flow_shares(c.prefill.tensor_parallel, prefill_nics, c.decode.tensor_parallel, decode_nics);
-    requests_.resize(inputs.requests.size());
-    for (size_t i = 0; i < inputs.requests.size(); ++i) {
-      requests_[i].request = inputs.requests[i];
-      RequestRecord& rec = requests_[i].record;
-      rec.id = inputs.requests[i].id;
-      rec.arrival_s = inputs.requests[i].arrival_s;
-      rec.input_tokens = inputs.requests[i].input_tokens;
-      rec.output_tokens = inputs.requests[i].output_tokens;
-    }
+    nic_shares_ = nic_flow_shares(c.prefill.tensor_parallel, nodes.front().nics, c.decode.tensor_parallel,
+                                  nodes.back().nics);
     protocol_ = transfer_protocol_for(inputs_);
     context_.loop = loop_.get();
     context_.inputs = &inputs_;
@@ -44,30 +35,75 @@ class ClusterSimulation {
     context_.chunks = static_cast<int>((inputs.model.n_layers + c.transfer.chunk_layers - 1) / c.transfer.chunk_layers);
     context_.on_chunk_ready = [this](RequestState& r, int chunk) { on_chunk_ready(r, chunk); };
     context_.on_memory_granted = [this](RequestState& r) { send_ready_chunks(r); };
+    context_.on_done = [this](RequestState& r) { on_done(r); };
     for (int i = 0; i < c.prefill.instances; ++i) prefill_.emplace_back(std::make_unique<PrefillInstance>(i, i, context_));
     for (int i = 0; i < c.decode.instances; ++i)
       decode_.emplace_back(std::make_unique<DecodeInstance>(i, c.prefill.instances + i, context_));
   }
 
   SimulationResult run() {
-    for (RequestState& r : requests_) loop_->at(r.request.arrival_s, [this, &r] { on_arrival(r); });
+    schedule_next_arrival();
     loop_->run();
-    SimulationResult result;
-    for (const RequestState& r : requests_) {
-      if (r.phase != RequestPhase::done)
-        throw_error("request %lld did not complete (left %s)", static_cast<long long>(r.request.id),
-                    request_phase_name(r.phase));
-      result.records.push_back(r.record);
-      result.makespan_s = std::max(result.makespan_s, r.record.end_s);
-      result.bytes_expected += model_kv_bytes(inputs_.model, inputs_.format, r.request.input_tokens).total();
+    if (!in_flight_.empty()) {
+      const RequestState& r = *in_flight_.begin()->second;
+      throw_error("request %lld did not complete (left %s)", static_cast<long long>(r.request.id),
+                  request_phase_name(r.phase));
     }
-    result.flows = loop_->flows_delivered();
-    result.bytes_sent = loop_->bytes_sent();
-    result.bytes_delivered = loop_->bytes_delivered();
-    return result;
+    result_.flows = loop_->flows_delivered();
+    result_.bytes_sent = loop_->bytes_sent();
+    result_.bytes_delivered = loop_->bytes_delivered();
+    return std::move(result_);
   }
 
  private:
+  // The workload is read one request ahead: the next arrival is queued when the previous one happens.
+  bool next_request(Request& r) {
+    if (inputs_.request_source) {
+      if (!inputs_.request_source(r)) return false;
+      check_request(inputs_, r);
+      return true;
+    }
+    if (next_index_ >= inputs_.requests.size()) return false;
+    r = inputs_.requests[next_index_];
+    return true;
+  }
+
+  void schedule_next_arrival() {
+    auto state = std::make_unique<RequestState>();
+    if (!next_request(state->request)) return;
+    state->sequence = static_cast<int64_t>(next_index_++);
+    RequestRecord& rec = state->record;
+    rec.id = state->request.id;
+    rec.arrival_s = state->request.arrival_s;
+    rec.input_tokens = state->request.input_tokens;
+    rec.output_tokens = state->request.output_tokens;
+    RequestState* r = state.get();
+    in_flight_.emplace(r->sequence, std::move(state));
+    loop_->at_first(r->request.arrival_s, static_cast<uint64_t>(r->sequence), [this, r] {
+      schedule_next_arrival();
+      on_arrival(*r);
+    });
+  }
+
+  // A finished request: its record leaves in workload order, then its state is freed.
+  void on_done(RequestState& r) {
+    result_.requests += 1;
+    result_.makespan_s = std::max(result_.makespan_s, r.record.end_s);
+    result_.bytes_expected += model_kv_bytes(inputs_.model, inputs_.format, r.request.input_tokens).total();
+    const auto offset = static_cast<size_t>(r.sequence - next_record_);
+    if (finished_.size() <= offset) finished_.resize(offset + 1);
+    finished_[offset] = std::move(r.record);
+    in_flight_.erase(r.sequence);
+    while (!finished_.empty() && finished_.front()) {
+      if (sink_ != nullptr)
+        (*sink_)(*finished_.front());
+      else
+        result_.records.push_back(std::move(*finished_.front()));
+      finished_.pop_front();
+      ++next_record_;
+    }
+  }
+
   void on_arrival(RequestState& r) {
     PrefillInstance& p = *prefill_[static_cast<size_t>(choose_prefill(r))];
     decode_[static_cast<size_t>(choose_decode())]->assign(r);
@@ -164,7 +200,12 @@ class ClusterSimulation {
   std::unique_ptr<TransferProtocol> protocol_;
   std::vector<NicFlowShare> nic_shares_;  // the same for every request: the pools' tp and NICs
   std::unique_ptr<EventLoop> loop_;
-  std::vector<RequestState> requests_;
+  const RecordSink* sink_ = nullptr;
+  SimulationResult result_;
+  size_t next_index_ = 0;                                                // requests read so far
+  std::unordered_map<int64_t, std::unique_ptr<RequestState>> in_flight_;  // by sequence
+  std::deque<std::optional<RequestRecord>> finished_;                    // from sequence next_record_ on
+  int64_t next_record_ = 0;
   SimContext context_;
   std::vector<std::unique_ptr<PrefillInstance>> prefill_;
   std::vector<std::unique_ptr<DecodeInstance>> decode_;
@@ -173,13 +214,30 @@ class ClusterSimulation {
 
 }  // namespace
 
-SimulationResult simulate(const SimulationInputs& inputs) {
+std::vector<PlatformNode> cluster_platform_nodes(const SimConfig& c) {
+  const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
+  const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
+  std::vector<PlatformNode> nodes;
+  for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics});
+  for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics});
+  return nodes;
+}
+
+namespace {
+SimulationResult simulate_with(const SimulationInputs& inputs, const RecordSink* sink) {
   const auto start = std::chrono::steady_clock::now();
   check_simulation_inputs(inputs);  // before SimGrid's engine exists
-  ClusterSimulation simulation(inputs);
+  ClusterSimulation simulation(inputs, sink);
   SimulationResult result = simulation.run();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+}  // namespace
+
+SimulationResult simulate(const SimulationInputs& inputs) { return simulate_with(inputs, nullptr); }
+
+SimulationResult simulate(const SimulationInputs& inputs, const RecordSink& on_record) {
+  return simulate_with(inputs, &on_record);
 }
 
 }  // namespace lynx
