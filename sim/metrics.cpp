@@ -117,10 +117,15 @@ void add_distribution(nlohmann::json& j, const std::string& name, const ValueStr
 }  // namespace
 
 void MetricsStream::add(const RequestRecord& r) {
-  const SimConfig& c = config_;
+  const SimConfig& c = inputs_.config;
   ++count_;
   ttft_.push_back(r.ttft_s() * 1e3);
   ttft_spec_.push_back(r.ttft_spec_s() * 1e3);
+  ttft_correct_.push_back(r.ttft_correct_s() * 1e3);
+  if (r.first_draft_kept >= 0) {
+    ++drafted_requests_;
+    first_drafts_kept_ += r.first_draft_kept;
+  }
   e2el_.push_back(r.e2el_s() * 1e3);
   transfer_.push_back(r.kv_transfer_s() * 1e3);
   exposed_.push_back(r.exposed_transfer_s() * 1e3);
@@ -137,6 +142,7 @@ void MetricsStream::add(const RequestRecord& r) {
   accepted_ += static_cast<double>(r.accepted_tokens);
   rolled_back_ += static_cast<double>(r.rolled_back_tokens);
   cached_ += static_cast<double>(r.cached_tokens);
+  if (r.spec_tokens > 0 && inputs_.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated_;
   memory_wait_ += r.prefill_memory_wait_s;
   if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good_;
 }
@@ -156,6 +162,7 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["slo_attainment"] = n > 0 ? static_cast<double>(good_) / n : NAN;
   add_distribution(j, "ttft", ttft_);
   add_distribution(j, "ttft_spec", ttft_spec_);
+  add_distribution(j, "ttft_correct", ttft_correct_);
   add_distribution(j, "tpot", tpot_);
   j["mean_itl_ms"] = itl_gaps_ > 0 ? itl_time_ / itl_gaps_ * 1e3 : NAN;
   add_distribution(j, "e2el", e2el_);
@@ -164,6 +171,9 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["mean_spec_tokens"] = n > 0 ? spec / n : NAN;
   j["mean_accepted_tokens"] = n > 0 ? accepted_ / n : NAN;
   j["rollback_rate"] = spec > 0 ? rolled_back_ / spec : 0.0;
+  // Of the requests that drafted: the share whose first draft the first verification kept (NaN: none drafted).
+  j["first_draft_kept_rate"] = drafted_requests_ > 0 ? first_drafts_kept_ / drafted_requests_ : NAN;
+  j["acceptance_extrapolated_requests"] = acceptance_extrapolated_;
   j["prefix_cache_hit_ratio"] = input_tokens > 0 ? cached / input_tokens : 0.0;  // prompt tokens not prefilled
   j["prefill_tokens_saved"] = cached;
   j["over_context_skipped"] = in.over_context_skipped;
@@ -178,7 +188,7 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
 
 nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& result,
                             const std::string& workload_source) {
-  MetricsStream metrics(in.config);
+  MetricsStream metrics(in);
   for (const RequestRecord& r : result.records) metrics.add(r);
   return summary_json(in, result, metrics, workload_source);
 }
@@ -237,7 +247,8 @@ void append_int(std::string& out, int64_t v) {
 const char* requests_csv_header() {
   return "id,arrival_s,input_tokens,output_tokens,prefill_instance,decode_instance,prefill_start_s,prefill_end_s,"
          "prefill_memory_wait_s,cached_tokens,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
-         "verify_s,end_s,ttft_spec_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens\n";
+         "verify_s,end_s,ttft_spec_s,ttft_correct_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens,"
+         "first_draft_kept\n";
 }
 
 void append_requests_csv_row(std::string& out, const RequestRecord& r) {
@@ -250,11 +261,13 @@ void append_requests_csv_row(std::string& out, const RequestRecord& r) {
   for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, static_cast<double>(r.cached_tokens),
                    r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
                    r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
-                   r.ttft_s(), r.tpot_s(), r.e2el_s()})
+                   r.ttft_correct_s(), r.ttft_s(), r.tpot_s(), r.e2el_s()})
     append_time(out, t);
   append_int(out, r.spec_tokens);
   append_int(out, r.accepted_tokens);
   append_int(out, r.rolled_back_tokens);
+  if (r.first_draft_kept >= 0) append_int(out, r.first_draft_kept);
+  else out += ',';
   out += "\n";
 }
 
@@ -319,7 +332,7 @@ nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs&
   std::filesystem::create_directories(dir, error);
   if (error) throw_error("%s: cannot create directory: %s", dir.c_str(), error.message().c_str());
   RequestsCsvWriter csv(dir + "/requests.csv");
-  MetricsStream metrics(inputs.config);
+  MetricsStream metrics(inputs);
   SimulationResult result = simulate(inputs, [&](const RequestRecord& r) {
     csv.add(r);
     metrics.add(r);

@@ -49,15 +49,17 @@ class ValueStream {
 // its records.
 class MetricsStream {
  public:
-  explicit MetricsStream(const SimConfig& config) : config_(config) {}
+  explicit MetricsStream(const SimulationInputs& inputs) : inputs_(inputs) {}
   void add(const RequestRecord& r);
   // The "metrics" object of the summary.
   nlohmann::json metrics(const SimulationInputs& inputs, const SimulationResult& result) const;
 
  private:
-  const SimConfig& config_;
+  const SimulationInputs& inputs_;
   size_t count_ = 0;
-  ValueStream ttft_, ttft_spec_, tpot_, e2el_, transfer_, exposed_;
+  double drafted_requests_ = 0, first_drafts_kept_ = 0;
+  int64_t acceptance_extrapolated_ = 0;  // drafted requests whose prompt is longer than any measured length
+  ValueStream ttft_, ttft_spec_, ttft_correct_, tpot_, e2el_, transfer_, exposed_;
   double first_arrival_ = INFINITY, last_end_ = 0, output_tokens_ = 0, input_tokens_ = 0;
   double itl_time_ = 0, itl_gaps_ = 0, spec_ = 0, accepted_ = 0, rolled_back_ = 0, cached_ = 0, memory_wait_ = 0;
   int64_t good_ = 0;

@@ -23,14 +23,18 @@ struct RequestRecord {
   double residual_arrival_s = NAN;   // lynx: every residual chunk arrived
   double decode_start_s = NAN;       // start of the first decode iteration it took part in
   double first_spec_token_s = NAN;   // first token produced, possibly speculative
+  double first_correct_token_s = NAN;  // production time of the first token verification keeps: the first draft
+                                       // if it was kept, else the verifier's token (= first_token_s)
   double first_token_s = NAN;        // first final token (verified, or decoded on full KV)
   double verify_s = NAN;             // end of the verification pass (lynx)
   double end_s = NAN;                // last token
   int64_t spec_tokens = 0;           // tokens drafted on anchor-only KV
   int64_t accepted_tokens = 0;       // drafts kept by the verification
   int64_t rolled_back_tokens = 0;    // drafts discarded
+  int first_draft_kept = -1;         // 1: the first verification kept the first draft; 0: rolled it back; -1: no draft
 
   double ttft_spec_s() const { return first_spec_token_s - arrival_s; }
+  double ttft_correct_s() const { return first_correct_token_s - arrival_s; }
   double ttft_s() const { return first_token_s - arrival_s; }
   double e2el_s() const { return end_s - arrival_s; }
   double tpot_s() const {

@@ -81,8 +81,11 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     JsonObject l = top.object_or_empty("lynx");
     if (l.has("acceptance")) c.lynx.acceptance_file = l.input_path("acceptance", base_dir);
     if (l.has("acceptance_rate")) c.lynx.acceptance_rate = l.get(kAcceptanceRate);
-    if (c.lynx.acceptance_rate && !c.lynx.acceptance_file.empty())
-      l.fail("acceptance_rate", "either acceptance (a file) or acceptance_rate, not both");
+    if (l.has("acceptance_histogram")) c.lynx.acceptance_histogram = l.array("acceptance_histogram");
+    const int sources = l.has("acceptance") + l.has("acceptance_rate") + l.has("acceptance_histogram");
+    if (sources > 1)
+      l.fail(l.has("acceptance_rate") ? "acceptance_rate" : "acceptance_histogram",
+             "one acceptance source: acceptance (a file), acceptance_rate or acceptance_histogram, not several");
     c.lynx.max_speculative_tokens = l.get(kMaxSpeculative);
     l.finish();
   }

@@ -20,17 +20,33 @@ bool accuracy_file_has(const std::string& path, const std::string& format) {
          root["formats"].contains(format) && root["formats"][format].contains("speculation");
 }
 
-AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format) {
-  if (c.lynx.acceptance_rate) return AcceptanceModel::from_rate(*c.lynx.acceptance_rate, "configured rate");
+// The acceptance source, explicit in the summary: a configured rate, histogram or file; else the model's own
+// accuracy file (models/accuracy/<model>.json); else the shipped stories260K file as a stand-in, said so; else a
+// sourced prior rate.
+AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, const std::string& model) {
+  if (c.lynx.acceptance_rate)
+    return AcceptanceModel::from_rate(*c.lynx.acceptance_rate,
+                                      "configured rate " + std::to_string(*c.lynx.acceptance_rate) + " per token");
+  if (!c.lynx.acceptance_histogram.is_null())
+    return AcceptanceModel::from_histogram(c.lynx.acceptance_histogram, c.origin, "$.lynx.acceptance_histogram");
   if (!c.lynx.acceptance_file.empty()) return AcceptanceModel::from_accuracy_file(c.lynx.acceptance_file, format.name);
-  if (transfer_protocol_speculates(format) && accuracy_file_has(default_accuracy_path(), format.name))
-    return AcceptanceModel::from_accuracy_file(default_accuracy_path(), format.name);
+  if (!transfer_protocol_speculates(format)) return AcceptanceModel::from_rate(0, "not used (no speculation)");
+  const std::string own = default_accuracy_path(model);
+  if (accuracy_file_has(own, format.name)) return AcceptanceModel::from_accuracy_file(own, format.name);
+  const std::string stand_in = default_accuracy_path("stories260k");
+  if (accuracy_file_has(stand_in, format.name)) {
+    AcceptanceModel m = AcceptanceModel::from_accuracy_file(stand_in, format.name);
+    m.set_source(m.source() + "; measured on stories260k, a stand-in: no accuracy file for " + model);
+    return m;
+  }
   return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
                                                               format.name + ")");
 }
 }  // namespace
 
-std::string default_accuracy_path() { return project_dir() + "/models/accuracy/stories260k.json"; }
+std::string default_accuracy_path(const std::string& model) {
+  return project_dir() + "/models/accuracy/" + model + ".json";
+}
 
 SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests) {
   SimulationInputs in;
@@ -73,7 +89,7 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   in.decode_cost = located("$.compute_model", [&] {
     return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, compute);
   });
-  in.acceptance = resolve_acceptance(config, in.format);
+  in.acceptance = resolve_acceptance(config, in.format, in.model.name);
   in.requests = std::move(requests);
   return in;
 }

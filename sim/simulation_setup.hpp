@@ -12,6 +12,7 @@ namespace lynx {
 SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests);
 
 // The shipped accuracy file the simulator reads by default.
-std::string default_accuracy_path();
+// The accuracy file `lynxsim accuracy` writes for a model: models/accuracy/<model>.json in the project.
+std::string default_accuracy_path(const std::string& model);
 
 }  // namespace lynx

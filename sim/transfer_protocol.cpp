@@ -30,9 +30,11 @@ class ProtocolBase : public TransferProtocol {
     m.repeatable = r.request.output_tokens - r.final_tokens;
     return m;
   }
+  // Tokens produced at time t; `final`: they are final (on full KV, or kept by a verification).
   static void mark_first_tokens(RequestRecord& rec, double t, bool final) {
     if (std::isnan(rec.first_spec_token_s)) rec.first_spec_token_s = t;
     if (final && std::isnan(rec.first_token_s)) rec.first_token_s = t;
+    if (final && std::isnan(rec.first_correct_token_s)) rec.first_correct_token_s = t;
   }
   static void finish_if_complete(RequestState& r, double last_end_s) {
     if (r.final_tokens < r.request.output_tokens) return;
@@ -126,9 +128,15 @@ class LynxProtocol final : public ProtocolBase {
     if (m.role == IterationRole::verify) {
       const int64_t k = r.pending_spec_tokens;
       SplitMix64 rng(in_.config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r.request.id) + 1);
-      const int64_t accepted = in_.acceptance.draw(k, rng);
+      const int64_t accepted = in_.acceptance.draw(k, r.request.input_tokens, rng);
       rec.accepted_tokens += accepted;
       rec.rolled_back_tokens += k - accepted;
+      if (rec.first_draft_kept < 0 && k > 0) {
+        // The first draft is kept when the first verification accepts at least one: the first correct token then
+        // appeared when the first draft did.
+        rec.first_draft_kept = accepted > 0 ? 1 : 0;
+        if (accepted > 0 && std::isnan(rec.first_correct_token_s)) rec.first_correct_token_s = rec.first_spec_token_s;
+      }
       r.final_tokens = std::min(r.request.output_tokens, r.final_tokens + accepted + 1);
       r.pending_spec_tokens = 0;
       rec.verify_s = first_end_s;

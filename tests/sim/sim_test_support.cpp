@@ -26,7 +26,7 @@ nlohmann::json record_to_json(const RequestRecord& r) {
   return {r.id, r.arrival_s, r.input_tokens, r.output_tokens, r.prefill_instance, r.decode_instance,
           r.prefill_start_s, r.prefill_end_s, r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
           r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.spec_tokens,
-          r.accepted_tokens, r.rolled_back_tokens, r.prefill_memory_wait_s, r.cached_tokens};
+          r.accepted_tokens, r.rolled_back_tokens, r.prefill_memory_wait_s, r.cached_tokens, r.first_correct_token_s, r.first_draft_kept};
 }
 double number(const nlohmann::json& v) { return v.is_null() ? NAN : v.get<double>(); }
 RequestRecord record_from_json(const nlohmann::json& j) {
@@ -52,6 +52,8 @@ RequestRecord record_from_json(const nlohmann::json& j) {
   r.rolled_back_tokens = j[18];
   r.prefill_memory_wait_s = number(j[19]);
   r.cached_tokens = j[20];
+  r.first_correct_token_s = number(j[21]);
+  r.first_draft_kept = j[22];
   return r;
 }
 }  // namespace

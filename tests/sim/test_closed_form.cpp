@@ -291,3 +291,37 @@ TEST_CASE("the prefix-aware router sends a request to the instance that holds it
   CHECK(run.records.at(2).prefill_instance == 1);
   CHECK(run.records.at(2).cached_tokens == 1024);
 }
+
+TEST_CASE("three first-token times: the first draft kept gives ttft_correct = ttft_spec, rolled back gives ttft") {
+  // One Lynx request alone, drafting while its residual crosses a 10 Gbps link. Acceptance rate 1: every draft is
+  // kept, so the first correct token is the first draft; rate 0: the first verification rolls every draft back, so
+  // the first correct token is the verifier's. Formats without speculation have the three times equal.
+  const int64_t T = 8192;
+  for (double rate : {1.0, 0.0}) {
+    CAPTURE(rate);
+    nlohmann::json config = base_config("lynx-a4r4-g64", 10, "after-prefill");
+    config["lynx"]["acceptance_rate"] = rate;
+    SimRun run = run_simulation(config, {make_request(0, 0.0, T, 64)});
+    const RequestRecord& r = run.records.at(0);
+    REQUIRE(r.spec_tokens > 0);
+    CHECK(r.ttft_spec_s() < r.ttft_s());
+    CHECK(r.first_token_s == r.verify_s);
+    if (rate == 1.0) {
+      CHECK(r.first_draft_kept == 1);
+      CHECK(r.ttft_correct_s() == r.ttft_spec_s());
+      CHECK(run.summary["metrics"]["first_draft_kept_rate"].get<double>() == 1.0);
+    } else {
+      CHECK(r.first_draft_kept == 0);
+      CHECK(r.ttft_correct_s() == r.ttft_s());
+      CHECK(run.summary["metrics"]["first_draft_kept_rate"].get<double>() == 0.0);
+      CHECK(run.summary["metrics"]["rollback_rate"].get<double>() == 1.0);
+    }
+  }
+  nlohmann::json config = base_config("int8-g64", 10, "after-prefill");
+  SimRun run = run_simulation(config, {make_request(0, 0.0, T, 64)});
+  const RequestRecord& r = run.records.at(0);
+  CHECK(r.first_draft_kept == -1);
+  CHECK(r.ttft_spec_s() == r.ttft_s());
+  CHECK(r.ttft_correct_s() == r.ttft_s());
+  CHECK(run.summary["metrics"]["first_draft_kept_rate"].is_null());
+}

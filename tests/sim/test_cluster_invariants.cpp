@@ -79,10 +79,14 @@ TEST_CASE("a busy cluster: every request completes, bytes are conserved, timelin
       if (lynx) {
         CHECK(before(r.transfer_start_s, r.residual_arrival_s));
         if (r.spec_tokens > 0) CHECK(before(r.residual_arrival_s, r.verify_s));
-        CHECK(r.ttft_s() >= r.ttft_spec_s());
+        CHECK(r.ttft_spec_s() <= r.ttft_correct_s());  // ttft_spec <= ttft_correct <= ttft
+        CHECK(r.ttft_correct_s() <= r.ttft_s());
+        CHECK((r.ttft_correct_s() == r.ttft_spec_s() || r.ttft_correct_s() == r.ttft_s()));
+        CHECK(r.first_draft_kept == (r.spec_tokens > 0 ? (r.ttft_correct_s() == r.ttft_spec_s() ? 1 : 0) : -1));
       } else {
         CHECK(r.spec_tokens == 0);
         CHECK(r.ttft_s() == r.ttft_spec_s());
+        CHECK(r.ttft_correct_s() == r.ttft_s());
       }
     }
   }

@@ -126,8 +126,8 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
         "cfg.json: $.cluster.decode.memory_reserve_fraction: expected a number in [0, 0.99] fraction, got 1");
   c = ok;
   c["lynx"] = {{"acceptance", "/dev/null"}, {"acceptance_rate", 0.5}};
-  CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected either acceptance (a file) or acceptance_rate, "
-                       "not both, got 0.5");
+  CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected one acceptance source: acceptance (a file), "
+                       "acceptance_rate or acceptance_histogram, not several, got 0.5");
   c = ok;
   c["lynx"] = {{"acceptance_rate", 0}};
   CHECK(sim_config_from_json(c, "cfg.json", "").lynx.acceptance_rate == 0.0);  // 0 is a rate, not "unset"
