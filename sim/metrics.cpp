@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -230,12 +231,13 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
 
 namespace {
 void append_time(std::string& out, double seconds) {
-  char text[40];
+  char text[400];  // %.9f of any double (std::to_chars prints what printf would, faster)
   if (std::isnan(seconds))
     out += ",";
   else {
-    std::snprintf(text, sizeof text, ",%.9f", seconds);
-    out += text;
+    text[0] = ',';
+    const auto end = std::to_chars(text + 1, text + sizeof text, seconds, std::chars_format::fixed, 9).ptr;
+    out.append(text, static_cast<size_t>(end - text));
   }
 }
 void append_int(std::string& out, int64_t v) {
