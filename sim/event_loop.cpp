@@ -63,6 +63,7 @@ void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> ha
 void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
                      std::function<void()> on_delivered) {
   if (bytes == 0) throw_error("send: a flow needs a positive byte count");
+  if (on_send) on_send(src, dst, bytes, weight);
   size_t slot;
   if (!free_flows_.empty()) {
     slot = free_flows_.back();

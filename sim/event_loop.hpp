@@ -53,6 +53,8 @@ class EventLoop {
   void run();
 
   const Platform& platform() const { return platform_; }
+  // Optional: told of every flow as it starts (the benchmark records the flows to replay them on bare SimGrid).
+  std::function<void(int src, int dst, uint64_t bytes, double weight)> on_send;
   uint64_t flows_started() const { return flows_started_; }
   uint64_t flows_delivered() const { return flows_delivered_; }
   uint64_t bytes_sent() const { return bytes_sent_; }

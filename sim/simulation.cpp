@@ -1,6 +1,7 @@
 #include "sim/simulation.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -42,8 +43,18 @@ class ClusterSimulation {
   }
 
   SimulationResult run() {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> flow_log(nullptr, &std::fclose);
+    if (!inputs_.flow_log_path.empty()) {
+      flow_log.reset(std::fopen(inputs_.flow_log_path.c_str(), "wb"));
+      if (!flow_log) throw_error("%s: cannot write the flow log", inputs_.flow_log_path.c_str());
+      loop_->on_send = [this, file = flow_log.get()](int src, int dst, uint64_t bytes, double weight) {
+        const FlowLogEntry e{loop_->now(), src, dst, bytes, weight};
+        std::fwrite(&e, sizeof e, 1, file);
+      };
+    }
     schedule_next_arrival();
     loop_->run();
+    loop_->on_send = nullptr;
     if (!in_flight_.empty()) {
       const RequestState& r = *in_flight_.begin()->second;
       throw_error("request %lld did not complete (left %s)", static_cast<long long>(r.request.id),

@@ -39,6 +39,15 @@ struct SimulationInputs {
   std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
   int64_t prefix_block_tokens = 512; // tokens per entry of Request::prefix_block_hashes (Mooncake: 512)
   int64_t over_context_skipped = 0, over_context_truncated = 0;  // workload.over_context's work, for the summary
+  // Optional (benchmarks): every flow appended to this file as a FlowLogEntry when it starts.
+  std::string flow_log_path;
+};
+
+struct FlowLogEntry {
+  double start_s;
+  int32_t src, dst;  // endpoints (platform.hpp)
+  uint64_t bytes;
+  double weight;
 };
 
 struct SimulationResult {
