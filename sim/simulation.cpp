@@ -20,6 +20,35 @@ namespace lynx {
 
 namespace {
 
+// The least-loaded instance in O(log n): a tournament tree over the instances' loads whose winner is the smallest
+// load, the lowest index among equals (what a scan keeping the first strict minimum picks).
+template <typename T>
+class LeastLoaded {
+ public:
+  explicit LeastLoaded(size_t n) : size_(1) {
+    while (size_ < n) size_ *= 2;
+    load_.assign(n, T{});
+    winner_.assign(2 * size_, -1);
+    for (size_t i = 0; i < n; ++i) winner_[size_ + i] = static_cast<int>(i);
+    for (size_t k = size_ - 1; k >= 1; --k) winner_[k] = better(winner_[2 * k], winner_[2 * k + 1]);
+  }
+  void set(int i, T load) {
+    load_[static_cast<size_t>(i)] = load;
+    for (size_t k = (size_ + static_cast<size_t>(i)) / 2; k >= 1; k /= 2) winner_[k] = better(winner_[2 * k], winner_[2 * k + 1]);
+  }
+  int best() const { return winner_[1]; }
+
+ private:
+  int better(int a, int b) const {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return load_[static_cast<size_t>(b)] < load_[static_cast<size_t>(a)] ? b : a;  // a < b: ties keep a
+  }
+  size_t size_;
+  std::vector<T> load_;
+  std::vector<int> winner_;
+};
+
 // Wires the instances, the router and the transfer engine together for one run.
 class ClusterSimulation {
  public:
@@ -40,6 +69,9 @@ class ClusterSimulation {
     for (int i = 0; i < c.prefill.instances; ++i) prefill_.emplace_back(std::make_unique<PrefillInstance>(i, i, context_));
     for (int i = 0; i < c.decode.instances; ++i)
       decode_.emplace_back(std::make_unique<DecodeInstance>(i, c.prefill.instances + i, context_));
+    prefill_load_ = std::make_unique<LeastLoaded<int64_t>>(prefill_.size());
+    decode_load_ = std::make_unique<LeastLoaded<double>>(decode_.size());
+    prefill_dirty_.assign(prefill_.size(), false);
   }
 
   SimulationResult run() {
@@ -99,6 +131,8 @@ class ClusterSimulation {
   // A finished request: its record leaves in workload order, then its state is freed.
   void on_done(RequestState& r) {
     result_.requests += 1;
+    const int di = r.record.decode_instance;
+    decode_load_->set(di, decode_[static_cast<size_t>(di)]->load_bytes());
     result_.makespan_s = std::max(result_.makespan_s, r.record.end_s);
     result_.bytes_expected += model_kv_bytes(inputs_.model, inputs_.format, r.request.input_tokens).total();
     const auto offset = static_cast<size_t>(r.sequence - next_record_);
@@ -116,15 +150,34 @@ class ClusterSimulation {
   }
 
   void on_arrival(RequestState& r) {
-    PrefillInstance& p = *prefill_[static_cast<size_t>(choose_prefill(r))];
-    decode_[static_cast<size_t>(choose_decode())]->assign(r);
+    const int pi = choose_prefill(r), di = choose_decode();
+    PrefillInstance& p = *prefill_[static_cast<size_t>(pi)];
+    decode_[static_cast<size_t>(di)]->assign(r);
     p.enqueue(r);
+    decode_load_->set(di, decode_[static_cast<size_t>(di)]->load_bytes());
+    prefill_load_->set(pi, p.outstanding_tokens());
+  }
+
+  // A prefill instance's outstanding tokens fall in the handler that hands over a prompt's last chunk: its entry is
+  // refreshed before the next choice.
+  void mark_prefill_load(int i) {
+    if (prefill_dirty_[static_cast<size_t>(i)]) return;
+    prefill_dirty_[static_cast<size_t>(i)] = true;
+    prefill_dirty_list_.push_back(i);
   }
 
   int choose_prefill(const RequestState& r) {
     if (inputs_.config.router == "round-robin") return static_cast<int>(next_prefill_++ % prefill_.size());
     // least-loaded: fewest outstanding prompt tokens; prefix-aware: the longest cached prefix first, then that.
     const bool prefix_aware = inputs_.config.router == "prefix-aware";
+    if (!prefix_aware) {
+      for (int i : prefill_dirty_list_) {
+        prefill_dirty_[static_cast<size_t>(i)] = false;
+        prefill_load_->set(i, prefill_[static_cast<size_t>(i)]->outstanding_tokens());
+      }
+      prefill_dirty_list_.clear();
+      return prefill_load_->best();
+    }
     int best = 0;
     int64_t best_blocks = prefix_aware ? prefill_[0]->cached_blocks(r) : 0;
     for (size_t i = 1; i < prefill_.size(); ++i) {
@@ -141,13 +194,11 @@ class ClusterSimulation {
 
   int choose_decode() {
     if (inputs_.config.router == "round-robin") return static_cast<int>(next_decode_++ % decode_.size());
-    int best = 0;
-    for (size_t i = 1; i < decode_.size(); ++i)
-      if (decode_[i]->load_bytes() < decode_[static_cast<size_t>(best)]->load_bytes()) best = static_cast<int>(i);
-    return best;
+    return decode_load_->best();
   }
 
   void on_chunk_ready(RequestState& r, int chunk) {
+    if (chunk == context_.chunks - 1) mark_prefill_load(r.record.prefill_instance);
     r.ready_chunks.push_back(chunk);
     if (r.phase == RequestPhase::prefilling)
       decode_[static_cast<size_t>(r.record.decode_instance)]->request_memory(r);  // may grant at once and send
@@ -221,6 +272,10 @@ class ClusterSimulation {
   std::vector<std::unique_ptr<PrefillInstance>> prefill_;
   std::vector<std::unique_ptr<DecodeInstance>> decode_;
   uint64_t next_prefill_ = 0, next_decode_ = 0;
+  std::unique_ptr<LeastLoaded<int64_t>> prefill_load_;  // outstanding prompt tokens
+  std::unique_ptr<LeastLoaded<double>> decode_load_;    // assigned KV bytes
+  std::vector<bool> prefill_dirty_;
+  std::vector<int> prefill_dirty_list_;
 };
 
 }  // namespace
