@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -231,13 +230,12 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
 
 namespace {
 void append_time(std::string& out, double seconds) {
-  char text[400];  // %.9f of any double (std::to_chars prints what printf would, faster)
+  char text[400];  // %.9f of any double
   if (std::isnan(seconds))
     out += ",";
   else {
-    text[0] = ',';
-    const auto end = std::to_chars(text + 1, text + sizeof text, seconds, std::chars_format::fixed, 9).ptr;
-    out.append(text, static_cast<size_t>(end - text));
+    const int n = std::snprintf(text, sizeof text, ",%.9f", seconds);
+    out.append(text, static_cast<size_t>(n));
   }
 }
 void append_int(std::string& out, int64_t v) {
@@ -331,19 +329,25 @@ void write_simulation_results(const std::string& dir, const SimulationInputs& in
 nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
                                  const std::string& workload_source, SimulationResult* result_out) {
   std::error_code error;
+  const bool existed = std::filesystem::exists(dir, error);
   std::filesystem::create_directories(dir, error);
   if (error) throw_error("%s: cannot create directory: %s", dir.c_str(), error.message().c_str());
-  RequestsCsvWriter csv(dir + "/requests.csv");
-  MetricsStream metrics(inputs);
-  SimulationResult result = simulate(inputs, [&](const RequestRecord& r) {
-    csv.add(r);
-    metrics.add(r);
-  });
-  csv.commit();
-  nlohmann::json summary = summary_json(inputs, result, metrics, workload_source);
-  write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
-  if (result_out != nullptr) *result_out = std::move(result);
-  return summary;
+  try {
+    RequestsCsvWriter csv(dir + "/requests.csv");
+    MetricsStream metrics(inputs);
+    SimulationResult result = simulate(inputs, [&](const RequestRecord& r) {
+      csv.add(r);
+      metrics.add(r);
+    });
+    csv.commit();
+    nlohmann::json summary = summary_json(inputs, result, metrics, workload_source);
+    write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+    if (result_out != nullptr) *result_out = std::move(result);
+    return summary;
+  } catch (...) {
+    if (!existed) std::filesystem::remove_all(dir, error);  // a failed run leaves nothing behind
+    throw;
+  }
 }
 
 }  // namespace lynx
