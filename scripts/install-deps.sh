@@ -3,7 +3,8 @@
 # Run as root on Debian 12 (bookworm); a no-op when everything is already there.
 set -euo pipefail
 packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libcli11-dev doctest-dev
-          python3 python3-matplotlib)
+          python3 python3-matplotlib
+          slurmctld slurmd slurm-client munge)  # the Slurm test starts a one-node cluster of its own
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
