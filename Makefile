@@ -3,11 +3,13 @@
 #   make test   install missing packages, build, run every test (ctest)
 #   make bench  build and run the benchmarks (figures printed as ratios to a baseline of the same run)
 #   make accuracy  rebuild and regenerate the committed accuracy file models/accuracy/stories260k.json
+#   make asan-test  build the test suite with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and run it
+#   make fuzz   build the libFuzzer harnesses with clang (build-fuzz/) and run each for FUZZ_SECONDS (default 600)
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps data build demo test bench accuracy clean
+.PHONY: deps data build demo test bench accuracy asan-build asan-test fuzz-build fuzz fuzz-short clean
 
 deps:
 	./scripts/install-deps.sh
@@ -33,5 +35,33 @@ bench: build
 accuracy: build
 	./scripts/accuracy.sh $(BUILD)
 
+# Sanitized test suite (CI runs it after `make test`). CUDA off: the sanitizers do not see device code, and the
+# CUDA runtime's own allocations are reported as leaks. The environment it runs in is in scripts/asan-test.sh.
+ASAN_BUILD ?= build-asan
+ASAN_CXXFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+asan-build: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF \
+	  -DCMAKE_CXX_FLAGS="$(ASAN_CXXFLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_CXXFLAGS)"
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+asan-test: asan-build data
+	./scripts/asan-test.sh $(ASAN_BUILD) $(JOBS)
+
+# libFuzzer harnesses (fuzz/README.md): clang only, in their own build directory.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+fuzz-build:
+	./scripts/install-deps.sh --fuzz
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF \
+	  -DLYNX_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target lynx_fuzzers
+
+fuzz: fuzz-build
+	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The short run CI does: each harness for 20 s, from a fixed random seed.
+fuzz-short: fuzz-build
+	FUZZ_SEED=1 ./fuzz/run.sh $(FUZZ_BUILD) 20
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -46,6 +46,15 @@ void run_accuracy(AccuracyCommandOptions o) {
       std::printf("%-20s %10.4f %+10.4f %8.4f %8.2f %8s\n", a.format.c_str(), a.perplexity, a.perplexity_delta,
                   a.top1_agreement, a.greedy_agreement_mean, accept);
     }
+    for (const auto& a : report.formats) {
+      if (a.by_length.empty()) continue;
+      std::printf("%-20s acceptance by prompt length:", a.format.c_str());
+      for (const auto& b : a.by_length) std::printf(" %d:%.4f", b.prompt_tokens, b.acceptance_rate);
+      std::printf("\n");
+    }
+    for (const auto& left : report.lengths_left_out)
+      std::printf("prompt length %d left out: %d prompts (fewer than %d)\n", left.prompt_tokens, left.prompts,
+                  report.options.min_prompts_per_length);
     std::printf("wrote %s (%lld tokens, %d prompts)\n", o.out.c_str(), static_cast<long long>(report.tokens_evaluated),
                 report.prompts);
   }
@@ -69,7 +78,18 @@ void add_accuracy_command(CLI::App& app) {
   cmd->add_option("--k-max", o->run.k_max, "Largest number of speculative draft tokens (histogram for k = 1..k_max)")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--cut", o->run.cuts, "Prompt length in story tokens (after BOS), repeatable")
+  cmd->add_option("--cut", o->run.cuts,
+                  "Prompt length in story tokens (after BOS), repeatable: the prompts of greedy agreement and of the "
+                  "pooled speculation statistics")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--length-cut", o->run.length_cuts,
+                  "Prompt length in story tokens (after BOS), repeatable: Lynx speculation statistics measured "
+                  "separately at each (speculation_by_prompt_length); prompt + k_max must fit the model's context")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--min-length-prompts", o->run.min_prompts_per_length,
+                  "A --length-cut with fewer prompts (stories that long) is left out and listed as such")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--stories", o->run.max_stories, "Evaluate only the first N stories (0 = all)")

@@ -18,6 +18,7 @@ struct RunOptions {
   int jobs = 1;
   std::string shard = "1/1";
   bool plot = false;
+  bool force = false;
 };
 
 void run_experiment(const RunOptions& o) {
@@ -25,6 +26,7 @@ void run_experiment(const RunOptions& o) {
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;
+  options.force = o.force;
   check_output_location(options.out_dir, true, "--out");
   parse_shard(o.shard, options.shard_index, options.shard_count);
   std::fprintf(stderr, "%s: %zu points (%s of %zu axes), writing %s\n", o.experiment.c_str(), e.points.size(),
@@ -32,6 +34,8 @@ void run_experiment(const RunOptions& o) {
   SweepReport report = sweep_run(e, options);
   std::printf("%zu points selected: %zu ran, %zu already finished, %zu failed; results in %s (summary.csv)\n",
               report.selected, report.ran, report.skipped, report.failed, options.out_dir.c_str());
+  if (report.stale > 0)
+    std::printf("%zu of the points that ran had results from another configuration, now replaced\n", report.stale);
   if (report.interrupted) throw_error("interrupted: finished points are kept; run the same command again to go on");
   if (o.plot && report.failed == 0 && options.shard_count == 1) plot_results(options.out_dir);
   if (report.failed > 0) throw_error("%zu sweep points failed (see the messages above)", report.failed);
@@ -46,6 +50,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", o->jobs, "Points run at once (default 1)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", o->shard, "Run only the K-th of N disjoint slices of the points (K/N, 1-based)");
   cmd->add_flag("--plot", o->plot, "Plot the results when every point has finished");
+  cmd->add_flag("--force", o->force,
+                "Run every point again, even those with results of the same configuration (points whose recorded "
+                "configuration differs from the experiment's are always run again)");
   cmd->callback([o] { run_experiment(*o); });
 
   auto merge_out = std::make_shared<std::string>();

@@ -20,7 +20,8 @@ void json_set_path(nlohmann::json& config, const std::string& path, const nlohma
     if (!node->is_object()) throw_error("JSON path \"%s\": \"%s\" is inside a value that is not an object",
                                         path.c_str(), key.c_str());
     if (dot == std::string::npos) {
-      (*node)[key] = value;
+      if (value.is_null()) node->erase(key);  // null leaves the field out: it takes its default
+      else (*node)[key] = value;
       return;
     }
     node = &(*node)[key];

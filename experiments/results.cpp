@@ -6,6 +6,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "experiments/point_record.hpp"
 
 namespace lynx {
 
@@ -70,17 +71,30 @@ void results_merge(const std::string& out_dir, const std::vector<std::string>& s
       throw_error("merge: %s/experiment.json differs from %s/experiment.json: not shards of one experiment",
                   dir.c_str(), shard_dirs[0].c_str());
   Experiment e = read_experiment_copy(shard_dirs[0]);
-  fs::create_directories(out_dir);
+  // Every source is read and checked before anything is written: a corrupt file is named where it is, and no
+  // half-merged folder is left behind.
+  std::vector<std::pair<std::string, fs::path>> sources;  // point name, the shard folder holding it
   for (const SweepPoint& p : e.points) {
     for (const auto& dir : shard_dirs) {
       const fs::path from = fs::path(dir) / p.name;
       if (!fs::exists(from / "summary.json")) continue;
-      const fs::path to = fs::path(out_dir) / p.name;
-      if (fs::equivalent(fs::path(dir), fs::path(out_dir))) break;
-      fs::create_directories(to);
-      for (const char* file : {"requests.csv", "summary.json"})
-        write_file_atomic((to / file).string(), read_file((from / file).string()));
+      const nlohmann::json summary = json_parse_file((from / "summary.json").string());
+      if (!summary.is_object() || !summary.contains("metrics") || !summary["metrics"].is_object())
+        throw_error("%s: expected a point summary with \"metrics\" (written by lynxsim run)",
+                    (from / "summary.json").c_str());
+      sources.emplace_back(p.name, from);
       break;
+    }
+  }
+  fs::create_directories(out_dir);
+  for (const auto& [name, from] : sources) {
+    {
+      const fs::path to = fs::path(out_dir) / name;
+      if (fs::equivalent(from.parent_path(), fs::path(out_dir))) continue;
+      fs::create_directories(to);
+      // The record first and the summary last, as a run writes them (experiments/point_record.hpp).
+      for (const char* file : {kPointRecordFile, "requests.csv", "summary.json"})
+        if (fs::exists(from / file)) write_file_atomic((to / file).string(), read_file((from / file).string()));
     }
   }
   write_file_atomic(out_dir + "/experiment.json", read_file(shard_dirs[0] + "/experiment.json"));

@@ -1,7 +1,7 @@
 // The results directory of a sweep: experiment.json (the experiment and the directory its relative paths resolve
-// against), one directory per point (requests.csv, summary.json), and summary.csv (a row per finished point: its
-// axis values and every scalar metric of its summary). Everything is deterministic, so shards merged with
-// results_merge equal the unsharded run byte for byte.
+// against), one directory per point (resolved_config.json, requests.csv, summary.json), and summary.csv (a row per
+// finished point: its axis values and every scalar metric of its summary). Everything is deterministic, so shards
+// merged with results_merge equal the unsharded run byte for byte.
 #pragma once
 #include <string>
 #include <vector>

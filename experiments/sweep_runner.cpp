@@ -1,5 +1,6 @@
 #include "experiments/sweep_runner.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,9 +11,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "experiments/point_record.hpp"
 #include "experiments/results.hpp"
 #include "sim/run_config.hpp"
 #include "sim/sim_config.hpp"
@@ -34,11 +38,20 @@ namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
 void on_stop_signal(int signal) { g_stop_signal = signal; }
 
-// Removes the temporary files a killed point may have left (write_file_atomic's "<name>.tmp.<pid>").
-void remove_temporaries(const std::string& dir) {
+// Removes the temporary files a killed point may have left (write_file_atomic's "<name>.tmp.<pid>"); with
+// `prefixes`, only those of these names.
+void remove_temporaries(const std::string& dir, const std::vector<std::string>& prefixes = {}) {
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dir, error))
-    if (entry.path().filename().string().find(".tmp.") != std::string::npos) fs::remove(entry.path(), error);
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.find(".tmp.");
+    if (at == std::string::npos) continue;
+    bool ours = prefixes.empty();
+    for (const std::string& prefix : prefixes) ours = ours || name.substr(0, at) == prefix;
+    if (ours) found.push_back(entry.path());
+  }
+  for (const fs::path& path : found) fs::remove(path, error);
 }
 
 std::string format_duration(double seconds) {
@@ -51,9 +64,13 @@ std::string format_duration(double seconds) {
 }
 
 // In the child: run the point, report an error in error.txt. Never returns.
-[[noreturn]] void run_point_child(const Experiment& e, const SweepPoint& p, const std::string& dir) {
+[[noreturn]] void run_point_child(const Experiment& e, const SweepPoint& p, const std::string& dir, pid_t parent) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  // Die with the sweep, even when it is killed with SIGKILL: an orphan would go on writing into the results that a
+  // rerun is rewriting. (Checked after the call: the parent may already be gone.)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
   int code = 0;
   try {
     SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
@@ -73,19 +90,36 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
-  fs::create_directories(o.out_dir);
+  std::error_code error;
+  fs::create_directories(o.out_dir, error);
+  if (error) throw_error("%s: cannot create the results directory: %s", o.out_dir.c_str(), error.message().c_str());
+  remove_temporaries(o.out_dir, {"experiment.json", "summary.csv"});  // left by a killed run
   write_experiment_copy(o.out_dir, e);
   std::vector<const SweepPoint*> todo;
+  std::map<const SweepPoint*, nlohmann::json> records;
   SweepReport report;
+  std::string first_stale;
   for (const SweepPoint& p : e.points) {
     if (static_cast<int>(p.index % static_cast<size_t>(o.shard_count)) != o.shard_index - 1) continue;
     ++report.selected;
-    if (fs::exists(o.out_dir + "/" + p.name + "/summary.json")) {
+    nlohmann::json record = point_record(e, p);
+    const PointState state = point_state(o.out_dir + "/" + p.name, record);
+    if (state == PointState::finished && !o.force) {
       ++report.skipped;
       continue;
     }
+    if (state == PointState::stale && !o.force) {
+      ++report.stale;
+      if (first_stale.empty()) first_stale = p.name;
+    }
+    records[&p] = std::move(record);
     todo.push_back(&p);
   }
+  if (report.stale > 0)
+    std::fprintf(stderr,
+                 "%s: %zu finished point(s) were computed from another configuration than the experiment gives now "
+                 "(first: %s; see its %s): running them again\n",
+                 o.out_dir.c_str(), report.stale, first_stale.c_str(), kPointRecordFile);
   const auto start = std::chrono::steady_clock::now();
   std::map<pid_t, const SweepPoint*> running;
   size_t next = 0, done = 0;
@@ -116,11 +150,12 @@ SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
     while (next < todo.size() && static_cast<int>(running.size()) < o.jobs) {
       const SweepPoint* p = todo[next++];
       const std::string dir = o.out_dir + "/" + p->name;
-      fs::create_directories(dir);
+      point_prepare(dir, records.at(p));
       std::fflush(nullptr);
+      const pid_t parent = ::getpid();
       pid_t pid = ::fork();
       if (pid < 0) throw_error("cannot start a process for point %s", p->name.c_str());
-      if (pid == 0) run_point_child(e, *p, dir);
+      if (pid == 0) run_point_child(e, *p, dir, parent);
       running[pid] = p;
     }
     int status = 0;

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages lynxsim needs, only those that are missing (one apt-get update first).
 # Run as root on Debian 12 (bookworm); a no-op when everything is already there.
+# --fuzz: also clang and its runtime libraries (libFuzzer, sanitizers), for `make fuzz` (fuzz/README.md).
 set -euo pipefail
 packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libcli11-dev doctest-dev
           python3 python3-matplotlib
           slurmctld slurmd slurm-client munge)  # the Slurm test starts a one-node cluster of its own
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

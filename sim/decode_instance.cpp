@@ -27,6 +27,7 @@ void DecodeInstance::assign(RequestState& request) {
 
 void DecodeInstance::request_memory(RequestState& request) {
   request.advance(RequestPhase::awaiting_memory);
+  request.memory_requested_s = context_.loop->now();
   memory_waiting_.push_back(&request);
   grant_waiting();
 }
@@ -36,6 +37,7 @@ void DecodeInstance::grant_waiting() {
     RequestState* r = memory_waiting_.front();
     memory_waiting_.pop_front();
     reserved_bytes_ += r->memory_bytes;
+    r->record.decode_memory_wait_s = context_.loop->now() - r->memory_requested_s;
     r->advance(RequestPhase::transferring);
     context_.on_memory_granted(*r);
   }

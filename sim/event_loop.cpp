@@ -60,8 +60,8 @@ void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> ha
   if (!dispatching_) arm_timer();
 }
 
-void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
-                     std::function<void()> on_delivered) {
+EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
+                                      std::function<void()> on_delivered) {
   if (bytes == 0) throw_error("send: a flow needs a positive byte count");
   if (on_send) on_send(src, dst, bytes, weight);
   size_t slot;
@@ -87,6 +87,18 @@ void EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::funct
   flow.latency_s = platform_.route_latency_s(src, dst);
   flow.on_sent = std::move(on_sent);
   flow.on_delivered = std::move(on_delivered);
+  // The handle names the slot and its generation, so that a reused slot does not answer for an older flow.
+  return reinterpret_cast<FlowHandle>(static_cast<uintptr_t>((flow.generation << 32) | (slot + 1)));
+}
+
+bool EventLoop::reweight(FlowHandle handle, double weight) {
+  const auto bits = reinterpret_cast<uintptr_t>(handle);
+  const size_t slot = static_cast<size_t>(bits & 0xffffffffu);
+  if (slot == 0 || slot > flows_.size()) return false;
+  Flow& flow = flows_[slot - 1];
+  if (!flow.comm || flow.generation != (static_cast<uint64_t>(bits) >> 32)) return false;
+  set_flow_weight(flow.comm, weight);
+  return true;
 }
 
 void EventLoop::retire(sg4::CommPtr comm) {
@@ -114,7 +126,9 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
   if (error_) {  // stopped: what is still in flight drains without effect
     Flow& flow = flows_[slot - 1];
     retire(std::move(flow.comm));
+    const uint64_t generation = flow.generation + 1;
     flow = Flow{};
+    flow.generation = generation;
     --flows_in_flight_;
     return;
   }
@@ -131,6 +145,7 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
 void EventLoop::handle_flow_done(size_t slot) {
   Flow flow = std::move(flows_[slot]);
   flows_[slot] = Flow{};
+  flows_[slot].generation = flow.generation + 1;
   free_flows_.push_back(slot);  // its comm is retired below, so the slot can take a new flow at once
   --flows_in_flight_;
   retire(std::move(flow.comm));

@@ -45,8 +45,12 @@ class EventLoop {
   // Sends `bytes` from endpoint `src` to endpoint `dst` with sharing weight `weight` (1 = normal). `on_sent` (may be empty)
   // runs when the sender has pushed the last byte (the end of the flow's bandwidth phase); `on_delivered` when it
   // has arrived: that plus the route's propagation latency.
-  void send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
-            std::function<void()> on_delivered);
+  // Returns the flow's handle, valid until its bandwidth phase ends (on_sent).
+  using FlowHandle = const void*;
+  FlowHandle send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
+                  std::function<void()> on_delivered);
+  // Changes the sharing weight of a flow still sending (max-min re-solved at once); false if it is no longer.
+  bool reweight(FlowHandle flow, double weight);
   // Runs until no event and no flow is left. An exception thrown by a handler never crosses SimGrid: the loop
   // records it, stops running handlers and arming the timer (the flows in flight drain without effect, so the
   // engine returns normally), and rethrows it here once Engine::run() has returned.
@@ -77,6 +81,7 @@ class EventLoop {
     double latency_s = 0;
     std::function<void()> on_sent;
     std::function<void()> on_delivered;
+    uint64_t generation = 0;  // flows that have used this slot before (FlowHandle)
   };
 
   void on_activity_done(const simgrid::s4u::Activity& activity);

@@ -46,6 +46,14 @@ KernelCosts kernel_costs_from_table(const CostTable& table, const KvFormat& form
   k.decode_full_elements_per_s = table.elements_per_s("decode_full", format.name) * gpus;
   k.decode_anchor_elements_per_s =
       format.residual_bits > 0 ? table.elements_per_s("decode_anchor", format.name) * gpus : k.decode_full_elements_per_s;
+  // A table without this exact format lends the entry of the same kind and bits with the nearest group size: said.
+  std::string borrowed;
+  for (const auto& name : kernel_names()) {
+    const KernelCost* used = kernel_applies(name, format.name) ? table.find(name, format.name) : nullptr;
+    if (used != nullptr && used->format != format.name && borrowed.find(used->format) == std::string::npos)
+      borrowed += (borrowed.empty() ? "" : ", ") + used->format;
+  }
+  if (!borrowed.empty()) k.source += "; no " + format.name + " entry: the costs of " + borrowed + " used";
   return k;
 }
 

@@ -144,6 +144,8 @@ void MetricsStream::add(const RequestRecord& r) {
   cached_ += static_cast<double>(r.cached_tokens);
   if (r.spec_tokens > 0 && inputs_.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated_;
   memory_wait_ += r.prefill_memory_wait_s;
+  waiting_ += r.wait_s();
+  served_ += r.e2el_s() - r.wait_s();
   if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good_;
 }
 
@@ -179,6 +181,10 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["over_context_skipped"] = in.over_context_skipped;
   j["over_context_truncated"] = in.over_context_truncated;
   j["mean_prefill_memory_wait_ms"] = n > 0 ? memory_wait_ / n * 1e3 : NAN;
+  // Overloaded: requests wait (prefill queue, prefill or decode memory) longer than they are served, on average.
+  j["mean_wait_ms"] = n > 0 ? waiting_ / n * 1e3 : NAN;
+  j["mean_served_ms"] = n > 0 ? served_ / n * 1e3 : NAN;
+  j["overloaded"] = n > 0 && waiting_ > served_;
   j["bytes_sent"] = result.bytes_sent;
   j["bytes_delivered"] = result.bytes_delivered;
   j["bytes_expected"] = result.bytes_expected;
@@ -208,10 +214,12 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["decode"] = {{"instances", c.decode.instances}, {"gpu", in.decode_gpu.name}, {"tp", c.decode.tensor_parallel},
                       {"max_batch", c.decode.max_batch}};
   config["network"] = {{"topology", c.network.topology}, {"nic_gbps", c.network.nic_gbps},
-                       {"latency_us", c.network.latency_us}, {"link_sharing", c.network.link_sharing},
+                       {"nics_per_instance", c.network.nics_per_instance}, {"latency_us", c.network.latency_us},
+                       {"link_sharing", c.network.link_sharing},
                        {"model", c.network.model}};
   config["transfer"] = {{"chunk_layers", c.transfer.chunk_layers}, {"anchor_weight", c.transfer.anchor_weight},
-                        {"mode", c.transfer.mode}};
+                        {"mode", c.transfer.mode}, {"residual_policy", c.transfer.residual_policy}};
+  if (c.transfer.residual_policy == "aging") config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
   config["router"] = c.router;
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;
@@ -245,8 +253,8 @@ void append_int(std::string& out, int64_t v) {
 }  // namespace
 
 const char* requests_csv_header() {
-  return "id,arrival_s,input_tokens,output_tokens,prefill_instance,decode_instance,prefill_start_s,prefill_end_s,"
-         "prefill_memory_wait_s,cached_tokens,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
+  return "id,arrival_s,input_tokens,output_tokens,cached_tokens,prefill_instance,decode_instance,prefill_start_s,"
+         "prefill_end_s,prefill_memory_wait_s,decode_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
          "verify_s,end_s,ttft_spec_s,ttft_correct_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens,"
          "first_draft_kept\n";
 }
@@ -256,9 +264,10 @@ void append_requests_csv_row(std::string& out, const RequestRecord& r) {
   append_time(out, r.arrival_s);
   append_int(out, r.input_tokens);
   append_int(out, r.output_tokens);
+  append_int(out, r.cached_tokens);
   append_int(out, r.prefill_instance);
   append_int(out, r.decode_instance);
-  for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, static_cast<double>(r.cached_tokens),
+  for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.decode_memory_wait_s,
                    r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
                    r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
                    r.ttft_correct_s(), r.ttft_s(), r.tpot_s(), r.e2el_s()})

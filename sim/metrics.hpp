@@ -26,7 +26,7 @@ double percentile(std::vector<double> values, double pct);
 // equal sorting every value (`percentile` below), bit for bit.
 class ValueStream {
  public:
-  static constexpr size_t kInMemory = size_t{1} << 20;
+  static constexpr size_t kInMemory = size_t{1} << 16;
   ValueStream() = default;
   ~ValueStream();
   ValueStream(const ValueStream&) = delete;
@@ -62,6 +62,7 @@ class MetricsStream {
   ValueStream ttft_, ttft_spec_, ttft_correct_, tpot_, e2el_, transfer_, exposed_;
   double first_arrival_ = INFINITY, last_end_ = 0, output_tokens_ = 0, input_tokens_ = 0;
   double itl_time_ = 0, itl_gaps_ = 0, spec_ = 0, accepted_ = 0, rolled_back_ = 0, cached_ = 0, memory_wait_ = 0;
+  double waiting_ = 0, served_ = 0;  // seconds summed over requests
   int64_t good_ = 0;
 };
 

@@ -17,6 +17,7 @@ struct RequestRecord {
   double prefill_start_s = NAN;
   double prefill_end_s = NAN;
   double prefill_memory_wait_s = 0;
+  double decode_memory_wait_s = 0;   // from its decode memory request to the reservation (awaiting_memory)
   int64_t cached_tokens = 0;         // prompt tokens served by the prefill instance's prefix cache (not prefilled)  // time at the head of the prefill queue waiting for prefill GPU memory
   double transfer_start_s = NAN;     // first chunk sent
   double anchor_arrival_s = NAN;     // every anchor chunk (lynx) or every chunk (other formats) arrived
@@ -45,6 +46,8 @@ struct RequestRecord {
     return last - transfer_start_s;
   }
   double exposed_transfer_s() const { return anchor_arrival_s - prefill_end_s; }
+  // Time spent waiting for a resource rather than being served: the prefill queue, prefill and decode memory.
+  double wait_s() const { return (prefill_start_s - arrival_s) + prefill_memory_wait_s + decode_memory_wait_s; }
 };
 
 }  // namespace lynx

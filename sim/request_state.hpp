@@ -35,9 +35,11 @@ struct RequestState {
     int flows_sending = 0;     // flows of the current chunk still on the wire
     int chunks_issued = 0;
     int64_t flows_issued = 0, flows_delivered = 0;
+    std::vector<const void*> sending;  // EventLoop handles of its flows still sending (for a weight change)
   };
   std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance
+  double memory_requested_s = 0;     // when the decode memory was requested
   double prefill_memory_bytes = 0;   // held on the prefill instance from its prefill start until its KV is sent
   int streams_sent = 0;              // streams that have sent their last chunk
   // decode

@@ -23,6 +23,8 @@ constexpr IntegerField kSeed{"seed", "", 1, 0, INT64_MAX, "seed of every random 
 constexpr IntegerField kChunkLayers{"chunk_layers", "layers", 4, 1, 1024, "layers per KV transfer chunk"};
 constexpr NumberField kAnchorWeight{"anchor_weight", "", 1000, 0, 1e6, true,
                                     "sharing weight of Lynx anchor flows against others' 1 (1e6: strict priority)"};
+constexpr NumberField kResidualMaxWaitMs{"residual_max_wait_ms", "ms", NAN, 0, 1e9, false,
+                                         "aging: a residual older than this leaves with the anchor weight"};
 constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", 0, 0, 1, false,
                                       "per-token acceptance of drafted tokens, used instead of any accuracy file"};
 constexpr IntegerField kMaxSpeculative{"max_speculative_tokens", "tokens", 0, 0, 1 << 20,
@@ -75,6 +77,10 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     c.transfer.chunk_layers = static_cast<int>(t.get(kChunkLayers));
     c.transfer.anchor_weight = t.get(kAnchorWeight);
     c.transfer.mode = t.choice_or("mode", {"layer-wise", "after-prefill"}, c.transfer.mode);
+    c.transfer.residual_policy = t.choice_or("residual_policy", {"weighted", "aging"}, c.transfer.residual_policy);
+    if (c.transfer.residual_policy == "aging") c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
+    else if (t.has("residual_max_wait_ms"))
+      t.fail("residual_max_wait_ms", "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
     t.finish();
   }
   {

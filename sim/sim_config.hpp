@@ -51,6 +51,11 @@ struct TransferConfig {
   double anchor_weight = 1000;   // lynx anchor flows' sharing weight against residual (and other) flows' 1;
                                  // 1e6 behaves as strict priority (tested against 100 residual flows)
   std::string mode = "layer-wise";  // chunks leave as their layers finish, or all after the prefill ("after-prefill")
+  // Lynx residuals: "weighted" (every residual chunk weight 1 against anchors' anchor_weight) or "aging" (a residual
+  // chunk that leaves residual_max_wait_ms or more after the request's transfer started gets the anchor weight:
+  // newer anchors no longer pre-empt it).
+  std::string residual_policy = "weighted";
+  double residual_max_wait_ms = 0;
 };
 
 struct LynxConfig {

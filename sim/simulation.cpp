@@ -209,11 +209,27 @@ class ClusterSimulation {
   void send_ready_chunks(RequestState& r) {
     const int streams = protocol_->stream_count();
     for (int chunk : r.ready_chunks) {
-      if (std::isnan(r.record.transfer_start_s)) r.record.transfer_start_s = loop_->now();
+      if (std::isnan(r.record.transfer_start_s)) start_transfer(r);
       for (int s = 0; s < streams; ++s) r.streams[static_cast<size_t>(s)].queue.push_back(chunk);
     }
     r.ready_chunks.clear();
     for (int s = 0; s < streams; ++s) pump(r, s);
+  }
+
+  void start_transfer(RequestState& r) {
+    r.record.transfer_start_s = loop_->now();
+    for (int s = 0; s < protocol_->stream_count(); ++s) {
+      const double after_s = protocol_->stream_reweight_after_s(s);
+      if (after_s < 0) continue;
+      loop_->at(loop_->now() + after_s, [this, sequence = r.sequence, s] {
+        auto it = in_flight_.find(sequence);
+        if (it == in_flight_.end()) return;  // done (and freed) before its residual's weight was due to change
+        RequestState& request = *it->second;
+        RequestState::Stream& stream = request.streams[static_cast<size_t>(s)];
+        const double weight = protocol_->stream_weight(request, s, loop_->now());
+        for (const void* flow : stream.sending) loop_->reweight(flow, weight);
+      });
+    }
   }
 
   // Sends the next chunk of one of the request's streams if that connection is idle, with the stream's weight:
@@ -229,12 +245,16 @@ class ClusterSimulation {
     const int src = platform.first_endpoint[static_cast<size_t>(source_node(r))];
     const int dst = platform.first_endpoint[static_cast<size_t>(d.node())];
     const std::vector<uint64_t> bytes = split_bytes(protocol_->stream_bytes(s, chunk_bytes(r, chunk)), nic_shares_);
+    const double weight = protocol_->stream_weight(r, s, loop_->now());
     for (size_t k = 0; k < bytes.size(); ++k) {
       if (bytes[k] == 0) continue;
       ++stream.flows_sending;
       ++stream.flows_issued;
-      loop_->send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], protocol_->stream_weight(s),
-                  [this, &r, &stream, s] {
+      // The flow's handle, known once send returns, leaves `sending` when the flow's last byte is out.
+      auto handle = std::make_shared<const void*>(nullptr);
+      *handle = loop_->send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], weight,
+                  [this, &r, &stream, s, handle] {
+                    stream.sending.erase(std::find(stream.sending.begin(), stream.sending.end(), *handle));
                     if (--stream.flows_sending > 0) return;
                     if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
                         ++r.streams_sent == protocol_->stream_count())
@@ -248,6 +268,7 @@ class ClusterSimulation {
                     if (event == StreamEvent::kv_usable) d.on_kv_ready(r);
                     else if (event == StreamEvent::replan) d.replan_for(r);
                   });
+      stream.sending.push_back(*handle);
     }
   }
 

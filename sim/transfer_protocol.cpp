@@ -50,7 +50,7 @@ class SingleStreamProtocol final : public ProtocolBase {
   using ProtocolBase::ProtocolBase;
   bool speculates() const override { return false; }
   int stream_count() const override { return 1; }
-  double stream_weight(int) const override { return 1.0; }
+  double stream_weight(const RequestState&, int, double) const override { return 1.0; }
   uint64_t stream_bytes(int, const KvStreamBytes& chunk) const override { return chunk.total(); }
   StreamEvent on_stream_complete(RequestState& r, int, double now_s) const override {
     r.record.anchor_arrival_s = now_s;
@@ -72,11 +72,18 @@ class LynxProtocol final : public ProtocolBase {
   using ProtocolBase::ProtocolBase;
   bool speculates() const override { return true; }
   int stream_count() const override { return 2; }
-  double stream_weight(int stream) const override {
-    return stream == kAnchor ? in_.config.transfer.anchor_weight : 1.0;
+  double stream_weight(const RequestState& r, int stream, double now_s) const override {
+    const TransferConfig& t = in_.config.transfer;
+    if (stream == kAnchor) return t.anchor_weight;
+    const bool aged = t.residual_policy == "aging" && (now_s - r.record.transfer_start_s) * 1e3 >= t.residual_max_wait_ms;
+    return aged ? t.anchor_weight : 1.0;
   }
   uint64_t stream_bytes(int stream, const KvStreamBytes& chunk) const override {
     return stream == kAnchor ? chunk.anchor : chunk.residual;
+  }
+  double stream_reweight_after_s(int stream) const override {
+    const TransferConfig& t = in_.config.transfer;
+    return stream == kResidual && t.residual_policy == "aging" ? t.residual_max_wait_ms * 1e-3 : -1;
   }
   StreamEvent on_stream_complete(RequestState& r, int stream, double now_s) const override {
     if (stream == kAnchor) {

@@ -35,8 +35,12 @@ class TransferProtocol {
   virtual ~TransferProtocol() = default;
   virtual bool speculates() const = 0;
   virtual int stream_count() const = 0;
-  virtual double stream_weight(int stream) const = 0;
+  // The sharing weight of the next chunk of `stream` of request r, leaving at now_s.
+  virtual double stream_weight(const RequestState& r, int stream, double now_s) const = 0;
   virtual uint64_t stream_bytes(int stream, const KvStreamBytes& chunk) const = 0;
+  // When (seconds after the request's transfer starts) stream_weight of `stream` changes, so that the flows then in
+  // flight take the new weight too; negative: never.
+  virtual double stream_reweight_after_s(int /*stream*/) const { return -1; }
   // Stream `stream` has delivered its last chunk (record times set here); moves the request's phase.
   virtual StreamEvent on_stream_complete(RequestState& r, int stream, double now_s) const = 0;
   // The request enters a decode batch (its KV usable).

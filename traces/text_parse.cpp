@@ -180,6 +180,9 @@ bool parse_datetime_ns(std::string_view text, int64_t& ns) {
   if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 ||
       second > 59)
     return false;
+  // Nanoseconds from 1970 fit int64 for years 1678-2261 only, and a reader subtracts two of them: keep to years
+  // 1970-2199, where every difference fits too (found by fuzz/fuzz_trace.cpp: year 1016 overflowed).
+  if (year < 1970 || year > 2199) return false;
   int64_t fraction_ns = 0;
   if (i < text.size() && text[i] == '.') {
     ++i;

@@ -32,7 +32,7 @@ ParseStatus parse_decimal_ns(std::string_view text, int unit_exp10, int64_t& ns)
 
 // "YYYY-MM-DD HH:MM:SS[.fraction of 1 to 9 digits][Z|+HH:MM|-HH:MM|+HHMM]" ('T' may replace the space), as
 // nanoseconds since 1970-01-01 UTC (a missing offset means UTC). Returns false on anything else, including
-// impossible dates (2023-02-29) and times.
+// impossible dates (2023-02-29) and times, and years outside 1970-2199 (so that differences fit in int64).
 bool parse_datetime_ns(std::string_view text, int64_t& ns);
 
 // Splits one CSV line at commas into `fields` (views into `line`). A field may be quoted ("a,b"); the quotes are

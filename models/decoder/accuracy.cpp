@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <utility>
 
 #include "common/error.hpp"
 #include "models/decoder/eval_text.hpp"
@@ -45,7 +47,31 @@ struct Progress {
   }
 };
 
+// Sorted, without repeats.
+std::vector<int> distinct_sorted(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
 }  // namespace
+
+SpeculationStats speculation_stats(const std::vector<int>& leading_accepted, int k_max) {
+  SpeculationStats s;
+  s.prompts = static_cast<int>(leading_accepted.size());
+  int64_t accepted = 0, tried = 0;
+  for (int L : leading_accepted) {
+    accepted += L;
+    tried += L + (L < k_max ? 1 : 0);
+  }
+  s.acceptance_rate = tried > 0 ? static_cast<double>(accepted) / static_cast<double>(tried) : 1.0;
+  for (int k = 1; k <= k_max; ++k) {
+    std::vector<int64_t> counts(static_cast<size_t>(k + 1), 0);
+    for (int L : leading_accepted) ++counts[static_cast<size_t>(std::min(k, L))];
+    s.histogram.push_back(std::move(counts));
+  }
+  return s;
+}
 
 double TeacherForced::perplexity() const {
   return tokens > 0 ? std::exp(nll_sum / static_cast<double>(tokens)) : 0.0;
@@ -99,10 +125,19 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& token
                   "model's context is %d",
                   cut, need, options.greedy_tokens, options.k_max, c.seq_len);
   }
+  const std::vector<int> length_cuts = distinct_sorted(options.length_cuts);
+  for (int cut : length_cuts)
+    if (cut < 1 || cut + 1 + options.k_max > c.seq_len)
+      throw_error("accuracy: a prompt length of %d story tokens needs %d positions with k_max %d; the model's context "
+                  "is %d",
+                  cut, cut + 1 + options.k_max, options.k_max, c.seq_len);
+  if (options.min_prompts_per_length < 1)
+    throw_error("accuracy: min prompts per length (%d) must be >= 1", options.min_prompts_per_length);
 
   Progress progress{options.verbose};
   AccuracyReport report;
   report.options = options;
+  report.options.length_cuts = length_cuts;
   report.model = model_name_from_path(model.path);
   report.model_sha256 = model.sha256;
   report.text = base_name(text_path);
@@ -116,12 +151,30 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& token
   const std::vector<Prompt> prompts = cut_prompts(corpus, options.cuts);
   report.prompts = static_cast<int>(prompts.size());
   if (prompts.empty()) throw_error("%s: no story is long enough for the prompt cuts", text_path.c_str());
+  std::vector<int> kept_lengths;
+  for (int cut : length_cuts) {
+    int n = 0;
+    for (const auto& story : corpus.stories) n += static_cast<int>(story.size()) >= cut;
+    if (n >= options.min_prompts_per_length)
+      kept_lengths.push_back(cut);
+    else
+      report.lengths_left_out.push_back({cut, n});
+  }
+  // Speculation runs once per distinct prompt: the pooled cuts and the lengths measured separately.
+  std::vector<int> spec_cuts = options.cuts;
+  spec_cuts.insert(spec_cuts.end(), kept_lengths.begin(), kept_lengths.end());
+  const std::vector<Prompt> spec_prompts = cut_prompts(corpus, distinct_sorted(spec_cuts));
 
   Decoder decoder(model);
   const KvFormat fp32 = kv_format_parse("fp32");
   const TeacherForced reference = teacher_forced(decoder, fp32, windows, false);
   report.tokens_evaluated = reference.tokens;
   report.reference_perplexity = reference.perplexity();
+  // Worse than guessing uniformly over the vocabulary: the tokenizer does not belong to this model (same size,
+  // other pieces), and every figure after this would be noise.
+  if (!(report.reference_perplexity < static_cast<double>(model.config.vocab_size)))
+    throw_error("%s: the fp32 perplexity %.4g is above the vocabulary size %d (a uniform guess): the tokenizer does "
+                "not match the model", text_path.c_str(), report.reference_perplexity, model.config.vocab_size);
   progress.line("teacher-forced", "fp32");
   std::vector<std::vector<int>> reference_greedy;
   {
@@ -159,19 +212,20 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& token
       a.anchor_only_perplexity = anchor.perplexity();
       a.anchor_only_top1_agreement = fraction_equal(anchor.argmax, reference.argmax);
       progress.line("teacher-forced anchor-only", format.name);
-      int64_t accepted = 0, tried = 0;
-      for (const auto& p : prompts) {
-        Speculation s = lynx_speculate(decoder, cache, p.tokens, options.k_max);
-        a.leading_accepted.push_back(s.accepted);
-        accepted += s.accepted;
-        tried += s.accepted + (s.accepted < options.k_max ? 1 : 0);
-      }
-      a.speculation_prompts = static_cast<int>(prompts.size());
-      a.acceptance_rate = tried > 0 ? static_cast<double>(accepted) / static_cast<double>(tried) : 1.0;
-      for (int k = 1; k <= options.k_max; ++k) {
-        std::vector<int64_t> counts(static_cast<size_t>(k + 1), 0);
-        for (int L : a.leading_accepted) ++counts[static_cast<size_t>(std::min(k, L))];
-        a.histogram.push_back(std::move(counts));
+      std::map<std::pair<int, int>, int> leading;  // (cut, story) -> min(L, k_max)
+      for (const auto& p : spec_prompts)
+        leading[{p.cut, p.story}] = lynx_speculate(decoder, cache, p.tokens, options.k_max).accepted;
+      for (const auto& p : prompts) a.leading_accepted.push_back(leading.at({p.cut, p.story}));
+      SpeculationStats pooled = speculation_stats(a.leading_accepted, options.k_max);
+      a.speculation_prompts = pooled.prompts;
+      a.acceptance_rate = pooled.acceptance_rate;
+      a.histogram = std::move(pooled.histogram);
+      for (int cut : kept_lengths) {
+        std::vector<int> of_length;
+        for (const auto& [key, L] : leading)
+          if (key.first == cut) of_length.push_back(L);
+        a.by_length.push_back(speculation_stats(of_length, options.k_max));
+        a.by_length.back().prompt_tokens = cut;
       }
       progress.line("speculation", format.name);
     }

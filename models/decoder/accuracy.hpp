@@ -12,6 +12,9 @@
 //                         Per-token acceptance rate a = sum min(L, k_max) / sum (min(L, k_max) + [L < k_max]): the
 //                         maximum-likelihood rate of a geometric acceptance model, so that k drafts yield
 //                         (1 - a^(k+1)) / (1 - a) tokens per verification.
+//   by prompt length      the same statistics for the prompts of each length in `length_cuts` separately (their
+//   (Lynx)                prompts are cut as for greedy agreement; speculation only). A length with fewer than
+//                         `min_prompts_per_length` prompts (stories too short) is left out and listed as such.
 // Outputs are deterministic: the same inputs give byte-identical JSON.
 #pragma once
 #include <cstdint>
@@ -42,10 +45,21 @@ struct AccuracyOptions {
   std::vector<std::string> formats;    // KV format names, in output order
   int greedy_tokens = 64;              // tokens decoded per prompt for greedy agreement
   int k_max = 64;                      // largest number of draft tokens
-  std::vector<int> cuts = {16, 64, 192};  // prompt lengths, in story tokens after BOS
+  std::vector<int> cuts = {16, 64, 192};  // prompt lengths, in story tokens after BOS (greedy, pooled speculation)
+  std::vector<int> length_cuts = {16, 32, 64, 128, 192, 256, 384};  // lengths for speculation by prompt length
+  int min_prompts_per_length = 20;     // a length with fewer prompts is left out
   int max_stories = 0;                 // evaluate only the first stories (0 = all)
   bool verbose = false;                // progress lines on stderr
 };
+
+// Speculation statistics of a set of prompts from min(L, k_max) per prompt.
+struct SpeculationStats {
+  int prompt_tokens = 0;                             // story tokens after BOS (0 = pooled over every cut)
+  int prompts = 0;
+  double acceptance_rate = 0;                        // per-token, maximum likelihood (see above)
+  std::vector<std::vector<int64_t>> histogram;       // [k-1][m], m = 0..k
+};
+SpeculationStats speculation_stats(const std::vector<int>& leading_accepted, int k_max);
 
 struct FormatAccuracy {
   std::string format;
@@ -56,8 +70,14 @@ struct FormatAccuracy {
   double anchor_only_perplexity = 0, anchor_only_top1_agreement = 0;
   int speculation_prompts = 0;
   double acceptance_rate = 0;
-  std::vector<int> leading_accepted;                 // min(L, k_max) per prompt
+  std::vector<int> leading_accepted;                 // min(L, k_max) per prompt of `cuts`, in cut_prompts' order
   std::vector<std::vector<int64_t>> histogram;       // [k-1][m], m = 0..k
+  std::vector<SpeculationStats> by_length;           // ascending prompt_tokens, lengths left out excluded
+};
+
+struct LengthLeftOut {
+  int prompt_tokens = 0;
+  int prompts = 0;  // stories long enough, fewer than min_prompts_per_length
 };
 
 struct AccuracyReport {
@@ -67,6 +87,7 @@ struct AccuracyReport {
   double reference_perplexity = 0;
   AccuracyOptions options;
   int prompts = 0;
+  std::vector<LengthLeftOut> lengths_left_out;
   std::vector<FormatAccuracy> formats;
 };
 

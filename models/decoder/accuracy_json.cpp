@@ -1,5 +1,6 @@
 // Writes the accuracy file by hand: fixed precision and key order (byte-identical output for the same inputs), and
-// one line per histogram row so that the file stays readable.
+// one line per histogram row so that the file stays readable. Lynx formats get the pooled "speculation" block and
+// "speculation_by_prompt_length" (one entry per measured prompt length, same histogram layout).
 #include <cstdarg>
 #include <cstdio>
 
@@ -23,6 +24,26 @@ void add(std::string& out, const char* format, ...) {
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
+// "[[...],\n<indent>[...]]": row k-1 holds the counts for m = 0..k, one row per line.
+void add_histogram(std::string& out, const std::vector<std::vector<int64_t>>& histogram, const char* indent) {
+  out += "[";
+  for (size_t k = 0; k < histogram.size(); ++k) {
+    out += k ? ",\n" : "\n";
+    out += indent;
+    out += "[";
+    for (size_t m = 0; m < histogram[k].size(); ++m)
+      add(out, "%s%lld", m ? ", " : "", static_cast<long long>(histogram[k][m]));
+    out += "]";
+  }
+  out += "]";
+}
+
+void add_int_list(std::string& out, const std::vector<int>& values) {
+  out += "[";
+  for (size_t i = 0; i < values.size(); ++i) add(out, "%s%d", i ? ", " : "", values[i]);
+  out += "]";
+}
+
 }  // namespace
 
 std::string accuracy_json(const AccuracyReport& r) {
@@ -36,9 +57,16 @@ std::string accuracy_json(const AccuracyReport& r) {
   add(out, "  \"teacher_forcing\": {\"windows\": %d, \"window_tokens\": %d, \"kv_append\": \"one decode step per "
            "token\"},\n",
       r.windows, r.window_tokens);
-  out += "  \"prompts\": {\"count\": " + std::to_string(r.prompts) + ", \"cuts_story_tokens\": [";
-  for (size_t i = 0; i < r.options.cuts.size(); ++i) add(out, "%s%d", i ? ", " : "", r.options.cuts[i]);
-  add(out, "], \"greedy_tokens\": %d, \"k_max\": %d},\n", r.options.greedy_tokens, r.options.k_max);
+  out += "  \"prompts\": {\"count\": " + std::to_string(r.prompts) + ", \"cuts_story_tokens\": ";
+  add_int_list(out, r.options.cuts);
+  add(out, ", \"greedy_tokens\": %d, \"k_max\": %d,\n", r.options.greedy_tokens, r.options.k_max);
+  out += "              \"length_cuts_story_tokens\": ";
+  add_int_list(out, r.options.length_cuts);
+  add(out, ", \"min_prompts_per_length\": %d, \"lengths_left_out\": [", r.options.min_prompts_per_length);
+  for (size_t i = 0; i < r.lengths_left_out.size(); ++i)
+    add(out, "%s{\"prompt_tokens\": %d, \"prompts\": %d}", i ? ", " : "", r.lengths_left_out[i].prompt_tokens,
+        r.lengths_left_out[i].prompts);
+  out += "]},\n";
   add(out, "  \"reference\": {\"format\": \"fp32\", \"perplexity\": %.6f},\n", r.reference_perplexity);
   out += "  \"formats\": {";
   for (size_t f = 0; f < r.formats.size(); ++f) {
@@ -61,14 +89,18 @@ std::string accuracy_json(const AccuracyReport& r) {
       double mean = 0;
       for (size_t m = 0; m < last.size(); ++m) mean += static_cast<double>(m) * static_cast<double>(last[m]);
       add(out, "        \"mean_accepted_at_k_max\": %.4f,\n", mean / static_cast<double>(a.speculation_prompts));
-      out += "        \"accepted_histogram\": [";
-      for (size_t k = 0; k < a.histogram.size(); ++k) {
-        out += k ? ",\n          [" : "\n          [";
-        for (size_t m = 0; m < a.histogram[k].size(); ++m)
-          add(out, "%s%lld", m ? ", " : "", static_cast<long long>(a.histogram[k][m]));
-        out += "]";
+      out += "        \"accepted_histogram\": ";
+      add_histogram(out, a.histogram, "          ");
+      out += "\n      },\n      \"speculation_by_prompt_length\": [";
+      for (size_t i = 0; i < a.by_length.size(); ++i) {
+        const SpeculationStats& b = a.by_length[i];
+        add(out, "%s\n        {\"prompt_tokens\": %d, \"prompts\": %d, \"per_token_acceptance_rate\": %.6f,\n",
+            i ? "," : "", b.prompt_tokens, b.prompts, b.acceptance_rate);
+        out += "         \"accepted_histogram\": ";
+        add_histogram(out, b.histogram, "           ");
+        out += "}";
       }
-      out += "]\n      }";
+      out += a.by_length.empty() ? "]" : "\n      ]";
     }
     out += "\n    }";
   }

@@ -7,18 +7,21 @@ experiment=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$lynxsim" run "$experiment" --out "$tmp/r" -j 2 --plot >"$tmp/out.txt" 2>/dev/null
-grep -q "int8-g64 ttft / lynx-a4r4-g64 ttft_spec" "$tmp/out.txt"
-for stem in ttft_vs_nic_gbps ttft_relative_to_bf16 ratios; do
+# The ratios compare like with like: int8's time over Lynx's, for each of the three first-token definitions.
+for d in ttft_spec ttft_correct ttft; do grep -q "int8-g64 $d / lynx-a4r4-g64 $d\$" "$tmp/out.txt"; done
+if grep -q "different definitions" "$tmp/out.txt"; then echo "a ratio mixes definitions"; exit 1; fi
+for stem in ttft_vs_nic_gbps ttft_relative_to_bf16 ratios speculation; do
   for ext in png svg; do
     f="$tmp/r/$stem.$ext"
     [ -s "$f" ] || { echo "missing $f"; exit 1; }
   done
   head -c 8 "$tmp/r/$stem.png" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "$stem.png is not a PNG"; exit 1; }
   grep -q "NIC bandwidth (Gbps)" "$tmp/r/$stem.svg" || { echo "$stem.svg has no axis label"; exit 1; }
+  grep -q "llama-3.1-8b; 1 x 1 GPU prefill" "$tmp/r/$stem.svg" || { echo "$stem.svg has no cluster in its title"; exit 1; }
   cp "$tmp/r/$stem.svg" "$tmp/$stem.first.svg"
 done
 "$lynxsim" plot "$tmp/r" >/dev/null
-for stem in ttft_vs_nic_gbps ttft_relative_to_bf16 ratios; do
+for stem in ttft_vs_nic_gbps ttft_relative_to_bf16 ratios speculation; do
   cmp -s "$tmp/r/$stem.svg" "$tmp/$stem.first.svg" || { echo "$stem.svg differs when plotted again"; exit 1; }
 done
 echo "plots written and reproducible"

@@ -3,6 +3,8 @@
 // the unsharded result byte for byte.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -68,7 +70,8 @@ std::map<std::string, std::string> tree(const std::string& dir) {
 }
 
 std::string fresh_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("lynx_exp_" + name);
+  // Per process: test runs of other checkouts on the same machine must not share the folder.
+  fs::path p = fs::temp_directory_path() / ("lynx_exp_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
   return p.string();
 }
@@ -120,7 +123,7 @@ TEST_CASE("a bad path or value is an error naming the file, axis and point, befo
 }
 
 TEST_CASE("the example experiments validate") {
-  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json"}) {
+  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json", "anchor_width.json"}) {
     CAPTURE(name);
     Experiment e = experiment_load(kExperiments + "/" + name);
     CHECK(!e.points.empty());
@@ -138,9 +141,17 @@ TEST_CASE("lynx_headline: int8 over Lynx up to ~1.35x when the KV crosses after 
     CAPTURE(gbps);
     for (const char* mode : {"layer-wise", "after-prefill"}) {
       CAPTURE(mode);
-      auto at = [&](const char* format) {
-        return std::map<std::string, std::string>{{"transfer.mode", mode}, {"format", format}, {"cluster.network.nic_gbps", gbps}};
+      auto at = [&](const char* format, const char* acceptance = "") {  // "": the measured statistics (the file)
+        return std::map<std::string, std::string>{{"transfer.mode", mode}, {"lynx.acceptance_rate", acceptance},
+                                                  {"format", format}, {"cluster.network.nic_gbps", gbps}};
       };
+      // The first speculative token does not depend on acceptance; the three times keep their order.
+      for (const char* acceptance : {"0.9", "0.99"}) {
+        CHECK(value(rows, at("lynx-a4r4-g64", acceptance), "median_ttft_spec_ms") ==
+              value(rows, at("lynx-a4r4-g64"), "median_ttft_spec_ms"));
+        CHECK(value(rows, at("lynx-a4r4-g64", acceptance), "median_ttft_correct_ms") <=
+              value(rows, at("lynx-a4r4-g64", acceptance), "median_ttft_ms"));
+      }
       const double int8 = value(rows, at("int8-g64"), "median_ttft_ms");
       const double int4 = value(rows, at("int4-g64"), "median_ttft_ms");
       const double bf16 = value(rows, at("bf16"), "median_ttft_ms");
@@ -215,9 +226,41 @@ TEST_CASE("prefix_caching on the first 3000 requests: the cache serves prompt to
   fs::remove_all(dir);
 }
 
+TEST_CASE("anchor_width at 10 Gbps: wider anchors draft later but are kept more often; a middle width is first") {
+  nlohmann::json source = json_parse_file(kExperiments + "/anchor_width.json");
+  source["base"]["workload"]["first_n"] = 1000;
+  source["sweep"]["axes"][1]["values"] = {10};
+  Experiment e = experiment_from_json(source, kExperiments + "/anchor_width.json", kExperiments);
+  const std::string dir = fresh_dir("anchor_width");
+  SweepReport report = sweep_run(e, quiet(dir));
+  REQUIRE(report.ran == 12);
+  auto rows = read_summary(dir);
+  auto at = [](const std::string& format) {
+    return std::map<std::string, std::string>{{"format", format}, {"cluster.network.nic_gbps", "10"}};
+  };
+  for (const char* split : {"", "-rq"}) {
+    CAPTURE(split);
+    double previous_spec = 0, previous_kept = -1;
+    for (int a = 2; a <= 6; ++a) {
+      const std::string f = "lynx-a" + std::to_string(a) + "r" + std::to_string(8 - a) + "-g64" + split;
+      CAPTURE(f);
+      const double spec = value(rows, at(f), "median_ttft_spec_ms"), kept = value(rows, at(f), "first_draft_kept_rate");
+      CHECK(spec > previous_spec);  // more anchor bytes before the first draft
+      CHECK(kept > previous_kept);  // drafts on a wider anchor are kept more often
+      CHECK(spec <= value(rows, at(f), "median_ttft_correct_ms"));
+      previous_spec = spec;
+      previous_kept = kept;
+    }
+    const std::string a2 = std::string("lynx-a2r6-g64") + split, a5 = std::string("lynx-a5r3-g64") + split;
+    CHECK(value(rows, at(a5), "median_ttft_correct_ms") < value(rows, at(a2), "median_ttft_correct_ms"));
+    CHECK(value(rows, at(a5), "median_ttft_correct_ms") < value(rows, at("int8-g64"), "median_ttft_correct_ms"));
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a rerun skips finished points and ends identical to an uninterrupted run, shards merge byte for byte") {
   nlohmann::json source = json_parse_file(kExperiments + "/lynx_headline.json");
-  source["sweep"]["axes"][2]["values"] = {10, 100};
+  source["sweep"]["axes"][3]["values"] = {10, 100};
   Experiment e = experiment_from_json(source, kExperiments + "/lynx_headline.json", kExperiments);
   const std::string whole = fresh_dir("whole"), again = fresh_dir("again");
   sweep_run(e, quiet(whole));

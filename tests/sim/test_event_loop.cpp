@@ -215,3 +215,27 @@ TEST_CASE("an exception in a handler stops the loop cleanly and comes out of run
   }
   CHECK(message == "request 7: boom");
 }
+
+TEST_CASE("a flow re-weighted while it sends shares by its new weight from then on") {
+  // 1 GB/s link, two 1 GB flows into one node: weight 1 against 1000 (the light one gets 1/1001 of the link), and
+  // at t = 0.5 s the light one is raised to 1000 (equal shares from then). Heavy: 0.5 * 1000/1001 GB by 0.5 s, the
+  // rest at 1/2 GB/s; it ends at 0.5 + 2 * (1 - 0.5 * 1000/1001). The light one has 0.5/1001 GB by then, so
+  // finishes after the heavy one alone at full rate.
+  NetworkConfig net;
+  net.nic_gbps = 8;
+  net.latency_us = 0;
+  auto t = deliveries(net, 3, [](EventLoop& loop, std::vector<double>& times) {
+    EventLoop::FlowHandle light = loop.send(0, 2, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
+    loop.send(1, 2, 1000000000, 1000.0, nullptr, [&] { record_at(times, 1, loop); });
+    loop.at(0.5, [&loop, light, &times] {
+      const bool still_sending = loop.reweight(light, 1000.0);
+      record_at(times, 2, loop);
+      times[2] = still_sending ? 1.0 : 0.0;
+    });
+  });
+  const double heavy_end = 0.5 + 2 * (1 - 0.5 * 1000.0 / 1001.0);
+  CHECK(t[2] == 1.0);
+  CHECK(t[1] == doctest::Approx(heavy_end).epsilon(1e-9));
+  const double light_sent_at_heavy_end = 0.5 / 1001.0 + (heavy_end - 0.5) * 0.5;
+  CHECK(t[0] == doctest::Approx(heavy_end + (1 - light_sent_at_heavy_end)).epsilon(1e-9));
+}

@@ -161,7 +161,7 @@ double first_prefill_end(const std::string& dir) {
   std::getline(in, row);
   std::stringstream cells(row);
   std::string cell;
-  for (int i = 0; i <= 7; ++i) std::getline(cells, cell, ',');  // column 7: prefill_end_s
+  for (int i = 0; i <= 8; ++i) std::getline(cells, cell, ',');  // column 8: prefill_end_s
   return std::stod(cell);
 }
 
@@ -211,4 +211,17 @@ TEST_CASE("workload.over_context: an error by default, or skipped, or the prompt
   CHECK(truncate["metrics"]["total_input_tokens"].get<double>() <=
         skip["metrics"]["total_input_tokens"].get<double>() + static_cast<double>(skipped) * (131072 - 1000));
   fs::remove_all(root);
+}
+
+TEST_CASE("a cost table without the run's exact format says whose costs it lent") {
+  nlohmann::json config = {{"model", "llama-3.1-8b"},
+                           {"format", "int4-g16"},
+                           {"workload", {{"synthetic", {{"rate_per_s", 1}, {"count", 2},
+                                                        {"input_tokens", {{"fixed", 1000}}},
+                                                        {"output_tokens", {{"fixed", 4}}}}}}}};
+  const fs::path dir = fs::temp_directory_path() / ("lynx_borrowed_" + std::to_string(::getpid()));
+  nlohmann::json summary = run_in_dir(config, dir.string());
+  CHECK(summary["sources"]["decode_kernel_costs"].get<std::string>().find(
+            "; no int4-g16 entry: the costs of int4-g32 used") != std::string::npos);
+  fs::remove_all(dir);
 }
