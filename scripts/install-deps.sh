@@ -4,7 +4,8 @@
 # --fuzz: also clang and its runtime libraries (libFuzzer, sanitizers), for `make fuzz` (fuzz/README.md).
 set -euo pipefail
 packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libcli11-dev doctest-dev
-          python3 python3-matplotlib)
+          python3 python3-matplotlib
+          slurmctld slurmd slurm-client munge)  # the Slurm test starts a one-node cluster of its own
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)
 fi

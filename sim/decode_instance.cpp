@@ -141,9 +141,10 @@ void DecodeInstance::finish_iterations(uint64_t generation) {
     }
   }
   members_.clear();
-  running_.erase(std::remove_if(running_.begin(), running_.end(),
-                                [](RequestState* r) { return r->phase == RequestPhase::done; }),
-                 running_.end());
+  auto done = std::stable_partition(running_.begin(), running_.end(),
+                                    [](RequestState* r) { return r->phase != RequestPhase::done; });
+  for (auto it = done; it != running_.end(); ++it) context_.on_done(**it);  // may free it
+  running_.erase(done, running_.end());
   busy_ = false;
   grant_waiting();
   maybe_start_iteration();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "common/error.hpp"
 #include "sim/flow_priority.hpp"
@@ -14,9 +15,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 EventLoop* g_loop = nullptr;  // the process's one loop, for SimGrid's static completion signal
-}
 
-namespace {
 std::vector<PlatformNode> single_nic_nodes(const std::vector<std::string>& names) {
   std::vector<PlatformNode> nodes;
   for (const auto& name : names) nodes.push_back(PlatformNode{name, 1});
@@ -41,80 +40,115 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   });
 }
 
-EventLoop::~EventLoop() { g_loop = nullptr; }
+EventLoop::~EventLoop() {
+  if (timer_ != nullptr) kernel_timer_remove(timer_);
+  g_loop = nullptr;
+}
 
 double EventLoop::now() const { return sg4::Engine::get_clock(); }
 
 void EventLoop::at(double time_s, std::function<void()> handler) {
   if (time_s < now()) time_s = now();
   events_.push(Event{time_s, next_sequence_++, std::move(handler)});
-  arm_timer();
+  if (!dispatching_) arm_timer();
+}
+
+void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> handler) {
+  if (order >= kFirstSequence) throw_error("at_first: order %llu out of range", static_cast<unsigned long long>(order));
+  if (time_s < now()) time_s = now();
+  events_.push(Event{time_s, order, std::move(handler)});
+  if (!dispatching_) arm_timer();
 }
 
 EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
                                       std::function<void()> on_delivered) {
   if (bytes == 0) throw_error("send: a flow needs a positive byte count");
+  if (on_send) on_send(src, dst, bytes, weight);
+  size_t slot;
+  if (!free_flows_.empty()) {
+    slot = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    slot = flows_.size();
+    flows_.emplace_back();
+  }
   sg4::CommPtr comm = sg4::Comm::sendto_init();
   comm->set_payload_size(bytes);
+  comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));  // 0: not one of our flows
   comm->set_source(platform_.hosts[static_cast<size_t>(src)]);
   comm->set_destination(platform_.hosts[static_cast<size_t>(dst)]);  // starts the comm
   if (weight != 1.0) set_flow_weight(comm, weight);
   ++flows_started_;
+  ++flows_in_flight_;
   bytes_sent_ += bytes;
-  const sg4::Activity* key = comm.get();
-  flows_.emplace(key, Flow{std::move(comm), bytes, platform_.route_latency_s(src, dst), std::move(on_sent),
-                           std::move(on_delivered)});
-  return key;
+  Flow& flow = flows_[slot];
+  flow.comm = std::move(comm);
+  flow.bytes = bytes;
+  flow.latency_s = platform_.route_latency_s(src, dst);
+  flow.on_sent = std::move(on_sent);
+  flow.on_delivered = std::move(on_delivered);
+  // The handle names the slot and its generation, so that a reused slot does not answer for an older flow.
+  return reinterpret_cast<FlowHandle>(static_cast<uintptr_t>((flow.generation << 32) | (slot + 1)));
 }
 
-bool EventLoop::reweight(FlowHandle flow, double weight) {
-  auto it = flows_.find(static_cast<const sg4::Activity*>(flow));
-  if (it == flows_.end()) return false;
-  set_flow_weight(it->second.comm, weight);
+bool EventLoop::reweight(FlowHandle handle, double weight) {
+  const auto bits = reinterpret_cast<uintptr_t>(handle);
+  const size_t slot = static_cast<size_t>(bits & 0xffffffffu);
+  if (slot == 0 || slot > flows_.size()) return false;
+  Flow& flow = flows_[slot - 1];
+  if (!flow.comm || flow.generation != (static_cast<uint64_t>(bits) >> 32)) return false;
+  set_flow_weight(flow.comm, weight);
   return true;
 }
 
-void EventLoop::retire(sg4::ActivityPtr activity) {
+void EventLoop::retire(sg4::CommPtr comm) {
   const double t = now();
   if (!finished_.empty() && finished_.front().first < t) {
     // Everything that ended before now has been fully handled by SimGrid.
     auto keep = std::remove_if(finished_.begin(), finished_.end(), [t](const auto& f) { return f.first < t; });
     finished_.erase(keep, finished_.end());
   }
-  finished_.emplace_back(t, std::move(activity));
+  finished_.emplace_back(t, std::move(comm));
+}
+
+void EventLoop::stop(std::exception_ptr error) {
+  error_ = std::move(error);
+  while (!events_.empty()) events_.pop();
+  if (timer_ != nullptr) {
+    kernel_timer_remove(timer_);
+    timer_ = nullptr;
+  }
 }
 
 void EventLoop::on_activity_done(const sg4::Activity& activity) {
-  if (error_) return;  // stopped: what is still in flight drains without effect
-  try {
-    handle_activity_done(activity);
-  } catch (...) {
-    error_ = std::current_exception();
-    while (!events_.empty()) events_.pop();
-    if (timer_) {
-      retire(timer_);
-      timer_->suspend();
-      timer_->cancel();
-      timer_ = nullptr;
-    }
-  }
-}
-
-void EventLoop::handle_activity_done(const sg4::Activity& activity) {
-  if (activity.get_state() != sg4::Activity::State::FINISHED) return;  // a cancelled timer
-  if (&activity == timer_.get()) {
-    retire(timer_);
-    timer_ = nullptr;
-    timer_target_s_ = -1;
-    run_due_events();
-    arm_timer();
+  const auto slot = reinterpret_cast<uintptr_t>(activity.get_data<void>());
+  if (slot == 0 || activity.get_state() != sg4::Activity::State::FINISHED) return;
+  if (error_) {  // stopped: what is still in flight drains without effect
+    Flow& flow = flows_[slot - 1];
+    retire(std::move(flow.comm));
+    const uint64_t generation = flow.generation + 1;
+    flow = Flow{};
+    flow.generation = generation;
+    --flows_in_flight_;
     return;
   }
-  auto it = flows_.find(&activity);
-  if (it == flows_.end()) return;
-  Flow flow = std::move(it->second);
-  flows_.erase(it);
-  retire(flow.comm);
+  dispatching_ = true;
+  try {
+    handle_flow_done(slot - 1);
+  } catch (...) {
+    stop(std::current_exception());
+  }
+  dispatching_ = false;
+  arm_timer();
+}
+
+void EventLoop::handle_flow_done(size_t slot) {
+  Flow flow = std::move(flows_[slot]);
+  flows_[slot] = Flow{};
+  flows_[slot].generation = flow.generation + 1;
+  free_flows_.push_back(slot);  // its comm is retired below, so the slot can take a new flow at once
+  --flows_in_flight_;
+  retire(std::move(flow.comm));
   auto deliver = [this, bytes = flow.bytes, handler = std::move(flow.on_delivered)]() {
     ++flows_delivered_;
     bytes_delivered_ += bytes;
@@ -125,11 +159,24 @@ void EventLoop::handle_activity_done(const sg4::Activity& activity) {
     at(now() + flow.latency_s, std::move(deliver));
   else
     deliver();
+}
+
+void EventLoop::on_timer() {
+  timer_ = nullptr;  // SimGrid deletes a timer once it has run
+  timer_target_s_ = -1;
+  if (error_) return;
+  dispatching_ = true;
+  try {
+    run_due_events();
+  } catch (...) {
+    stop(std::current_exception());
+  }
+  dispatching_ = false;
   arm_timer();
 }
 
 void EventLoop::run_due_events() {
-  // The timer ends at now + (target - now), which can differ from target by one rounding step.
+  // Events within a rounding step of now are due (the clock may stop one step short of a target).
   const double due = now() + 1e-12 * std::max(1.0, now());
   while (!events_.empty() && events_.top().time_s <= due) {
     std::function<void()> handler = std::move(const_cast<Event&>(events_.top()).handler);
@@ -141,18 +188,9 @@ void EventLoop::run_due_events() {
 void EventLoop::arm_timer() {
   if (events_.empty() || error_) return;
   const double target = events_.top().time_s;
-  if (timer_ && timer_target_s_ <= target) return;  // already due no later than the earliest event
-  if (timer_) {
-    // A cancelled Exec keeps its share of the host until SimGrid next cleans up, which would slow the new timer
-    // down; suspending it first takes it off the host at once.
-    retire(timer_);
-    timer_->suspend();
-    timer_->cancel();
-  }
-  timer_ = sg4::Exec::init();
-  timer_->set_flops_amount(std::max(0.0, target - now()));
-  timer_->set_host(platform_.timer_host);
-  timer_->start();
+  if (timer_ != nullptr && timer_target_s_ <= target) return;  // already due no later than the earliest event
+  if (timer_ != nullptr) kernel_timer_remove(timer_);
+  timer_ = kernel_timer_set(target, [this] { on_timer(); });
   timer_target_s_ = target;
 }
 
@@ -160,8 +198,8 @@ void EventLoop::run() {
   arm_timer();
   engine_->run();
   if (error_) std::rethrow_exception(error_);
-  if (!events_.empty() || !flows_.empty())
-    throw_error("simulation stopped with %zu events and %zu flows left", events_.size(), flows_.size());
+  if (!events_.empty() || flows_in_flight_ > 0)
+    throw_error("simulation stopped with %zu events and %zu flows left", events_.size(), flows_in_flight_);
 }
 
 }  // namespace lynx

@@ -1,10 +1,13 @@
 // The simulation's clock and event loop, on top of SimGrid. Network flows are SimGrid Comms (fluid max-min
 // sharing, re-solved at every flow start and end); everything else (arrivals, GPU work finishing, propagation
-// delay) is an event of our own queue. The two are kept in one timeline by a single SimGrid timer activity (an
-// Exec on a host of speed 1) that always targets the earliest queued event, re-armed when an earlier one is
-// queued; all handlers run inside Engine::run(), at the exact simulated time, started from maestro (no actors:
-// the fastest and a deterministic way to drive SimGrid). One EventLoop per process: SimGrid's engine is a
-// singleton whose clock cannot be reset (see run_isolated in isolated_run.hpp for tests and sweeps).
+// delay) is an event of our own queue. The two are kept in one timeline by one SimGrid kernel timer
+// (flow_priority.hpp) that always targets the earliest queued event: SimGrid's engine bounds every solve by its
+// earliest timer, so the clock stops exactly there with no activity, host or solver variable involved (the former
+// timer, an Exec on a host of speed 1, cost a CPU-model action and a re-solve per event). Flow completions arrive
+// through SimGrid's completion callback. All handlers run inside Engine::run(), at the exact simulated time,
+// started from maestro (no actors: the fastest and a deterministic way to drive SimGrid). One EventLoop per
+// process: SimGrid's engine is a singleton whose clock cannot be reset (see run_isolated in isolated_run.hpp for
+// tests and sweeps).
 #pragma once
 #include <cstdint>
 #include <exception>
@@ -12,12 +15,11 @@
 #include <memory>
 #include <queue>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/forward.h>
 
 #include "sim/network_config.hpp"
 #include "sim/platform.hpp"
@@ -37,6 +39,9 @@ class EventLoop {
   double now() const;
   // Runs `handler` at time `time_s` (>= now); events at equal times run in the order they were queued.
   void at(double time_s, std::function<void()> handler);
+  // The same for an event that runs before every at() event of the same time, ordered by `order` among its kind
+  // (< 2^62; the workload's arrivals: as if all of them had been queued first, without holding them all).
+  void at_first(double time_s, uint64_t order, std::function<void()> handler);
   // Sends `bytes` from endpoint `src` to endpoint `dst` with sharing weight `weight` (1 = normal). `on_sent` (may be empty)
   // runs when the sender has pushed the last byte (the end of the flow's bandwidth phase); `on_delivered` when it
   // has arrived: that plus the route's propagation latency.
@@ -52,6 +57,8 @@ class EventLoop {
   void run();
 
   const Platform& platform() const { return platform_; }
+  // Optional: told of every flow as it starts (the benchmark records the flows to replay them on bare SimGrid).
+  std::function<void(int src, int dst, uint64_t bytes, double weight)> on_send;
   uint64_t flows_started() const { return flows_started_; }
   uint64_t flows_delivered() const { return flows_delivered_; }
   uint64_t bytes_sent() const { return bytes_sent_; }
@@ -70,28 +77,36 @@ class EventLoop {
   };
   struct Flow {
     simgrid::s4u::CommPtr comm;
-    uint64_t bytes;
-    double latency_s;
+    uint64_t bytes = 0;
+    double latency_s = 0;
     std::function<void()> on_sent;
     std::function<void()> on_delivered;
+    uint64_t generation = 0;  // flows that have used this slot before (FlowHandle)
   };
 
   void on_activity_done(const simgrid::s4u::Activity& activity);
-  void handle_activity_done(const simgrid::s4u::Activity& activity);
+  void handle_flow_done(size_t slot);
+  void on_timer();
   void run_due_events();
   void arm_timer();
+  void stop(std::exception_ptr error);
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   Platform platform_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
-  uint64_t next_sequence_ = 0;
-  simgrid::s4u::ExecPtr timer_;
+  static constexpr uint64_t kFirstSequence = uint64_t{1} << 62;  // at() events come after at_first() ones
+  uint64_t next_sequence_ = kFirstSequence;
+  simgrid::kernel::timer::Timer* timer_ = nullptr;  // pending, targets timer_target_s_
   double timer_target_s_ = -1;
-  // Finished or cancelled activities, kept alive until the clock has moved past the time they ended: SimGrid may
-  // still be handling other activities that ended at that same time.
-  std::vector<std::pair<double, simgrid::s4u::ActivityPtr>> finished_;
-  void retire(simgrid::s4u::ActivityPtr activity);
-  std::unordered_map<const simgrid::s4u::Activity*, Flow> flows_;
+  bool dispatching_ = false;  // inside a handler batch: the timer is armed once, after it
+  // Finished comms, kept alive until the clock has moved past the time they ended: SimGrid may still be handling
+  // other activities that ended at that same time (dropping the last handle of a comm it handles crashes).
+  std::vector<std::pair<double, simgrid::s4u::CommPtr>> finished_;
+  void retire(simgrid::s4u::CommPtr comm);
+  // Flows in flight: a slot per flow, its index the comm's data; free slots are reused.
+  std::vector<Flow> flows_;
+  std::vector<size_t> free_flows_;
+  size_t flows_in_flight_ = 0;
   std::exception_ptr error_;  // the first exception a handler threw; nothing runs after it
   uint64_t flows_started_ = 0, flows_delivered_ = 0;
   uint64_t bytes_sent_ = 0, bytes_delivered_ = 0;

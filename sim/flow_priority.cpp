@@ -1,5 +1,6 @@
 #include "sim/flow_priority.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -32,5 +33,11 @@ void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
   if (action == nullptr) throw_error("set_flow_weight: the comm has no running network action");
   simgrid::kernel::actor::simcall_answered([action, weight] { action->set_sharing_penalty(1.0 / weight); });
 }
+
+simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, std::function<void()> callback) {
+  return simgrid::kernel::timer::Timer::set(date_s, std::move(callback));
+}
+
+void kernel_timer_remove(simgrid::kernel::timer::Timer* timer) { timer->remove(); }
 
 }  // namespace lynx

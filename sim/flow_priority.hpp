@@ -1,15 +1,26 @@
-// Weighted max-min sharing between flows: the one place lynxsim touches SimGrid's kernel layer.
+// The one place lynxsim touches SimGrid's kernel layer: weighted max-min sharing between flows, and the kernel
+// timer the event loop is driven by.
 // SimGrid 3.32 has no flow priority in its public API. Its CM02/LV08 solvers compute a weighted max-min share in
 // which a flow with sharing penalty p gets bandwidth proportional to 1/p on its bottleneck; the kernel Action of a
 // started Comm exposes set_sharing_penalty(). Weight w = penalty 1/w; weight 1000 against 1 behaves as strict
 // priority. Only consistent on zero-latency links (3.32 shadows sharing_penalty_ in NetworkAction), which is why
 // lynxsim's links have zero latency and propagation delay is added by the event loop.
 #pragma once
+#include <functional>
+
+#include <simgrid/forward.h>
 #include <simgrid/s4u/Comm.hpp>
 
 namespace lynx {
 
 // Sets the sharing weight of a started (running) comm. Throws LynxError if its network action is not found.
 void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight);
+
+// SimGrid's own kernel timer (simgrid/kernel/Timer.hpp, an installed header): `callback` runs in maestro at
+// exactly `date_s` (the engine bounds each solve by the earliest timer, so the clock stops there), with no
+// activity and no resource involved; flows can be started from it. The timer is deleted once it has run.
+simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, std::function<void()> callback);
+// Removes a timer that has not run yet.
+void kernel_timer_remove(simgrid::kernel::timer::Timer* timer);
 
 }  // namespace lynx

@@ -91,11 +91,15 @@ void apply_over_context(SimulationInputs& in, const std::string& policy) {
 void check_simulation_inputs(const SimulationInputs& in) {
   check_weights_fit(in, in.config.prefill, in.prefill_gpu, "$.cluster.prefill",
                     in.config.prefill.memory_reserve_fraction);
-  const double prefill_capacity = prefill_kv_capacity_bytes(in);
   check_weights_fit(in, in.config.decode, in.decode_gpu, "$.cluster.decode", in.config.decode.memory_reserve_fraction);
+  for (const Request& r : in.requests) check_request(in, r);
+}
+
+void check_request(const SimulationInputs& in, const Request& r) {
+  const double prefill_capacity = prefill_kv_capacity_bytes(in);
   const double capacity = decode_kv_capacity_bytes(in);
   const double per_token = kv_bytes_per_token(in).full;
-  for (const Request& r : in.requests) {
+  {
     if (r.input_tokens <= 0)
       throw_error("%s: %lld input tokens (expected at least 1)", where(in, r).c_str(),
                   static_cast<long long>(r.input_tokens));

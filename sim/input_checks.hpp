@@ -32,5 +32,7 @@ void apply_over_context(SimulationInputs& in, const std::string& policy);
 
 // Throws LynxError for the first input the simulation could not serve.
 void check_simulation_inputs(const SimulationInputs& in);
+// The per-request part of it, for a request read as it is needed (SimulationInputs::request_source).
+void check_request(const SimulationInputs& in, const Request& r);
 
 }  // namespace lynx

@@ -1,8 +1,12 @@
 #include "sim/metrics.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "common/atomic_file.hpp"
@@ -20,103 +24,185 @@ double percentile(std::vector<double> values, double pct) {
   return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
 }
 
-namespace {
-double mean(const std::vector<double>& v) {
-  if (v.empty()) return NAN;
-  double sum = 0;
-  for (double x : v) sum += x;
-  return sum / static_cast<double>(v.size());
+ValueStream::~ValueStream() {
+  if (file_ != nullptr) std::fclose(file_);
 }
 
-// mean/median/p90/p99 of `values` (seconds) as <stat>_<name>_ms.
-void add_distribution(nlohmann::json& j, const std::string& name, const std::vector<double>& seconds) {
-  std::vector<double> ms;
-  for (double s : seconds) ms.push_back(s * 1e3);
-  j["mean_" + name + "_ms"] = mean(ms);
-  j["median_" + name + "_ms"] = percentile(ms, 50);
-  j["p90_" + name + "_ms"] = percentile(ms, 90);
-  j["p99_" + name + "_ms"] = percentile(ms, 99);
+void ValueStream::push_back(double value) {
+  if (value == 0) value = 0.0;  // one zero: -0 and +0 sort as equal
+  ++count_;
+  sum_ += value;
+  if (file_ == nullptr) {
+    values_.push_back(value);
+    if (values_.size() >= kInMemory) spill();
+    return;
+  }
+  values_.push_back(value);
+  if (values_.size() >= kInMemory) spill();
+}
+
+void ValueStream::spill() {
+  if (file_ == nullptr) {
+    file_ = std::tmpfile();
+    if (file_ == nullptr) throw_error("metrics: cannot create a temporary file for %zu values", count_);
+  }
+  if (std::fwrite(values_.data(), sizeof(double), values_.size(), file_) != values_.size())
+    throw_error("metrics: cannot write a temporary file of values");
+  values_.clear();
+}
+
+namespace {
+// Order-preserving key: unsigned order of keys = numeric order of (non-NaN) doubles.
+uint64_t order_key(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return (bits >> 63) != 0 ? ~bits : bits | (uint64_t{1} << 63);
+}
+double from_order_key(uint64_t key) {
+  const uint64_t bits = (key >> 63) != 0 ? key & ~(uint64_t{1} << 63) : ~key;
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
 }
 }  // namespace
 
-nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& result,
-                            const std::string& workload_source) {
-  const SimConfig& c = in.config;
-  std::vector<double> ttft, ttft_spec, ttft_correct, tpot, e2el, transfer, exposed;
-  double drafted_requests = 0, first_drafts_kept = 0;
-  int64_t acceptance_extrapolated = 0;
-  double waiting = 0, served = 0;  // seconds summed over requests  // drafted requests whose prompt is longer than any measured length
-  double first_arrival = INFINITY, last_end = 0, output_tokens = 0, input_tokens = 0;
-  double itl_time = 0, itl_gaps = 0, spec = 0, accepted = 0, rolled_back = 0, cached = 0, memory_wait = 0;
-  int64_t good = 0;
-  for (const RequestRecord& r : result.records) {
-    ttft.push_back(r.ttft_s());
-    ttft_spec.push_back(r.ttft_spec_s());
-    ttft_correct.push_back(r.ttft_correct_s());
-    if (r.first_draft_kept >= 0) {
-      ++drafted_requests;
-      first_drafts_kept += r.first_draft_kept;
+double ValueStream::select(uint64_t rank) const {
+  // Radix selection, 16 bits per pass, over the file and the values still in memory.
+  uint64_t prefix = 0;
+  std::vector<uint64_t> histogram(65536);
+  std::vector<double> block(65536);
+  for (int pass = 0; pass < 4; ++pass) {
+    const int shift = 48 - 16 * pass;
+    std::fill(histogram.begin(), histogram.end(), 0);
+    auto count = [&](const double* v, size_t n) {
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t key = order_key(v[i]);
+        if (pass > 0 && (key >> (shift + 16)) != prefix) continue;
+        ++histogram[(key >> shift) & 0xffff];
+      }
+    };
+    if (file_ != nullptr) {
+      std::rewind(file_);
+      size_t n;
+      while ((n = std::fread(block.data(), sizeof(double), block.size(), file_)) > 0) count(block.data(), n);
     }
-    e2el.push_back(r.e2el_s());
-    transfer.push_back(r.kv_transfer_s());
-    exposed.push_back(r.exposed_transfer_s());
-    if (r.output_tokens > 1) {
-      tpot.push_back(r.tpot_s());
-      itl_time += r.end_s - r.first_token_s;
-      itl_gaps += static_cast<double>(r.output_tokens - 1);
-    }
-    first_arrival = std::min(first_arrival, r.arrival_s);
-    last_end = std::max(last_end, r.end_s);
-    output_tokens += static_cast<double>(r.output_tokens);
-    input_tokens += static_cast<double>(r.input_tokens);
-    spec += static_cast<double>(r.spec_tokens);
-    accepted += static_cast<double>(r.accepted_tokens);
-    rolled_back += static_cast<double>(r.rolled_back_tokens);
-    cached += static_cast<double>(r.cached_tokens);
-    if (r.spec_tokens > 0 && in.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated;
-    memory_wait += r.prefill_memory_wait_s;
-    waiting += r.wait_s();
-    served += r.e2el_s() - r.wait_s();
-    if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good;
+    count(values_.data(), values_.size());
+    uint64_t bucket = 0;
+    while (rank >= histogram[bucket]) rank -= histogram[bucket++];
+    prefix = (prefix << 16) | bucket;
   }
-  const double duration = result.records.empty() ? 0 : last_end - first_arrival;
-  const double n = static_cast<double>(result.records.size());
+  return from_order_key(prefix);
+}
+
+double ValueStream::percentile(double pct) const {
+  if (count_ == 0) return NAN;
+  if (file_ == nullptr) return lynx::percentile(values_, pct);
+  const double rank = pct / 100.0 * static_cast<double>(count_ - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min(lo + 1, count_ - 1);
+  const double low = select(lo), high = hi == lo ? low : select(hi);
+  return low + (high - low) * (rank - static_cast<double>(lo));
+}
+
+namespace {
+double mean(const ValueStream& v) { return v.size() == 0 ? NAN : v.sum() / static_cast<double>(v.size()); }
+
+// mean/median/p90/p99 of `ms` (milliseconds) as <stat>_<name>_ms.
+void add_distribution(nlohmann::json& j, const std::string& name, const ValueStream& ms) {
+  j["mean_" + name + "_ms"] = mean(ms);
+  j["median_" + name + "_ms"] = ms.percentile(50);
+  j["p90_" + name + "_ms"] = ms.percentile(90);
+  j["p99_" + name + "_ms"] = ms.percentile(99);
+}
+}  // namespace
+
+void MetricsStream::add(const RequestRecord& r) {
+  const SimConfig& c = inputs_.config;
+  ++count_;
+  ttft_.push_back(r.ttft_s() * 1e3);
+  ttft_spec_.push_back(r.ttft_spec_s() * 1e3);
+  ttft_correct_.push_back(r.ttft_correct_s() * 1e3);
+  if (r.first_draft_kept >= 0) {
+    ++drafted_requests_;
+    first_drafts_kept_ += r.first_draft_kept;
+  }
+  e2el_.push_back(r.e2el_s() * 1e3);
+  transfer_.push_back(r.kv_transfer_s() * 1e3);
+  exposed_.push_back(r.exposed_transfer_s() * 1e3);
+  if (r.output_tokens > 1) {
+    tpot_.push_back(r.tpot_s() * 1e3);
+    itl_time_ += r.end_s - r.first_token_s;
+    itl_gaps_ += static_cast<double>(r.output_tokens - 1);
+  }
+  first_arrival_ = std::min(first_arrival_, r.arrival_s);
+  last_end_ = std::max(last_end_, r.end_s);
+  output_tokens_ += static_cast<double>(r.output_tokens);
+  input_tokens_ += static_cast<double>(r.input_tokens);
+  spec_ += static_cast<double>(r.spec_tokens);
+  accepted_ += static_cast<double>(r.accepted_tokens);
+  rolled_back_ += static_cast<double>(r.rolled_back_tokens);
+  cached_ += static_cast<double>(r.cached_tokens);
+  if (r.spec_tokens > 0 && inputs_.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated_;
+  memory_wait_ += r.prefill_memory_wait_s;
+  waiting_ += r.wait_s();
+  served_ += r.e2el_s() - r.wait_s();
+  if (r.ttft_s() * 1e3 <= c.slo.ttft_ms && r.tpot_s() * 1e3 <= c.slo.tpot_ms) ++good_;
+}
+
+nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const SimulationResult& result) const {
+  const double duration = count_ == 0 ? 0 : last_end_ - first_arrival_;
+  const double n = static_cast<double>(count_);
+  const double input_tokens = input_tokens_, output_tokens = output_tokens_, spec = spec_, cached = cached_;
   nlohmann::json j;
-  j["completed"] = result.records.size();
+  j["completed"] = count_;
   j["duration_s"] = duration;
   j["total_input_tokens"] = input_tokens;
   j["total_output_tokens"] = output_tokens;
   j["request_throughput"] = duration > 0 ? n / duration : NAN;
   j["output_throughput"] = duration > 0 ? output_tokens / duration : NAN;
-  j["request_goodput"] = duration > 0 ? static_cast<double>(good) / duration : NAN;
-  j["slo_attainment"] = n > 0 ? static_cast<double>(good) / n : NAN;
-  add_distribution(j, "ttft", ttft);
-  add_distribution(j, "ttft_spec", ttft_spec);
-  add_distribution(j, "ttft_correct", ttft_correct);
-  add_distribution(j, "tpot", tpot);
-  j["mean_itl_ms"] = itl_gaps > 0 ? itl_time / itl_gaps * 1e3 : NAN;
-  add_distribution(j, "e2el", e2el);
-  add_distribution(j, "kv_transfer", transfer);
-  add_distribution(j, "exposed_transfer", exposed);
+  j["request_goodput"] = duration > 0 ? static_cast<double>(good_) / duration : NAN;
+  j["slo_attainment"] = n > 0 ? static_cast<double>(good_) / n : NAN;
+  add_distribution(j, "ttft", ttft_);
+  add_distribution(j, "ttft_spec", ttft_spec_);
+  add_distribution(j, "ttft_correct", ttft_correct_);
+  add_distribution(j, "tpot", tpot_);
+  j["mean_itl_ms"] = itl_gaps_ > 0 ? itl_time_ / itl_gaps_ * 1e3 : NAN;
+  add_distribution(j, "e2el", e2el_);
+  add_distribution(j, "kv_transfer", transfer_);
+  add_distribution(j, "exposed_transfer", exposed_);
   j["mean_spec_tokens"] = n > 0 ? spec / n : NAN;
-  j["mean_accepted_tokens"] = n > 0 ? accepted / n : NAN;
-  j["rollback_rate"] = spec > 0 ? rolled_back / spec : 0.0;
+  j["mean_accepted_tokens"] = n > 0 ? accepted_ / n : NAN;
+  j["rollback_rate"] = spec > 0 ? rolled_back_ / spec : 0.0;
   // Of the requests that drafted: the share whose first draft the first verification kept (NaN: none drafted).
-  j["first_draft_kept_rate"] = drafted_requests > 0 ? first_drafts_kept / drafted_requests : NAN;
-  j["acceptance_extrapolated_requests"] = acceptance_extrapolated;
+  j["first_draft_kept_rate"] = drafted_requests_ > 0 ? first_drafts_kept_ / drafted_requests_ : NAN;
+  j["acceptance_extrapolated_requests"] = acceptance_extrapolated_;
   j["prefix_cache_hit_ratio"] = input_tokens > 0 ? cached / input_tokens : 0.0;  // prompt tokens not prefilled
   j["prefill_tokens_saved"] = cached;
   j["over_context_skipped"] = in.over_context_skipped;
   j["over_context_truncated"] = in.over_context_truncated;
-  j["mean_prefill_memory_wait_ms"] = n > 0 ? memory_wait / n * 1e3 : NAN;
+  j["mean_prefill_memory_wait_ms"] = n > 0 ? memory_wait_ / n * 1e3 : NAN;
   // Overloaded: requests wait (prefill queue, prefill or decode memory) longer than they are served, on average.
-  j["mean_wait_ms"] = n > 0 ? waiting / n * 1e3 : NAN;
-  j["mean_served_ms"] = n > 0 ? served / n * 1e3 : NAN;
-  j["overloaded"] = n > 0 && waiting > served;
+  j["mean_wait_ms"] = n > 0 ? waiting_ / n * 1e3 : NAN;
+  j["mean_served_ms"] = n > 0 ? served_ / n * 1e3 : NAN;
+  j["overloaded"] = n > 0 && waiting_ > served_;
   j["bytes_sent"] = result.bytes_sent;
   j["bytes_delivered"] = result.bytes_delivered;
   j["bytes_expected"] = result.bytes_expected;
   j["flows"] = result.flows;
+  return j;
+}
+
+nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& result,
+                            const std::string& workload_source) {
+  MetricsStream metrics(in);
+  for (const RequestRecord& r : result.records) metrics.add(r);
+  return summary_json(in, result, metrics, workload_source);
+}
+
+nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& result, const MetricsStream& metrics,
+                            const std::string& workload_source) {
+  const SimConfig& c = in.config;
+  nlohmann::json j = metrics.metrics(in, result);
 
   nlohmann::json config;
   config["model"] = in.model.name;
@@ -152,12 +238,12 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
 
 namespace {
 void append_time(std::string& out, double seconds) {
-  char text[40];
+  char text[400];  // %.9f of any double
   if (std::isnan(seconds))
     out += ",";
   else {
-    std::snprintf(text, sizeof text, ",%.9f", seconds);
-    out += text;
+    const int n = std::snprintf(text, sizeof text, ",%.9f", seconds);
+    out.append(text, static_cast<size_t>(n));
   }
 }
 void append_int(std::string& out, int64_t v) {
@@ -166,33 +252,78 @@ void append_int(std::string& out, int64_t v) {
 }
 }  // namespace
 
+const char* requests_csv_header() {
+  return "id,arrival_s,input_tokens,output_tokens,cached_tokens,prefill_instance,decode_instance,prefill_start_s,"
+         "prefill_end_s,prefill_memory_wait_s,decode_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
+         "verify_s,end_s,ttft_spec_s,ttft_correct_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens,"
+         "first_draft_kept\n";
+}
+
+void append_requests_csv_row(std::string& out, const RequestRecord& r) {
+  out += std::to_string(r.id);
+  append_time(out, r.arrival_s);
+  append_int(out, r.input_tokens);
+  append_int(out, r.output_tokens);
+  append_int(out, r.cached_tokens);
+  append_int(out, r.prefill_instance);
+  append_int(out, r.decode_instance);
+  for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.decode_memory_wait_s,
+                   r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
+                   r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
+                   r.ttft_correct_s(), r.ttft_s(), r.tpot_s(), r.e2el_s()})
+    append_time(out, t);
+  append_int(out, r.spec_tokens);
+  append_int(out, r.accepted_tokens);
+  append_int(out, r.rolled_back_tokens);
+  if (r.first_draft_kept >= 0) append_int(out, r.first_draft_kept);
+  else out += ',';
+  out += "\n";
+}
+
 std::string requests_csv(const std::vector<RequestRecord>& records) {
-  std::string out =
-      "id,arrival_s,input_tokens,output_tokens,cached_tokens,prefill_instance,decode_instance,prefill_start_s,"
-      "prefill_end_s,prefill_memory_wait_s,decode_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
-      "verify_s,end_s,ttft_spec_s,ttft_correct_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens,"
-      "first_draft_kept\n";
-  for (const RequestRecord& r : records) {
-    out += std::to_string(r.id);
-    append_time(out, r.arrival_s);
-    append_int(out, r.input_tokens);
-    append_int(out, r.output_tokens);
-    append_int(out, r.cached_tokens);
-    append_int(out, r.prefill_instance);
-    append_int(out, r.decode_instance);
-    for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.decode_memory_wait_s,
-                     r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
-                     r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
-                     r.ttft_correct_s(), r.ttft_s(), r.tpot_s(), r.e2el_s()})
-      append_time(out, t);
-    append_int(out, r.spec_tokens);
-    append_int(out, r.accepted_tokens);
-    append_int(out, r.rolled_back_tokens);
-    if (r.first_draft_kept >= 0) append_int(out, r.first_draft_kept);
-    else out += ',';
-    out += "\n";
-  }
+  std::string out = requests_csv_header();
+  for (const RequestRecord& r : records) append_requests_csv_row(out, r);
   return out;
+}
+
+RequestsCsvWriter::RequestsCsvWriter(const std::string& path)
+    : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())) {
+  file_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (file_ == nullptr) throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
+  buffer_ = requests_csv_header();
+}
+
+RequestsCsvWriter::~RequestsCsvWriter() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    std::remove(tmp_path_.c_str());
+  }
+}
+
+void RequestsCsvWriter::add(const RequestRecord& r) {
+  append_requests_csv_row(buffer_, r);
+  if (buffer_.size() >= (size_t{1} << 20)) flush();
+}
+
+void RequestsCsvWriter::flush() {
+  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+    throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
+  buffer_.clear();
+}
+
+void RequestsCsvWriter::commit() {
+  flush();
+  const bool ok = std::fflush(file_) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!ok || !closed) {
+    std::remove(tmp_path_.c_str());
+    throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
+  }
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    std::remove(tmp_path_.c_str());
+    throw_error("%s: cannot rename into place: %s", path_.c_str(), std::strerror(errno));
+  }
 }
 
 void write_simulation_results(const std::string& dir, const SimulationInputs& inputs, const SimulationResult& result,
@@ -202,6 +333,30 @@ void write_simulation_results(const std::string& dir, const SimulationInputs& in
   if (error) throw_error("%s: cannot create directory: %s", dir.c_str(), error.message().c_str());
   write_file_atomic(dir + "/requests.csv", requests_csv(result.records));
   write_file_atomic(dir + "/summary.json", summary_json(inputs, result, workload_source).dump(2) + "\n");
+}
+
+nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
+                                 const std::string& workload_source, SimulationResult* result_out) {
+  std::error_code error;
+  const bool existed = std::filesystem::exists(dir, error);
+  std::filesystem::create_directories(dir, error);
+  if (error) throw_error("%s: cannot create directory: %s", dir.c_str(), error.message().c_str());
+  try {
+    RequestsCsvWriter csv(dir + "/requests.csv");
+    MetricsStream metrics(inputs);
+    SimulationResult result = simulate(inputs, [&](const RequestRecord& r) {
+      csv.add(r);
+      metrics.add(r);
+    });
+    csv.commit();
+    nlohmann::json summary = summary_json(inputs, result, metrics, workload_source);
+    write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+    if (result_out != nullptr) *result_out = std::move(result);
+    return summary;
+  } catch (...) {
+    if (!existed) std::filesystem::remove_all(dir, error);  // a failed run leaves nothing behind
+    throw;
+  }
 }
 
 }  // namespace lynx

@@ -4,8 +4,12 @@
 // speculative); they are equal for formats without speculation. Percentiles interpolate linearly between order
 // statistics (numpy's default, as vLLM's benchmark). Output is deterministic: no wall-clock figures.
 #pragma once
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
+
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -16,13 +20,87 @@ namespace lynx {
 // Linear-interpolation percentile (0..100) of unsorted values; NaN for an empty set.
 double percentile(std::vector<double> values, double pct);
 
+// A stream of values whose mean and exact percentiles are wanted, in bounded memory: up to kInMemory values are
+// kept; beyond that they go to an anonymous temporary file and each percentile is found exactly by a radix
+// selection over the file (4 passes of 16 bits of the values' order-preserving keys). Either way the results
+// equal sorting every value (`percentile` below), bit for bit.
+class ValueStream {
+ public:
+  static constexpr size_t kInMemory = size_t{1} << 16;
+  ValueStream() = default;
+  ~ValueStream();
+  ValueStream(const ValueStream&) = delete;
+  ValueStream& operator=(const ValueStream&) = delete;
+  void push_back(double value);
+  size_t size() const { return count_; }
+  double sum() const { return sum_; }  // added in order, as a loop over the values would
+  double percentile(double pct) const;
+
+ private:
+  double select(uint64_t rank) const;  // the rank-th smallest (0-based)
+  void spill();
+  std::vector<double> values_;
+  std::FILE* file_ = nullptr;
+  size_t count_ = 0;
+  double sum_ = 0;
+};
+
+// The summary's metrics, accumulated one finished request at a time (in request order), so a run need not keep
+// its records.
+class MetricsStream {
+ public:
+  explicit MetricsStream(const SimulationInputs& inputs) : inputs_(inputs) {}
+  void add(const RequestRecord& r);
+  // The "metrics" object of the summary.
+  nlohmann::json metrics(const SimulationInputs& inputs, const SimulationResult& result) const;
+
+ private:
+  const SimulationInputs& inputs_;
+  size_t count_ = 0;
+  double drafted_requests_ = 0, first_drafts_kept_ = 0;
+  int64_t acceptance_extrapolated_ = 0;  // drafted requests whose prompt is longer than any measured length
+  ValueStream ttft_, ttft_spec_, ttft_correct_, tpot_, e2el_, transfer_, exposed_;
+  double first_arrival_ = INFINITY, last_end_ = 0, output_tokens_ = 0, input_tokens_ = 0;
+  double itl_time_ = 0, itl_gaps_ = 0, spec_ = 0, accepted_ = 0, rolled_back_ = 0, cached_ = 0, memory_wait_ = 0;
+  double waiting_ = 0, served_ = 0;  // seconds summed over requests
+  int64_t good_ = 0;
+};
+
 nlohmann::json summary_json(const SimulationInputs& inputs, const SimulationResult& result,
                             const std::string& workload_source);
+// The same from metrics accumulated while the run streamed its records.
+nlohmann::json summary_json(const SimulationInputs& inputs, const SimulationResult& result,
+                            const MetricsStream& metrics, const std::string& workload_source);
 std::string requests_csv(const std::vector<RequestRecord>& records);
+const char* requests_csv_header();
+// Appends one request's row (with its newline) of requests.csv.
+void append_requests_csv_row(std::string& out, const RequestRecord& r);
+
+// Writes <path> (requests.csv) a row at a time, to "<path>.tmp.<pid>", renamed over <path> by commit(): the same
+// bytes as requests_csv(), in bounded memory. Without commit() the temporary file is removed.
+class RequestsCsvWriter {
+ public:
+  explicit RequestsCsvWriter(const std::string& path);
+  ~RequestsCsvWriter();
+  RequestsCsvWriter(const RequestsCsvWriter&) = delete;
+  RequestsCsvWriter& operator=(const RequestsCsvWriter&) = delete;
+  void add(const RequestRecord& r);
+  void commit();
+
+ private:
+  void flush();
+  std::string path_, tmp_path_, buffer_;
+  std::FILE* file_ = nullptr;
+};
 
 // Writes <dir>/requests.csv and <dir>/summary.json (each atomically; the summary last, so a present summary means
 // a finished run). Creates dir if needed.
 void write_simulation_results(const std::string& dir, const SimulationInputs& inputs, const SimulationResult& result,
                               const std::string& workload_source);
+
+// Simulates and writes <dir>/requests.csv and <dir>/summary.json as write_simulation_results does (the same bytes),
+// streaming: each finished request's row is written and its record dropped. Returns the summary.
+nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
+                                 const std::string& workload_source, SimulationResult* result = nullptr);
 
 }  // namespace lynx

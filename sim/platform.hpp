@@ -22,7 +22,6 @@ struct PlatformNode {
 struct Platform {
   std::vector<simgrid::s4u::Host*> hosts;   // index = endpoint id: node n's NICs are first_endpoint[n] + 0..nics-1
   std::vector<int> first_endpoint;          // node -> its first NIC's endpoint id
-  simgrid::s4u::Host* timer_host = nullptr; // runs the event loop's timer, on no route
   std::vector<int> rack_of;                 // endpoint id -> rack of its node (0 for star)
   double latency_s = 0;                     // one way, same switch
   double cross_rack_latency_s = 0;          // one way, across the spine

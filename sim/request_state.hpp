@@ -14,6 +14,7 @@ namespace lynx {
 
 struct RequestState {
   Request request;
+  int64_t sequence = 0;  // position in the workload: records leave in this order
   RequestRecord record;
   RequestPhase phase = RequestPhase::queued;
   // Moves the request along one edge of its state machine; an illegal edge is a LynxError.

@@ -21,17 +21,19 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   if (spec.prefix_block_tokens_given && !config.prefill.prefix_cache)
     workload.fail("prefix_block_tokens", "no prefix_block_tokens without \"cluster.prefill.prefix_cache\": true (it "
                                          "would be ignored)");
-  SimulationInputs inputs = simulation_inputs(config, workload_build(spec, config.seed));
+  // A workload that can be read as it is needed is (bounded memory for any length); any other is built whole.
+  std::function<bool(Request&)> stream = spec.over_context == "error" ? workload_stream(spec, config.seed) : nullptr;
+  SimulationInputs inputs = simulation_inputs(config, stream ? std::vector<Request>{} : workload_build(spec, config.seed));
+  inputs.request_source = std::move(stream);
   const std::string source = describe_workload(spec);
   inputs.workload_source = source;
   inputs.prefix_block_tokens = spec.prefix_block_tokens;
   apply_over_context(inputs, spec.over_context);
-  SimulationResult result = simulate(inputs);
-  write_simulation_results(out_dir, inputs, result, source);
+  SimulationResult result;
   RunOutcome outcome;
-  outcome.summary = summary_json(inputs, result, source);
+  outcome.summary = simulate_to_files(out_dir, inputs, source, &result);
   outcome.wall_s = result.wall_s;
-  outcome.requests = result.records.size();
+  outcome.requests = result.requests;
   return outcome;
 }
 

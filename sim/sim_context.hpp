@@ -28,6 +28,7 @@ struct SimContext {
 
   std::function<void(RequestState&, int chunk)> on_chunk_ready;  // prefill -> transfer engine
   std::function<void(RequestState&)> on_memory_granted;          // decode -> transfer engine
+  std::function<void(RequestState&)> on_done;                    // decode -> the run: its record is final
 };
 
 }  // namespace lynx

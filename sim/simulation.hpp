@@ -7,6 +7,7 @@
 // pass keeps the accepted drafts plus the verifier's token and decoding continues on full KV.
 // One Simulation per process (SimGrid's engine is a singleton).
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,14 +32,27 @@ struct SimulationInputs {
   KernelCosts prefill_kernels, decode_kernels;
   std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/compute_model.hpp
   AcceptanceModel acceptance;        // used by lynx formats
-  std::vector<Request> requests;     // sorted by arrival
+  std::vector<Request> requests;     // sorted by arrival (unless request_source is set)
+  // Optional: the workload read as it is needed instead of `requests`. Each call fills the next request (sorted by
+  // arrival) and returns false at the end. Each request is checked as it arrives (check_request).
+  std::function<bool(Request&)> request_source;
   std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
   int64_t prefix_block_tokens = 512; // tokens per entry of Request::prefix_block_hashes (Mooncake: 512)
   int64_t over_context_skipped = 0, over_context_truncated = 0;  // workload.over_context's work, for the summary
+  // Optional (benchmarks): every flow appended to this file as a FlowLogEntry when it starts.
+  std::string flow_log_path;
+};
+
+struct FlowLogEntry {
+  double start_s;
+  int32_t src, dst;  // endpoints (platform.hpp)
+  uint64_t bytes;
+  double weight;
 };
 
 struct SimulationResult {
-  std::vector<RequestRecord> records;  // in request id order
+  std::vector<RequestRecord> records;  // in request id order (empty when a record sink was given)
+  uint64_t requests = 0;               // completed requests
   double makespan_s = 0;
   uint64_t flows = 0;
   uint64_t bytes_sent = 0, bytes_delivered = 0;
@@ -47,5 +61,13 @@ struct SimulationResult {
 };
 
 SimulationResult simulate(const SimulationInputs& inputs);
+
+// The same, handing each finished request's record to `on_record` in request order (workload order) and keeping
+// none: memory holds only the requests in flight (and, for the order, those finished before an earlier one).
+using RecordSink = std::function<void(const RequestRecord&)>;
+SimulationResult simulate(const SimulationInputs& inputs, const RecordSink& on_record);
+
+// The platform nodes of a configuration: prefill instances first, then decode, each with its NICs.
+std::vector<struct PlatformNode> cluster_platform_nodes(const SimConfig& config);
 
 }  // namespace lynx

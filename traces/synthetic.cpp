@@ -55,38 +55,47 @@ const char* arrival_process_name(ArrivalProcess process) {
   return process == ArrivalProcess::poisson ? "poisson" : "gamma";
 }
 
-std::vector<Request> synthetic_generate(const SyntheticSpec& spec, uint64_t seed) {
+SyntheticStream::SyntheticStream(const SyntheticSpec& spec, uint64_t seed)
+    : spec_(spec), arrivals_(seed_derive(seed, kArrivalStream)), lengths_(seed_derive(seed, kLengthStream)) {
   if (!(spec.rate_per_s > 0) || spec.count < 1 || !(spec.cv > 0))
     throw_error("synthetic workload: expected rate_per_s > 0, count >= 1 and cv > 0 (got %g, %lld, %g)",
                 spec.rate_per_s, static_cast<long long>(spec.count), spec.cv);
   validate(spec.input_tokens, "input_tokens");
   validate(spec.output_tokens, "output_tokens");
-  Empirical input_source, output_source;
-  bool joint = same_trace(spec.input_tokens, spec.output_tokens);
-  if (spec.input_tokens.kind == LengthSpec::Kind::empirical) input_source = empirical_load(spec.input_tokens);
-  if (spec.output_tokens.kind == LengthSpec::Kind::empirical)
-    output_source = joint ? input_source : empirical_load(spec.output_tokens);
-
-  Rng arrivals(seed_derive(seed, kArrivalStream)), lengths(seed_derive(seed, kLengthStream));
-  double mean_gap_s = 1.0 / spec.rate_per_s;
-  double shape = 1.0 / (spec.cv * spec.cv);
-  std::vector<Request> requests(static_cast<size_t>(spec.count));
-  double t = 0;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    Request& r = requests[i];
-    t += spec.arrival == ArrivalProcess::poisson ? arrivals.exponential(mean_gap_s)
-                                                 : arrivals.gamma(shape, mean_gap_s / shape);
-    r.id = static_cast<int64_t>(i);
-    r.arrival_s = t;
-    if (joint) {
-      size_t row = lengths.below(input_source.input.size());
-      r.input_tokens = input_source.input[row];
-      r.output_tokens = output_source.output[row];
-    } else {
-      r.input_tokens = draw(spec.input_tokens, input_source.input, lengths);
-      r.output_tokens = draw(spec.output_tokens, output_source.output, lengths);
-    }
+  joint_ = same_trace(spec.input_tokens, spec.output_tokens);
+  if (spec.input_tokens.kind == LengthSpec::Kind::empirical) {
+    Empirical e = empirical_load(spec.input_tokens);
+    input_input_ = std::move(e.input);
+    if (joint_) output_output_ = std::move(e.output);
   }
+  if (spec.output_tokens.kind == LengthSpec::Kind::empirical && !joint_)
+    output_output_ = empirical_load(spec.output_tokens).output;
+  mean_gap_s_ = 1.0 / spec.rate_per_s;
+  shape_ = 1.0 / (spec.cv * spec.cv);
+}
+
+bool SyntheticStream::next(Request& r) {
+  if (next_id_ >= spec_.count) return false;
+  t_ += spec_.arrival == ArrivalProcess::poisson ? arrivals_.exponential(mean_gap_s_)
+                                                 : arrivals_.gamma(shape_, mean_gap_s_ / shape_);
+  r = Request{};
+  r.id = next_id_++;
+  r.arrival_s = t_;
+  if (joint_) {
+    size_t row = lengths_.below(input_input_.size());
+    r.input_tokens = input_input_[row];
+    r.output_tokens = output_output_[row];
+  } else {
+    r.input_tokens = draw(spec_.input_tokens, input_input_, lengths_);
+    r.output_tokens = draw(spec_.output_tokens, output_output_, lengths_);
+  }
+  return true;
+}
+
+std::vector<Request> synthetic_generate(const SyntheticSpec& spec, uint64_t seed) {
+  SyntheticStream stream(spec, seed);
+  std::vector<Request> requests(static_cast<size_t>(spec.count));
+  for (Request& r : requests) stream.next(r);
   return requests;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/random.hpp"
 #include "traces/request.hpp"
 #include "traces/trace_reader.hpp"
 
@@ -36,6 +37,22 @@ struct SyntheticSpec {
 // sampled row, which keeps their correlation; otherwise they are drawn independently. Arrival gaps and lengths
 // use separate random streams derived from `seed`.
 std::vector<Request> synthetic_generate(const SyntheticSpec& spec, uint64_t seed);
+
+// The same requests one at a time, in bounded memory (a workload of millions of requests need not be held).
+class SyntheticStream {
+ public:
+  SyntheticStream(const SyntheticSpec& spec, uint64_t seed);
+  // Fills the next request; false after the last.
+  bool next(Request& r);
+
+ private:
+  SyntheticSpec spec_;
+  Rng arrivals_, lengths_;
+  bool joint_ = false;
+  std::vector<int64_t> input_input_, output_output_;  // empirical lengths (input's, output's)
+  double mean_gap_s_ = 1, shape_ = 1, t_ = 0;
+  int64_t next_id_ = 0;
+};
 
 const char* arrival_process_name(ArrivalProcess process);
 

@@ -172,9 +172,22 @@ double ProfiledCostModel::prefill_seconds(const std::vector<PrefillPiece>& piece
 
 double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
   const double q = static_cast<double>(work.query_tokens), layers = static_cast<double>(model_.n_layers);
-  return layers * (dense_layer_seconds(q) + decode_attention_seconds(work.attention_kv_tokens) +
-                   2 * all_reduce_seconds(q)) +
-         embedding_seconds(q) + lm_head_seconds(q) + cpu_overhead_seconds(static_cast<double>(work.sequences));
+  // A planned run of decode iterations repeats the batch's query tokens and sequences: the terms that depend only
+  // on them are kept from the previous call (the same values, so the same sum to the last bit).
+  DecodeTerms& c = decode_terms_;
+  if (q != c.query_tokens) {
+    c.query_tokens = q;
+    c.dense = dense_layer_seconds(q);
+    c.all_reduce = all_reduce_seconds(q);
+    c.embedding = embedding_seconds(q);
+    c.lm_head = lm_head_seconds(q);
+  }
+  if (work.sequences != c.sequences) {
+    c.sequences = work.sequences;
+    c.cpu = cpu_overhead_seconds(static_cast<double>(work.sequences));
+  }
+  return layers * (c.dense + decode_attention_seconds(work.attention_kv_tokens) + 2 * c.all_reduce) + c.embedding +
+         c.lm_head + c.cpu;
 }
 
 std::string ProfiledCostModel::source() const {

@@ -85,6 +85,14 @@ class ProfiledCostModel : public StepCostModel {
   double weight_bytes_ = 0;
   std::string not_covered_;
   mutable bool extrapolated_ = false;
+  // decode_seconds' terms for the last query tokens and sequences it was asked (one simulation per process: no
+  // two threads share a cost model).
+  struct DecodeTerms {
+    double query_tokens = -1;
+    int64_t sequences = -1;
+    double dense = 0, all_reduce = 0, embedding = 0, lm_head = 0, cpu = 0;
+  };
+  mutable DecodeTerms decode_terms_;
 };
 
 }  // namespace lynx
