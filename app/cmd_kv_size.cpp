@@ -45,7 +45,7 @@ void print_model(const ModelSpec& model, int64_t tokens, const std::vector<std::
 }
 
 void run_kv_size(const KvSizeOptions& o) {
-  std::vector<ModelSpec> catalog = load_model_catalog(o.catalog.empty() ? default_model_catalog_path() : o.catalog);
+  std::vector<ModelSpec> catalog = load_model_catalog_with(o.catalog);
   std::vector<std::string> formats = o.formats.empty() ? kv_format_default_names() : o.formats;
   for (const auto& name : formats) kv_format_parse(name);  // reject a bad name before printing anything
   if (o.model.empty()) {
@@ -68,7 +68,7 @@ void add_kv_size_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));  // 1e9 tokens x the largest bytes/token fits uint64
   cmd->add_option("--format", options->formats, "KV format, repeatable (default: a standard set); " +
                                                     kv_format_grammar());
-  cmd->add_option("--models-catalog", options->catalog, "Model catalog JSON (default: the shipped one)");
+  cmd->add_option("--models-catalog", options->catalog, "User model catalog JSON: adds to or overrides the shipped entries by name");
   cmd->callback([options] { run_kv_size(*options); });
 }
 

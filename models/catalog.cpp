@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "common/data_folder.hpp"
@@ -50,13 +52,63 @@ std::vector<Spec> load_catalog(const std::string& path, const std::string& key, 
     JsonObject o(entries[i], path, json_index_path("$." + key, i));
     Spec spec = parse(o);
     o.finish();
+    spec.file = path;
     for (const auto& other : catalog)
       if (lower(other.name) == lower(spec.name)) o.fail("name", "a name not used by an earlier entry");
     catalog.push_back(spec);
   }
   return catalog;
 }
+
+// The shipped entries, then the user's: one with a shipped name replaces that entry in place, a new name follows.
+template <typename Spec>
+std::vector<Spec> merge_catalogs(std::vector<Spec> shipped, const std::vector<Spec>& user) {
+  for (const Spec& entry : user) {
+    bool replaced = false;
+    for (Spec& s : shipped)
+      if (lower(s.name) == lower(entry.name)) {
+        s = entry;
+        s.overrides = true;
+        replaced = true;
+      }
+    if (!replaced) shipped.push_back(entry);
+  }
+  return shipped;
+}
+
+// A thousands-separated count, as the error shows it.
+std::string grouped(double n) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f", n);
+  std::string digits = text, out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+void check_params(const ModelSpec& m, const JsonObject& o) {
+  const double computed = model_params_from_shapes(m);
+  const double off = std::fabs(static_cast<double>(m.params) - computed) / computed;
+  if (off <= kParamsTolerance) return;
+  throw_error("%s: %s: params %s disagrees with %s computed from the shapes (n_layers, hidden_size, n_heads, "
+              "n_kv_heads, head_dim, ffn_size, vocab_size, tied_embeddings, qkv_bias) by %.1f%%; expected within "
+              "%.0f%%: fix params or the shapes",
+              o.origin().c_str(), o.path_of("params").c_str(), grouped(static_cast<double>(m.params)).c_str(), grouped(computed).c_str(),
+              100.0 * off, 100.0 * kParamsTolerance);
+}
 }  // namespace
+
+double model_params_from_shapes(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden_size), ffn = static_cast<double>(m.ffn_size);
+  const double q = static_cast<double>(m.n_heads) * static_cast<double>(m.head_dim);
+  const double kv = static_cast<double>(m.n_kv_heads) * static_cast<double>(m.head_dim);
+  const double attention = h * q + 2 * h * kv + q * h + (m.qkv_bias ? q + 2 * kv : 0);
+  const double per_layer = attention + 3 * h * ffn + 2 * h;
+  return static_cast<double>(m.n_layers) * per_layer + static_cast<double>(m.vocab_size) * h *
+         (m.tied_embeddings ? 1 : 2) + h;
+}
 
 std::vector<ModelSpec> load_model_catalog(const std::string& path) {
   return load_catalog<ModelSpec>(path, "models", [](JsonObject& o) {
@@ -72,8 +124,10 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path) {
     m.params = o.positive_integer("params");
     m.context_tokens = o.positive_integer("context_tokens");
     m.tied_embeddings = o.boolean_or("tied_embeddings", false);
+    m.qkv_bias = o.boolean_or("qkv_bias", false);
     m.source = o.string("source");
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");
+    check_params(m, o);
     return m;
   });
 }
@@ -93,6 +147,16 @@ std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
     g.source = o.string("source");
     return g;
   });
+}
+
+std::vector<ModelSpec> load_model_catalog_with(const std::string& user_path) {
+  std::vector<ModelSpec> shipped = load_model_catalog(default_model_catalog_path());
+  return user_path.empty() ? shipped : merge_catalogs(std::move(shipped), load_model_catalog(user_path));
+}
+
+std::vector<GpuSpec> load_gpu_catalog_with(const std::string& user_path) {
+  std::vector<GpuSpec> shipped = load_gpu_catalog(default_gpu_catalog_path());
+  return user_path.empty() ? shipped : merge_catalogs(std::move(shipped), load_gpu_catalog(user_path));
 }
 
 const ModelSpec& find_model(const std::vector<ModelSpec>& catalog, const std::string& name) {

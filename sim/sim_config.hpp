@@ -85,7 +85,7 @@ struct SimConfig {
   std::string compute_model = "auto";  // "auto" | "profiled" | "roofline"
   std::string weights_dtype = "bf16";  // "bf16" | "fp8"
   SloConfig slo;
-  std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs
+  std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs; else entries added to or overriding them
   nlohmann::json workload;   // parsed by the traces library
 };
 

@@ -51,10 +51,8 @@ std::string default_accuracy_path(const std::string& model) {
 SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests) {
   SimulationInputs in;
   in.config = config;
-  std::vector<ModelSpec> models =
-      load_model_catalog(config.models_catalog.empty() ? default_model_catalog_path() : config.models_catalog);
-  std::vector<GpuSpec> gpus = load_gpu_catalog(config.gpus_catalog.empty() ? default_gpu_catalog_path()
-                                                                           : config.gpus_catalog);
+  std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog);
+  std::vector<GpuSpec> gpus = load_gpu_catalog_with(config.gpus_catalog);
   auto located = [&](const char* path, auto&& lookup) {
     try {
       return lookup();

@@ -12,7 +12,7 @@
 #include "models/decoder/eval_text.hpp"
 #include "models/decoder/greedy.hpp"
 #include "models/decoder/lynx_protocol.hpp"
-#include "models/decoder/sha256.hpp"
+#include "common/sha256.hpp"
 
 namespace lynx {
 

@@ -7,7 +7,7 @@
 
 #include "common/error.hpp"
 #include "models/decoder/known_files.hpp"
-#include "models/decoder/sha256.hpp"
+#include "common/sha256.hpp"
 
 namespace lynx {
 

@@ -2,7 +2,7 @@
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
-#include "models/decoder/sha256.hpp"
+#include "common/sha256.hpp"
 
 namespace lynx {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "models/decoder/sha256.hpp"
+#include "common/sha256.hpp"
 
 using lynx::sha256_hex;
 

@@ -14,7 +14,8 @@ std::string write_temp(const std::string& name, const std::string& text) {
   std::ofstream(path) << text;
   return path;
 }
-// Parameter count from the shapes (attention + SwiGLU + norms + embeddings (+ classifier) (+ Qwen's qkv bias)).
+// Parameter count from the shapes (attention + SwiGLU + norms + embeddings (+ classifier) (+ Qwen's qkv bias)),
+// written independently of the library's.
 int64_t params_from_shapes(const ModelSpec& m, bool qkv_bias) {
   int64_t h = m.hidden_size, q = m.n_heads * m.head_dim, kv = m.n_kv_heads * m.head_dim;
   int64_t attention = h * q + 2 * h * kv + q * h + (qkv_bias ? q + 2 * kv : 0);
@@ -29,7 +30,9 @@ TEST_CASE("the shipped catalogs load and hold the issue's models and GPUs") {
                            "qwen2.5-72b", "mistral-7b-v0.3", "stories260k"}) {
     const ModelSpec& m = find_model(models, name);
     CAPTURE(name);
+    CHECK(m.qkv_bias == (m.name.rfind("qwen", 0) == 0));
     CHECK(m.params == params_from_shapes(m, m.name.rfind("qwen", 0) == 0));
+    CHECK(model_params_from_shapes(m) == static_cast<double>(m.params));  // every shipped model passes, exactly
     CHECK(m.n_heads * m.head_dim == m.hidden_size);
   }
   CHECK(find_model(models, "Llama-3.1-8B").params == 8030261248);
@@ -65,4 +68,78 @@ TEST_CASE("catalog validation names the file and the JSON path") {
   CHECK_THROWS_WITH_AS(load_model_catalog(syntax), doctest::Contains("lynx_models_syntax.json:2:"), LynxError);
   CHECK_THROWS_WITH_AS(load_model_catalog("/nonexistent/models.json"),
                        doctest::Contains("/nonexistent/models.json: cannot open file"), LynxError);
+}
+
+namespace {
+// A llama-3.1-8b entry with the given params (its true count is 8,030,261,248).
+std::string llama8b_entry(const std::string& name, const std::string& params, int64_t context_tokens = 131072) {
+  return R"({"name": ")" + name + R"(", "n_layers": 32, "hidden_size": 4096, "n_heads": 32, "n_kv_heads": 8,
+            "head_dim": 128, "ffn_size": 14336, "vocab_size": 128256, "params": )" + params +
+         R"(, "context_tokens": )" + std::to_string(context_tokens) + R"(, "source": "test"})";
+}
+}  // namespace
+
+TEST_CASE("a model's params must agree with the count from its shapes within 1%") {
+  // The issue's case: a params value far off (here a dropped digit) was accepted and rescaled every step time.
+  std::string wrong = write_temp("lynx_models_wrong_params.json",
+                                 R"({"models": [)" + llama8b_entry("ok", "8030261248") + ", " +
+                                     llama8b_entry("bad", "803026124") + "]}");
+  CHECK_THROWS_WITH_AS(load_model_catalog(wrong),
+                       doctest::Contains("lynx_models_wrong_params.json: $.models[1].params: params 803,026,124 "
+                                         "disagrees with 8,030,261,248 computed from the shapes"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(load_model_catalog(wrong), doctest::Contains("by 90.0%; expected within 1%"), LynxError);
+  // Within 1% passes (a published figure rounded: 8.03e9 is 0.003% off); just beyond fails.
+  CHECK(load_model_catalog(write_temp("lynx_models_rounded.json",
+                                      R"({"models": [)" + llama8b_entry("m", "8030000000") + "]}"))
+            .at(0)
+            .params == 8030000000);
+  CHECK(load_model_catalog(write_temp("lynx_models_edge_in.json",
+                                      R"({"models": [)" + llama8b_entry("m", "8110563860") + "]}"))
+            .size() == 1);  // +0.99999%
+  CHECK_THROWS_WITH_AS(load_model_catalog(write_temp("lynx_models_edge_out.json",
+                                                     R"({"models": [)" + llama8b_entry("m", "8110600000") + "]}")),
+                       doctest::Contains("by 1.0%; expected within 1%"), LynxError);
+  // GQA and the tied LM head are counted: stories260k (tied, 8 heads, 4 kv heads) is exactly 260,032.
+  ModelSpec tiny;
+  tiny.n_layers = 5, tiny.hidden_size = 64, tiny.n_heads = 8, tiny.n_kv_heads = 4, tiny.head_dim = 8;
+  tiny.ffn_size = 172, tiny.vocab_size = 512, tiny.tied_embeddings = true;
+  CHECK(model_params_from_shapes(tiny) == 260032);
+  tiny.tied_embeddings = false;
+  CHECK(model_params_from_shapes(tiny) == 260032 + 512 * 64);
+  tiny.qkv_bias = true;
+  CHECK(model_params_from_shapes(tiny) == 260032 + 512 * 64 + 5 * (64 + 2 * 32));
+}
+
+TEST_CASE("a user catalog adds entries and overrides shipped ones by name, whole") {
+  const auto shipped = load_model_catalog_with("");
+  const ModelSpec& shipped8b = find_model(shipped, "llama-3.1-8b");
+  CHECK(shipped8b.file == default_model_catalog_path());
+  CHECK_FALSE(shipped8b.overrides);
+  std::string user = write_temp("lynx_models_user.json",
+                                R"({"models": [)" + llama8b_entry("LLAMA-3.1-8B", "8030261248", 8192) + ", " +
+                                    llama8b_entry("my-8b", "8030261248") + "]}");
+  const auto merged = load_model_catalog_with(user);
+  REQUIRE(merged.size() == shipped.size() + 1);
+  // The override keeps the shipped entry's position, takes every field from the user's entry (context 8192, and
+  // its source "test": nothing inherited) and says where it came from.
+  size_t at = 0;
+  while (shipped[at].name != "llama-3.1-8b") ++at;
+  CHECK(merged[at].name == "LLAMA-3.1-8B");
+  CHECK(merged[at].context_tokens == 8192);
+  CHECK(merged[at].source == "test");
+  CHECK(merged[at].overrides);
+  CHECK(merged[at].file == user);
+  CHECK(merged.back().name == "my-8b");
+  CHECK_FALSE(merged.back().overrides);
+  CHECK(find_model(merged, "qwen2.5-7b").file == default_model_catalog_path());
+  // GPUs the same way.
+  std::string gpus = write_temp("lynx_gpus_user.json", R"({"gpus": [{"name": "h100-sxm", "bf16_dense_tflops": 500,
+      "hbm_gb_per_s": 3000, "hbm_gb": 80, "nvlink_gb_per_s": 450, "compute_efficiency": 0.5, "memory_efficiency": 0.5,
+      "efficiency_source": "e", "source": "s"}]})");
+  const auto merged_gpus = load_gpu_catalog_with(gpus);
+  CHECK(merged_gpus.size() == load_gpu_catalog_with("").size());
+  CHECK(find_gpu(merged_gpus, "h100-sxm").bf16_dense_tflops == 500);
+  CHECK(find_gpu(merged_gpus, "h100-sxm").fp8_dense_tflops == 0);  // replaced whole: the shipped 1979 is gone
+  CHECK(find_gpu(merged_gpus, "h200-sxm").bf16_dense_tflops == 989);
 }

@@ -1,6 +1,7 @@
 // SHA-256 (FIPS 180-4), small and dependency-free: the decoder checks that the shipped model, tokenizer and
 // evaluation text are the known files (a same-named stories260K.bin with wrong weights circulates) and records
-// the model's hash in the accuracy file. Incremental, so that a multi-GB checkpoint is hashed while it is read.
+// the model's hash in the accuracy file; a simulation's summary records the hash of its trace and tables.
+// Incremental, so that a multi-GB checkpoint is hashed while it is read.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,5 +28,7 @@ std::string sha256_hex(const uint8_t* data, size_t size);
 inline std::string sha256_hex(const std::string& bytes) {
   return sha256_hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
+// Lower-case hex digest of a file's bytes, read in blocks; a file that cannot be read is a LynxError naming it.
+std::string sha256_file(const std::string& path);
 
 }  // namespace lynx

@@ -1,7 +1,11 @@
-#include "models/decoder/sha256.hpp"
+#include "common/sha256.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include "common/error.hpp"
 
 namespace lynx {
 
@@ -103,6 +107,19 @@ std::string sha256_hex(const uint8_t* data, size_t size) {
   Sha256 h;
   h.update(data, size);
   return h.hex();
+}
+
+std::string sha256_file(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) throw_error("%s: cannot open file to hash it", path.c_str());
+  Sha256 hash;
+  std::vector<uint8_t> block(size_t{1} << 20);
+  size_t n = 0;
+  while ((n = std::fread(block.data(), 1, block.size(), file)) > 0) hash.update(block.data(), n);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) throw_error("%s: cannot read file to hash it", path.c_str());
+  return hash.hex();
 }
 
 }  // namespace lynx

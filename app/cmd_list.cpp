@@ -1,0 +1,201 @@
+// lynxsim list models|gpus|formats: the catalogs a configuration names entries from, as an aligned table or JSON.
+// With --models-catalog/--gpus-catalog (the same user catalogs a configuration's "models_catalog"/"gpus_catalog"
+// name) it shows the merged view the simulator would use, each entry with its origin: shipped, added by the user
+// file, or overriding the shipped entry of that name. Formats are a grammar, not a file: the standard set (or the
+// --format names) with their bits and the exact bytes per token of a reference model.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "kernels/kv_format.hpp"
+#include "models/catalog.hpp"
+#include "models/kv_size.hpp"
+
+namespace lynx {
+
+namespace {
+struct ListOptions {
+  std::string what;
+  bool json = false;
+  std::string models_catalog, gpus_catalog;
+  std::string model = "llama-3.1-8b";
+  int64_t tokens = 4096;
+  std::vector<std::string> formats;
+};
+
+// Rows of cells printed with each column as wide as its widest cell: text left-aligned, the rest right-aligned.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<bool> left;  // per column
+  std::vector<std::vector<std::string>> rows;
+  void print() const {
+    std::vector<size_t> width(header.size());
+    for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string out;
+      for (size_t c = 0; c < cells.size(); ++c) {
+        const std::string pad(width[c] - cells[c].size(), ' ');
+        const bool last = c + 1 == cells.size();
+        out += left[c] ? cells[c] + (last ? "" : pad) : pad + cells[c];
+        if (!last) out += "  ";
+      }
+      std::printf("%s\n", out.c_str());
+    };
+    line(header);
+    for (const auto& row : rows) line(row);
+  }
+};
+
+std::string number(double v, const char* format = "%g") {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
+template <typename Spec>
+std::string origin_text(const Spec& s) {
+  if (s.file == default_model_catalog_path() || s.file == default_gpu_catalog_path()) return "shipped";
+  return (s.overrides ? "overrides shipped: " : "added: ") + s.file;
+}
+
+template <typename Spec>
+void add_origin(nlohmann::json& j, const Spec& s) {
+  const bool shipped = origin_text(s) == "shipped";
+  j["origin"] = shipped ? "shipped" : "user";
+  j["overrides_shipped"] = s.overrides;
+  j["file"] = s.file;
+}
+
+void list_models(const ListOptions& o) {
+  const std::vector<ModelSpec> models = load_model_catalog_with(o.models_catalog);
+  nlohmann::json out = nlohmann::json::array();
+  Table t{{"name", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "context_tokens",
+           "tied", "qkv_bias", "origin"},
+          {true, false, false, false, false, false, false, false, false, false, true, true, true}};
+  for (const ModelSpec& m : models) {
+    t.rows.push_back({m.name, number(static_cast<double>(m.params) / 1e9, "%.3fB"), std::to_string(m.n_layers),
+                      std::to_string(m.hidden_size), std::to_string(m.n_heads), std::to_string(m.n_kv_heads),
+                      std::to_string(m.head_dim), std::to_string(m.ffn_size), std::to_string(m.vocab_size),
+                      std::to_string(m.context_tokens), m.tied_embeddings ? "yes" : "no", m.qkv_bias ? "yes" : "no",
+                      origin_text(m)});
+    nlohmann::json j = {{"name", m.name}, {"params", m.params}, {"params_from_shapes", model_params_from_shapes(m)},
+                        {"n_layers", m.n_layers}, {"hidden_size", m.hidden_size}, {"n_heads", m.n_heads},
+                        {"n_kv_heads", m.n_kv_heads}, {"head_dim", m.head_dim}, {"ffn_size", m.ffn_size},
+                        {"vocab_size", m.vocab_size}, {"context_tokens", m.context_tokens},
+                        {"tied_embeddings", m.tied_embeddings}, {"qkv_bias", m.qkv_bias}, {"source", m.source}};
+    add_origin(j, m);
+    out.push_back(j);
+  }
+  if (o.json) std::printf("%s\n", nlohmann::json{{"models", out}}.dump(2).c_str());
+  else t.print();
+}
+
+void list_gpus(const ListOptions& o) {
+  const std::vector<GpuSpec> gpus = load_gpu_catalog_with(o.gpus_catalog);
+  nlohmann::json out = nlohmann::json::array();
+  Table t{{"name", "bf16_TFLOPS", "fp8_TFLOPS", "HBM_GB/s", "HBM_GB", "NVLink_GB/s", "MFU", "MBU", "origin"},
+          {true, false, false, false, false, false, false, false, true}};
+  for (const GpuSpec& g : gpus) {
+    t.rows.push_back({g.name, number(g.bf16_dense_tflops), g.fp8_dense_tflops > 0 ? number(g.fp8_dense_tflops) : "-",
+                      number(g.hbm_gb_per_s), number(g.hbm_gb), number(g.nvlink_gb_per_s),
+                      number(g.compute_efficiency, "%.2f"), number(g.memory_efficiency, "%.2f"), origin_text(g)});
+    nlohmann::json j = {{"name", g.name}, {"bf16_dense_tflops", g.bf16_dense_tflops},
+                        {"fp8_dense_tflops", g.fp8_dense_tflops}, {"hbm_gb_per_s", g.hbm_gb_per_s},
+                        {"hbm_gb", g.hbm_gb}, {"nvlink_gb_per_s", g.nvlink_gb_per_s},
+                        {"compute_efficiency", g.compute_efficiency}, {"memory_efficiency", g.memory_efficiency},
+                        {"efficiency_source", g.efficiency_source}, {"source", g.source}};
+    add_origin(j, g);
+    out.push_back(j);
+  }
+  if (o.json) {
+    std::printf("%s\n", nlohmann::json{{"gpus", out}}.dump(2).c_str());
+    return;
+  }
+  t.print();
+  std::printf("# NICs are not a GPU property: each configuration sets cluster.network.nic_gbps and nics_per_instance\n");
+}
+
+const char* kind_name(const KvFormat& f) {
+  switch (f.kind) {
+    case KvFormatKind::fp32: return "float";
+    case KvFormatKind::bf16: return "float";
+    case KvFormatKind::fp8_e4m3: return "float8+scale";
+    case KvFormatKind::int_group: return "int-group";
+    case KvFormatKind::kivi: return "kivi";
+    case KvFormatKind::lynx: return f.split == LynxSplit::bit_slice ? "lynx bit-slice" : "lynx residual-quant";
+  }
+  return "";
+}
+
+void list_formats(const ListOptions& o) {
+  const std::vector<std::string> names = o.formats.empty() ? kv_format_default_names() : o.formats;
+  std::vector<KvFormat> formats;
+  for (const std::string& name : names) formats.push_back(kv_format_parse(name));  // every name checked first
+  const std::vector<ModelSpec> models = load_model_catalog_with(o.models_catalog);
+  const ModelSpec& model = find_model(models, o.model);
+  const double values = static_cast<double>(2 * model.n_layers * model.n_kv_heads * model.head_dim) *
+                        static_cast<double>(o.tokens);  // K and V values of the reference context
+  const double tokens = static_cast<double>(o.tokens);
+  const KvStreamBytes bf16 = model_kv_bytes(model, kv_format_parse("bf16"), o.tokens);
+  nlohmann::json out = nlohmann::json::array();
+  Table t{{"format", "kind", "anchor_bits", "residual_bits", "group", "bits/value", "anchor_B/token",
+           "residual_B/token", "total_B/token", "vs_bf16"},
+          {true, true, false, false, false, false, false, false, false, false}};
+  for (const KvFormat& f : formats) {
+    const KvStreamBytes b = model_kv_bytes(model, f, o.tokens);
+    const double bits_per_value = 8.0 * static_cast<double>(b.total()) / values;
+    const double ratio = static_cast<double>(b.total()) / static_cast<double>(bf16.total());
+    t.rows.push_back({f.name, kind_name(f), std::to_string(f.anchor_bits), std::to_string(f.residual_bits),
+                      f.group_size > 0 ? std::to_string(f.group_size) : "-", number(bits_per_value, "%.3f"),
+                      number(static_cast<double>(b.anchor) / tokens, "%.1f"),
+                      number(static_cast<double>(b.residual) / tokens, "%.1f"),
+                      number(static_cast<double>(b.total()) / tokens, "%.1f"), number(ratio, "%.3f")});
+    out.push_back({{"name", f.name}, {"kind", kind_name(f)}, {"anchor_bits", f.anchor_bits},
+                   {"residual_bits", f.residual_bits}, {"group_size", f.group_size},
+                   {"bits_per_value", bits_per_value}, {"anchor_bytes", b.anchor}, {"residual_bytes", b.residual},
+                   {"total_bytes", b.total()}, {"total_vs_bf16", ratio}});
+  }
+  if (o.json) {
+    std::printf("%s\n", nlohmann::json{{"reference", {{"model", model.name}, {"tokens", o.tokens}}},
+                                       {"formats", out}, {"grammar", kv_format_grammar()}}
+                            .dump(2)
+                            .c_str());
+    return;
+  }
+  std::printf("# bytes of the whole KV cache (every layer, K and V, metadata included) of %s at %lld tokens, per "
+              "token\n",
+              model.name.c_str(), static_cast<long long>(o.tokens));
+  t.print();
+  std::printf("# any name of the form: %s\n", kv_format_grammar().c_str());
+}
+}  // namespace
+
+void add_list_command(CLI::App& app) {
+  auto o = std::make_shared<ListOptions>();
+  CLI::App* cmd = app.add_subcommand("list", "List the models, GPUs or KV formats a configuration can name");
+  cmd->add_option("what", o->what, "models, gpus or formats")
+      ->required()
+      ->check(CLI::IsMember({"models", "gpus", "formats"}));
+  cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  cmd->add_option("--models-catalog", o->models_catalog,
+                  "User model catalog JSON: adds to or overrides the shipped entries by name");
+  cmd->add_option("--gpus-catalog", o->gpus_catalog,
+                  "User GPU catalog JSON: adds to or overrides the shipped entries by name");
+  cmd->add_option("--model", o->model, "formats: the reference model of the byte counts (default llama-3.1-8b)");
+  cmd->add_option("--tokens", o->tokens, "formats: the reference context in tokens (default 4096)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
+  cmd->add_option("--format", o->formats, "formats: list these names (repeatable; default: a standard set)");
+  cmd->callback([o] {
+    if (o->what == "models") list_models(*o);
+    else if (o->what == "gpus") list_gpus(*o);
+    else list_formats(*o);
+  });
+}
+
+}  // namespace lynx
