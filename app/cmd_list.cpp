@@ -58,6 +58,17 @@ std::string number(double v, const char* format = "%g") {
   return text;
 }
 
+// An exact count with thousands separators: 8,030,261,248.
+std::string grouped(int64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 template <typename Spec>
 std::string origin_text(const Spec& s) {
   if (s.file == default_model_catalog_path() || s.file == default_gpu_catalog_path()) return "shipped";
@@ -77,9 +88,10 @@ void list_models(const ListOptions& o) {
   nlohmann::json out = nlohmann::json::array();
   Table t{{"name", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "context_tokens",
            "tied", "qkv_bias", "origin"},
-          {true, false, false, false, false, false, false, false, false, false, true, true, true}};
+          {true, false, false, false, false, false, false, false, false, false, true, true, true},
+          {}};
   for (const ModelSpec& m : models) {
-    t.rows.push_back({m.name, number(static_cast<double>(m.params) / 1e9, "%.3fB"), std::to_string(m.n_layers),
+    t.rows.push_back({m.name, grouped(m.params), std::to_string(m.n_layers),
                       std::to_string(m.hidden_size), std::to_string(m.n_heads), std::to_string(m.n_kv_heads),
                       std::to_string(m.head_dim), std::to_string(m.ffn_size), std::to_string(m.vocab_size),
                       std::to_string(m.context_tokens), m.tied_embeddings ? "yes" : "no", m.qkv_bias ? "yes" : "no",
@@ -100,7 +112,8 @@ void list_gpus(const ListOptions& o) {
   const std::vector<GpuSpec> gpus = load_gpu_catalog_with(o.gpus_catalog);
   nlohmann::json out = nlohmann::json::array();
   Table t{{"name", "bf16_TFLOPS", "fp8_TFLOPS", "HBM_GB/s", "HBM_GB", "NVLink_GB/s", "MFU", "MBU", "origin"},
-          {true, false, false, false, false, false, false, false, true}};
+          {true, false, false, false, false, false, false, false, true},
+          {}};
   for (const GpuSpec& g : gpus) {
     t.rows.push_back({g.name, number(g.bf16_dense_tflops), g.fp8_dense_tflops > 0 ? number(g.fp8_dense_tflops) : "-",
                       number(g.hbm_gb_per_s), number(g.hbm_gb), number(g.nvlink_gb_per_s),
@@ -146,7 +159,8 @@ void list_formats(const ListOptions& o) {
   nlohmann::json out = nlohmann::json::array();
   Table t{{"format", "kind", "anchor_bits", "residual_bits", "group", "bits/value", "anchor_B/token",
            "residual_B/token", "total_B/token", "vs_bf16"},
-          {true, true, false, false, false, false, false, false, false, false}};
+          {true, true, false, false, false, false, false, false, false, false},
+          {}};
   for (const KvFormat& f : formats) {
     const KvStreamBytes b = model_kv_bytes(model, f, o.tokens);
     const double bits_per_value = 8.0 * static_cast<double>(b.total()) / values;

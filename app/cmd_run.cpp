@@ -51,8 +51,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--shard", o->shard, "Run only the K-th of N disjoint slices of the points (K/N, 1-based)");
   cmd->add_flag("--plot", o->plot, "Plot the results when every point has finished");
   cmd->add_flag("--force", o->force,
-                "Run every point again, even those with results of the same configuration (points whose recorded "
-                "configuration differs from the experiment's are always run again)");
+                "Run every point again, even those with results of the same configuration, and replace the results "
+                "of points computed from another configuration (without it such points stop the run)");
   cmd->callback([o] { run_experiment(*o); });
 
   auto merge_out = std::make_shared<std::string>();

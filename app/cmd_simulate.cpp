@@ -1,4 +1,5 @@
-// lynxsim simulate: one configuration (cluster, model, format, workload) -> per-request CSV and summary JSON.
+// lynxsim simulate: one configuration (cluster, model, format, workload) -> the resolved configuration
+// (config.json, runnable as is), the per-request CSV and the summary JSON.
 #include <sys/resource.h>
 
 #include <cmath>
@@ -7,7 +8,7 @@
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "sim/run_config.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/resolved_config.hpp"
 
 namespace lynx {
 
@@ -20,8 +21,7 @@ struct SimulateOptions {
 
 void run_simulate(const SimulateOptions& o) {
   check_output_location(o.out, true, "--out");
-  SimConfig config = sim_config_load(o.config);
-  RunOutcome outcome = run_config(config, o.out);
+  RunOutcome outcome = run_config(resolve_config_file(o.config), o.out);
   const nlohmann::json& m = outcome.summary["metrics"];
   if (!o.quiet) {
     std::printf("%s: %zu requests, %s, %s\n", o.config.c_str(), outcome.requests,
@@ -37,7 +37,8 @@ void run_simulate(const SimulateOptions& o) {
     if (!std::isnan(tpot)) std::snprintf(tpot_text, sizeof tpot_text, "%.2f", tpot);
     std::printf("  tpot       mean %10s ms   e2el mean %10.2f ms   throughput %.3f req/s\n", tpot_text,
                 m["mean_e2el_ms"].get<double>(), m["request_throughput"].get<double>());
-    std::printf("  results in %s/summary.json and %s/requests.csv\n", o.out.c_str(), o.out.c_str());
+    std::printf("  results in %s/summary.json and %s/requests.csv; configuration as run in %s/config.json\n",
+                o.out.c_str(), o.out.c_str(), o.out.c_str());
   }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
@@ -49,7 +50,7 @@ void run_simulate(const SimulateOptions& o) {
 
 void add_simulate_command(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
-  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one configuration; write requests.csv and summary.json");
+  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one configuration; write config.json (as run), requests.csv and summary.json");
   cmd->add_option("--config", options->config, "Simulation configuration (JSON)")->required();
   cmd->add_option("--out", options->out, "Output directory")->required();
   cmd->add_flag("--quiet", options->quiet, "Print nothing but diagnostics");

@@ -1,52 +1,82 @@
 // The record of what a sweep point ran (experiments/point_record.hpp).
 #include "experiments/point_record.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <vector>
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
-#include "sim/sim_config.hpp"
-#include "traces/workload_spec.hpp"
+#include "sim/resolved_config.hpp"
 
 namespace lynx {
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string absolute_path(const std::string& path) {
-  return path.empty() ? path : fs::absolute(path).lexically_normal().string();
+nlohmann::json point_record(const Experiment& e, const SweepPoint& p) {
+  return resolve_config(p.config, e.origin + " (point " + p.name + ")", e.base_dir).json;
 }
 
-void add_input(nlohmann::json& inputs, const char* name, const std::string& path) {
-  if (!path.empty()) inputs[name] = absolute_path(path);
+std::string json_first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
+  if (a.is_object() && b.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& item : a.items()) keys.insert(item.key());
+    for (const auto& item : b.items()) keys.insert(item.key());
+    for (const std::string& key : keys) {
+      if (!a.contains(key) || !b.contains(key)) return path + "." + key;
+      std::string inner = json_first_difference(a[key], b[key], path + "." + key);
+      if (!inner.empty()) return inner;
+    }
+    return "";
+  }
+  if (a.is_array() && b.is_array()) {
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      std::string inner = json_first_difference(a[i], b[i], json_index_path(path, i));
+      if (!inner.empty()) return inner;
+    }
+    return a.size() == b.size() ? "" : json_index_path(path, std::min(a.size(), b.size()));
+  }
+  return a == b ? "" : path;
+}
+
+namespace {
+// The value at a path json_first_difference returned, for the message ("absent" when it is not there).
+std::string value_at(const nlohmann::json& root, const std::string& path) {
+  const nlohmann::json* at = &root;
+  size_t i = 1;  // after "$"
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      size_t end = path.find_first_of(".[", i + 1);
+      const std::string key = path.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1);
+      if (!at->is_object() || !at->contains(key)) return "absent";
+      at = &(*at)[key];
+      i = end == std::string::npos ? path.size() : end;
+    } else {  // "[index]"
+      const size_t end = path.find(']', i);
+      const size_t index = std::stoul(path.substr(i + 1, end - i - 1));
+      if (!at->is_array() || index >= at->size()) return "absent";
+      at = &(*at)[index];
+      i = end + 1;
+    }
+  }
+  std::string text = at->dump();
+  return text.size() > 80 ? text.substr(0, 77) + "..." : text;
 }
 }  // namespace
 
-nlohmann::json point_record(const Experiment& e, const SweepPoint& p) {
-  const SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
-  nlohmann::json inputs = nlohmann::json::object();
-  add_input(inputs, "lynx.acceptance", config.lynx.acceptance_file);
-  add_input(inputs, "kernel_costs", config.kernel_costs);
-  add_input(inputs, "models_catalog", config.models_catalog);
-  add_input(inputs, "gpus_catalog", config.gpus_catalog);
-  if (!config.workload.is_null()) {
-    JsonObject workload(config.workload, config.origin, "$.workload");
-    const WorkloadSpec spec = workload_spec_from_json(workload, e.base_dir);
-    add_input(inputs, "workload.trace", spec.trace_path);
-    add_input(inputs, "workload.synthetic.input_tokens.empirical", spec.synthetic_spec.input_tokens.trace_path);
-    add_input(inputs, "workload.synthetic.output_tokens.empirical", spec.synthetic_spec.output_tokens.trace_path);
-  }
-  return {{"config", p.config}, {"inputs", inputs}};
-}
-
-PointState point_state(const std::string& dir, const nlohmann::json& record) {
-  if (!fs::exists(dir + "/summary.json")) return PointState::not_finished;
+PointCheck point_state(const std::string& dir, const nlohmann::json& record) {
+  if (!fs::exists(dir + "/summary.json")) return {PointState::not_finished, ""};
   const std::string path = dir + "/" + kPointRecordFile;
-  if (!fs::exists(path)) return PointState::stale;
+  if (!fs::exists(path))
+    return {PointState::stale, std::string("no ") + kPointRecordFile + " (results of an older lynxsim, or removed)"};
   const nlohmann::json recorded = nlohmann::json::parse(read_file(path), nullptr, false);
-  return !recorded.is_discarded() && recorded == record ? PointState::finished : PointState::stale;
+  if (recorded.is_discarded()) return {PointState::stale, std::string(kPointRecordFile) + " is not valid JSON"};
+  const std::string where = json_first_difference(recorded, record);
+  if (where.empty()) return {PointState::finished, ""};
+  return {PointState::stale, where + " is " + value_at(recorded, where) + " in the results, " +
+                                 value_at(record, where) + " now"};
 }
 
 void point_prepare(const std::string& dir, const nlohmann::json& record) {
@@ -58,7 +88,8 @@ void point_prepare(const std::string& dir, const nlohmann::json& record) {
     if (error) throw_error("%s: cannot remove: %s", path.c_str(), error.message().c_str());
   };
   // The summary first: from here on the point reads as not finished, whatever else is interrupted.
-  for (const char* name : {"summary.json", "requests.csv", "error.txt"}) remove(fs::path(dir) / name);
+  for (const char* name : {"summary.json", "requests.csv", "error.txt", kLegacyPointRecordFile})
+    remove(fs::path(dir) / name);
   // Temporaries of a run that was killed (write_file_atomic's "<name>.tmp.<pid>").
   std::vector<fs::path> temporaries;
   for (const auto& entry : fs::directory_iterator(dir, error))

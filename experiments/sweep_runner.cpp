@@ -19,7 +19,7 @@
 #include "experiments/point_record.hpp"
 #include "experiments/results.hpp"
 #include "sim/run_config.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/resolved_config.hpp"
 
 namespace lynx {
 
@@ -73,8 +73,7 @@ std::string format_duration(double seconds) {
   if (::getppid() != parent) ::_exit(1);
   int code = 0;
   try {
-    SimConfig config = sim_config_from_json(p.config, e.origin + " (point " + p.name + ")", e.base_dir);
-    run_config(config, dir);
+    run_config(resolve_config(p.config, e.origin + " (point " + p.name + ")", e.base_dir), dir);
     std::error_code ignored;
     fs::remove(dir + "/error.txt", ignored);
   } catch (const std::exception& error) {
@@ -90,36 +89,42 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
+  // Every point is checked before anything is written: a finished point computed from another configuration stops
+  // the sweep (results are neither silently kept nor silently replaced) unless --force.
+  std::vector<const SweepPoint*> todo;
+  std::map<const SweepPoint*, nlohmann::json> records;
+  SweepReport report;
+  std::string first_stale, first_difference;
+  for (const SweepPoint& p : e.points) {
+    if (static_cast<int>(p.index % static_cast<size_t>(o.shard_count)) != o.shard_index - 1) continue;
+    ++report.selected;
+    nlohmann::json record = point_record(e, p);
+    const PointCheck check = point_state(o.out_dir + "/" + p.name, record);
+    if (check.state == PointState::finished && !o.force) {
+      ++report.skipped;
+      continue;
+    }
+    if (check.state == PointState::stale) {
+      ++report.stale;
+      if (first_stale.empty()) {
+        first_stale = p.name;
+        first_difference = check.difference;
+      }
+    }
+    records[&p] = std::move(record);
+    todo.push_back(&p);
+  }
+  if (report.stale > 0 && !o.force)
+    throw_error("%s/%s: finished with another configuration than %s gives now: %s (%s); %zu finished point(s) "
+                "differ in all. Nothing was run or changed: run with --force to compute them again and replace "
+                "their results, or choose another --out",
+                o.out_dir.c_str(), first_stale.c_str(), e.origin.c_str(), first_difference.c_str(), kPointRecordFile,
+                report.stale);
   std::error_code error;
   fs::create_directories(o.out_dir, error);
   if (error) throw_error("%s: cannot create the results directory: %s", o.out_dir.c_str(), error.message().c_str());
   remove_temporaries(o.out_dir, {"experiment.json", "summary.csv"});  // left by a killed run
   write_experiment_copy(o.out_dir, e);
-  std::vector<const SweepPoint*> todo;
-  std::map<const SweepPoint*, nlohmann::json> records;
-  SweepReport report;
-  std::string first_stale;
-  for (const SweepPoint& p : e.points) {
-    if (static_cast<int>(p.index % static_cast<size_t>(o.shard_count)) != o.shard_index - 1) continue;
-    ++report.selected;
-    nlohmann::json record = point_record(e, p);
-    const PointState state = point_state(o.out_dir + "/" + p.name, record);
-    if (state == PointState::finished && !o.force) {
-      ++report.skipped;
-      continue;
-    }
-    if (state == PointState::stale && !o.force) {
-      ++report.stale;
-      if (first_stale.empty()) first_stale = p.name;
-    }
-    records[&p] = std::move(record);
-    todo.push_back(&p);
-  }
-  if (report.stale > 0)
-    std::fprintf(stderr,
-                 "%s: %zu finished point(s) were computed from another configuration than the experiment gives now "
-                 "(first: %s; see its %s): running them again\n",
-                 o.out_dir.c_str(), report.stale, first_stale.c_str(), kPointRecordFile);
   const auto start = std::chrono::steady_clock::now();
   std::map<pid_t, const SweepPoint*> running;
   size_t next = 0, done = 0;

@@ -78,7 +78,8 @@ AcceptanceModel AcceptanceModel::from_histogram(const nlohmann::json& rows, cons
                                                 const std::string& json_path) {
   AcceptanceModel m;
   m.by_length_.push_back(Statistics{0, 0, read_histogram(rows, origin, json_path)});
-  m.source_ = origin + ": " + json_path + " (a configured histogram, k_max " + std::to_string(rows.size()) + ")";
+  // Not the file's name: a run folder's config.json must reproduce the summary, sources included.
+  m.source_ = "configured histogram " + json_path + " (k_max " + std::to_string(rows.size()) + ")";
   return m;
 }
 

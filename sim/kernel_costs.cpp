@@ -35,6 +35,9 @@ KernelCosts kernel_costs_from_table(const CostTable& table, const KvFormat& form
   KernelCosts k;
   k.source = table.origin + (table.measured ? " (measured on " + table.device + ", " + table.date + ")"
                                             : " (derived, not measured: " + table.device + ")");
+  k.file = table.origin;
+  k.device = table.device;
+  k.measured = table.measured;
   if (format.kind == KvFormatKind::bf16) return k;  // the GPU holds bf16: nothing to convert
   const double gpus = static_cast<double>(tensor_parallel);
   const double bf16_attention = table.elements_per_s("attention_full", "bf16");

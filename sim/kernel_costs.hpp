@@ -15,6 +15,10 @@ namespace lynx {
 
 struct KernelCosts {
   std::string source;                 // the table's path, or "roofline default (...)"
+  std::string file;                   // the cost table read ("" for the roofline default)
+  std::string file_sha256;            // its hash (set by simulation_inputs, which reads the file)
+  std::string device;                 // the table's device ("" for the roofline default)
+  bool measured = false;              // the table was measured on `device` (else derived from a datasheet)
   double encode_elements_per_s = 0;   // 0 = no kernel (free)
   double decode_full_elements_per_s = 0;
   double decode_anchor_elements_per_s = 0;

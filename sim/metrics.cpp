@@ -229,8 +229,21 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
   sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
   sources["acceptance"] = transfer_protocol_speculates(in.format) ? in.acceptance.source() : "not used (no speculation)";
+  auto table = [](const KernelCosts& k) {
+    if (k.file.empty()) return nlohmann::json{{"file", nullptr}, {"device", "roofline default"}};
+    return nlohmann::json{{"file", k.file}, {"sha256", k.file_sha256}, {"device", k.device}, {"measured", k.measured}};
+  };
+  sources["kernel_cost_tables"] = {{"prefill", table(in.prefill_kernels)}, {"decode", table(in.decode_kernels)}};
+  // The model each pool used: the first word of its source ("profiled (...)" or "roofline (...)").
+  auto chosen = [](const std::shared_ptr<const StepCostModel>& cost) {
+    return cost ? cost->source().substr(0, cost->source().find(' ')) : std::string();
+  };
+  sources["compute_model"] = {{"configured", c.compute_model}, {"weights_dtype", c.weights_dtype},
+                              {"prefill", chosen(in.prefill_cost)}, {"decode", chosen(in.decode_cost)}};
+  sources["model_catalog"] = in.model.file + (in.model.overrides ? " (overrides the shipped entry)" : "");
   nlohmann::json summary;
   summary["config"] = config;
+  if (!in.workload_record.is_null()) summary["workload"] = in.workload_record;
   summary["sources"] = sources;
   summary["metrics"] = j;
   return summary;

@@ -1,6 +1,11 @@
 #include "sim/run_config.hpp"
 
+#include <filesystem>
+
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "common/sha256.hpp"
 #include "sim/input_checks.hpp"
 #include "sim/metrics.hpp"
 #include "sim/simulation_setup.hpp"
@@ -8,14 +13,54 @@
 
 namespace lynx {
 
+namespace fs = std::filesystem;
+
 namespace {
 std::string describe_workload(const WorkloadSpec& spec) {
   if (!spec.trace_path.empty()) return spec.trace_path;
-  return "synthetic (" + spec.origin + ")";
+  return "synthetic (see workload.synthetic)";
+}
+
+// The transforms the workload applies, in the order they run (traces/transforms.hpp); [] when none.
+nlohmann::json transforms_applied(const WorkloadSpec& spec) {
+  const TraceTransforms& t = spec.transforms;
+  nlohmann::json applied = nlohmann::json::array();
+  if (t.has_time_window) applied.push_back({{"time_window_s", {t.window_begin_s, t.window_end_s}}});
+  if (t.first_n > 0) applied.push_back({{"first_n", t.first_n}});
+  if (t.spread_same_timestamp)
+    applied.push_back({{"spread_same_timestamp",
+                        t.spread_step_s > 0 ? nlohmann::json{{"step_s", t.spread_step_s}}
+                                            : nlohmann::json{{"step_s", "inferred from the timestamps"}}}});
+  if (t.time_scale != 1) applied.push_back({{"time_scale", t.time_scale}});
+  if (t.target_rate_per_s > 0) applied.push_back({{"target_rate_per_s", t.target_rate_per_s}});
+  return applied;
+}
+
+// The summary's "workload": what was replayed or generated, with the hash of every file read.
+nlohmann::json workload_record(const WorkloadSpec& spec, const nlohmann::json& workload_json) {
+  nlohmann::json w;
+  if (!spec.trace_path.empty()) {
+    w["trace"] = spec.trace_path;
+    w["sha256"] = sha256_file(spec.trace_path);
+    w["format"] = trace_format_name(spec.read.format);
+    w["skip_bad_rows"] = spec.read.skip_bad_rows;
+    w["keep_failed"] = spec.read.keep_failed;
+  } else {
+    w["synthetic"] = workload_json.at("synthetic");
+    for (const char* key : {"input_tokens", "output_tokens"}) {
+      const nlohmann::json& lengths = w["synthetic"][key];
+      if (lengths.is_object() && lengths.contains("empirical"))
+        w["synthetic"][key]["empirical_sha256"] = sha256_file(lengths["empirical"].get<std::string>());
+    }
+  }
+  w["transforms"] = transforms_applied(spec);
+  w["over_context"] = spec.over_context;
+  return w;
 }
 }  // namespace
 
-RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
+RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir) {
+  const SimConfig& config = resolved.config;
   JsonObject workload(config.workload, config.origin, "$.workload");
   WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
   if (spec.prefix_block_tokens_given && !config.prefill.prefix_cache)
@@ -27,11 +72,25 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   inputs.request_source = std::move(stream);
   const std::string source = describe_workload(spec);
   inputs.workload_source = source;
+  inputs.workload_record = workload_record(spec, resolved.json.at("workload"));
   inputs.prefix_block_tokens = spec.prefix_block_tokens;
   apply_over_context(inputs, spec.over_context);
+
+  std::error_code error;
+  const bool existed = fs::exists(out_dir, error);
+  fs::create_directories(out_dir, error);
+  if (error) throw_error("%s: cannot create directory: %s", out_dir.c_str(), error.message().c_str());
+  fs::remove(fs::path(out_dir) / "summary.json", error);
+  if (error) throw_error("%s/summary.json: cannot remove: %s", out_dir.c_str(), error.message().c_str());
   SimulationResult result;
   RunOutcome outcome;
-  outcome.summary = simulate_to_files(out_dir, inputs, source, &result);
+  try {
+    write_file_atomic(out_dir + "/config.json", resolved.json.dump(2) + "\n");
+    outcome.summary = simulate_to_files(out_dir, inputs, source, &result);
+  } catch (...) {
+    if (!existed) fs::remove_all(out_dir, error);  // a failed run leaves nothing behind
+    throw;
+  }
   outcome.wall_s = result.wall_s;
   outcome.requests = result.requests;
   return outcome;

@@ -1,12 +1,16 @@
 // One configuration, end to end: build its workload (traces library), resolve its inputs, simulate, write
-// <out_dir>/requests.csv and <out_dir>/summary.json. What `lynxsim simulate` does and what each sweep point runs
-// (in its own process: SimGrid allows one engine per process).
+// <out_dir>/config.json (the resolved configuration, sim/resolved_config.hpp), <out_dir>/requests.csv and, last,
+// <out_dir>/summary.json. What `lynxsim simulate` does and what each sweep point runs (in its own process: SimGrid
+// allows one engine per process). The summary records what the run read: the workload (trace path, sha256 and the
+// transforms applied, or the synthetic spec), the kernel-cost tables (file, sha256, device), the compute model and
+// the acceptance source. A summary.json already in out_dir is removed before anything else is written, so a
+// folder never shows a summary beside another run's configuration; a failed run into a new folder leaves nothing.
 #pragma once
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/sim_config.hpp"
+#include "sim/resolved_config.hpp"
 #include "sim/simulation.hpp"
 
 namespace lynx {
@@ -17,6 +21,6 @@ struct RunOutcome {
   size_t requests = 0;
 };
 
-RunOutcome run_config(const SimConfig& config, const std::string& out_dir);
+RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir);
 
 }  // namespace lynx

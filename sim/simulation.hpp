@@ -37,6 +37,8 @@ struct SimulationInputs {
   // arrival) and returns false at the end. Each request is checked as it arrives (check_request).
   std::function<bool(Request&)> request_source;
   std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
+  nlohmann::json workload_record;    // the summary's "workload" (sim/run_config.cpp): trace and sha256, or the
+                                     // synthetic spec, and the transforms applied; null: left out
   int64_t prefix_block_tokens = 512; // tokens per entry of Request::prefix_block_hashes (Mooncake: 512)
   int64_t over_context_skipped = 0, over_context_truncated = 0;  // workload.over_context's work, for the summary
   // Optional (benchmarks): every flow appended to this file as a FlowLogEntry when it starts.

@@ -4,6 +4,7 @@
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 #include "common/json_reader.hpp"
 #include "models/compute_model.hpp"
 #include "sim/transfer_protocol.hpp"
@@ -71,7 +72,9 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
     const std::string table = config.kernel_costs.empty() ? default_cost_table_path(gpu) : config.kernel_costs;
     if (table.empty()) return kernel_costs_roofline(gpu, in.format, tp);
     try {
-      return kernel_costs_from_table(load_cost_table(table), in.format, tp);
+      KernelCosts k = kernel_costs_from_table(load_cost_table(table), in.format, tp);
+      k.file_sha256 = sha256_file(table);
+      return k;
     } catch (const LynxError& e) {
       throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());
     }

@@ -31,8 +31,7 @@ nlohmann::json mooncake_config(const std::string& format, double nic_gbps) {
 
 nlohmann::json run_in_dir(const nlohmann::json& config, const std::string& dir) {
   return nlohmann::json::parse(run_isolated([&] {
-    SimConfig c = sim_config_from_json(config, "test.json", "");
-    return run_config(c, dir).summary.dump();
+    return run_config(resolve_config(config, "test.json", ""), dir).summary.dump();
   }));
 }
 
@@ -147,11 +146,11 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   c = ok;
   c["model"] = "gpt-9";
   CHECK_THROWS_WITH_AS(run_isolated([&] {
-                         run_config(sim_config_from_json(c, "cfg.json", ""), "/tmp/lynx_never_written");
+                         run_config(resolve_config(c, "cfg.json", ""), "/tmp/lynx_never_written");
                          return std::string();
                        }),
                        doctest::Contains("cfg.json: $.model: unknown model \"gpt-9\""), LynxError);
-  CHECK(!fs::exists("/tmp/lynx_never_written/summary.json"));
+  CHECK(!fs::exists("/tmp/lynx_never_written"));  // nothing half-written: not even config.json
 }
 
 double first_prefill_end(const std::string& dir) {
