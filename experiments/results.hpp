@@ -1,5 +1,5 @@
 // The results directory of a sweep: experiment.json (the experiment and the directory its relative paths resolve
-// against), one directory per point (resolved_config.json, requests.csv, summary.json), and summary.csv (a row per
+// against), one directory per point (config.json, requests.csv, summary.json), and summary.csv (a row per
 // finished point: its axis values and every scalar metric of its summary). Everything is deterministic, so shards
 // merged with results_merge equal the unsharded run byte for byte.
 #pragma once
