@@ -1,8 +1,11 @@
 // SHA-256 against the FIPS 180-4 / NIST example vectors, including messages whose padding needs a second block.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "common/error.hpp"
 #include "common/sha256.hpp"
 
 using lynx::sha256_hex;
@@ -34,4 +37,15 @@ TEST_CASE("incremental hashing in uneven pieces equals hashing at once") {
   }
   h.update(text.data() + at, text.size() - at);
   CHECK(h.hex() == sha256_hex(text));
+}
+
+TEST_CASE("sha256_file: the hash of a file's bytes, past the 1 MiB read block; a missing file is named") {
+  const std::string path = (std::filesystem::temp_directory_path() / "lynx_sha256_file_test.bin").string();
+  std::ofstream(path, std::ios::binary) << std::string(1000000, 'a') << std::string(100000, 'b');
+  CHECK(lynx::sha256_file(path) == sha256_hex(std::string(1000000, 'a') + std::string(100000, 'b')));
+  std::ofstream(path, std::ios::binary) << std::string(1000000, 'a');
+  CHECK(lynx::sha256_file(path) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH_AS(lynx::sha256_file(path), doctest::Contains("lynx_sha256_file_test.bin: cannot open file"),
+                       lynx::LynxError);
 }
