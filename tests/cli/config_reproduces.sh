@@ -26,7 +26,7 @@ cat >"$tmp/in/trace_run.json" <<'JSON'
  "workload": {"trace": "trace.jsonl", "first_n": 150, "time_scale": 0.5}}
 JSON
 cat >"$tmp/in/synthetic_run.json" <<'JSON'
-{"model": "llama-3.1-8b", "format": "int4-g64",
+{"model": "llama-3.1-8b", "format": "lynx-a4r4-g64-rq", "lynx": {"acceptance_histogram": [[2, 8], [1, 2, 7]]},
  "workload": {"synthetic": {"rate_per_s": 20, "count": 60, "input_tokens": {"empirical": "trace.jsonl"},
                             "output_tokens": {"uniform": [1, 50]}}, "spread_same_timestamp": false}}
 JSON
@@ -68,5 +68,7 @@ w = s["workload"]
 assert w["synthetic"]["input_tokens"] == {"empirical": inp + "/trace.jsonl", "empirical_sha256": trace_sha}, w
 assert w["synthetic"]["rate_per_s"] == 20 and w["synthetic"]["count"] == 60 and w["transforms"] == [], w
 assert s["sources"]["kernel_cost_tables"]["decode"]["file"].endswith("/kernels/costs/h200.json"), s["sources"]
+# A configured histogram is named by its JSON path, not by the configuration file (which differs on a rerun).
+assert s["sources"]["acceptance"] == "configured histogram $.lynx.acceptance_histogram (k_max 2)", s["sources"]
 PY
 echo "config.json reproduces the run; summary records its workload and tables"
