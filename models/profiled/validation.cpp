@@ -204,12 +204,13 @@ ValidationReport run_validation(const std::string& data_dir, const std::string& 
 }
 
 std::string validation_csv(const ValidationReport& report) {
-  std::string out = "group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source\n";
+  std::string out =
+      "group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source,tp,batched_tokens\n";
   char line[1200];
   for (const ValidationRow& r : report.rows) {
-    std::snprintf(line, sizeof line, "%s,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s\n", r.group.c_str(), r.condition.c_str(),
-                  r.measured_ms, r.predicted_ms, r.predicted_ms / r.measured_ms, r.repeats, r.excluded.empty() ? 1 : 0,
-                  r.excluded.c_str(), r.source.c_str());
+    std::snprintf(line, sizeof line, "%s,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s,%d,%.0f\n", r.group.c_str(),
+                  r.condition.c_str(), r.measured_ms, r.predicted_ms, r.predicted_ms / r.measured_ms, r.repeats,
+                  r.excluded.empty() ? 1 : 0, r.excluded.c_str(), r.source.c_str(), r.tp, r.batched_tokens);
     out += line;
   }
   return out;

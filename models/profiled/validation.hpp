@@ -43,7 +43,7 @@ struct ValidationReport {
 // `data_dir`: the calibration folder; `manifest`, `models_catalog`, `gpus_catalog`: as the simulator reads them.
 ValidationReport run_validation(const std::string& data_dir, const std::string& manifest,
                                 const std::string& models_catalog, const std::string& gpus_catalog);
-// CSV: group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source
+// CSV: group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source,tp,batched_tokens
 std::string validation_csv(const ValidationReport& report);
 
 }  // namespace lynx
