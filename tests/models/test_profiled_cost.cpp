@@ -152,8 +152,8 @@ TEST_CASE("validation: the MAPE against end-to-end measurements stays under the 
   int excluded = 0;
   for (const ValidationRow& row : r.rows) excluded += !row.excluded.empty();
   CHECK(excluded == 3);  // the batch-64 TP2 prefill rows (A100, H100, power-capped H100) below their batch-32 times
-  // The diagnostic breakdown: up to 2048 batched prompt tokens the components predict prefill on A100 within 6.1%
-  // and on H100 within 12.8% (TP 4/8 small prompts: the measured H100 prefill has a floor near 50 ms).
+  // The diagnostic breakdown: up to 2048 batched prompt tokens the components predict prefill on A100 with 6.1% MAPE
+  // and on H100 with 12.7% (TP 4/8 small prompts: the measured H100 prefill has a floor near 50 ms).
   auto part = [&](const std::string& name) {
     for (const ValidationGroup& g : r.breakdown)
       if (g.group == name) return g.mape_percent;
