@@ -37,6 +37,11 @@ void run_validate(const ValidateOptions& o) {
   }
   std::printf("%-38s %5s %8s\n", "group", "rows", "MAPE_%");
   for (const ValidationGroup& g : report.groups) std::printf("%-38s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
+  if (!o.quiet) {
+    std::printf("\nbreakdown (diagnostic; the groups above are the headline)\n");
+    for (const ValidationGroup& g : report.breakdown)
+      std::printf("%-66s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
+  }
   std::filesystem::create_directories(o.out_dir);
   write_file_atomic(o.out_dir + "/validation.csv", validation_csv(report));
   std::printf("wrote %s/validation.csv\n", o.out_dir.c_str());

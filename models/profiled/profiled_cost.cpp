@@ -166,8 +166,12 @@ double ProfiledCostModel::prefill_seconds(const std::vector<PrefillPiece>& piece
     attention += prefill_attention_seconds(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
   }
   const double layers = static_cast<double>(model_.n_layers), sequences = static_cast<double>(pieces.size());
+  // 2 all-reduces per layer (after attention and after the MLP) and 1 after the vocabulary-parallel embedding,
+  // whose shards each hold only their rows of the table (vidur's emb op is that sharded lookup, without the
+  // collective).
   return layers * (dense_layer_seconds(tokens) + attention + 2 * all_reduce_seconds(tokens)) +
-         embedding_seconds(tokens) + lm_head_seconds(sequences) + cpu_overhead_seconds(sequences);
+         all_reduce_seconds(tokens) + embedding_seconds(tokens) + lm_head_seconds(sequences) +
+         cpu_overhead_seconds(sequences);
 }
 
 double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
@@ -186,8 +190,8 @@ double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
     c.sequences = work.sequences;
     c.cpu = cpu_overhead_seconds(static_cast<double>(work.sequences));
   }
-  return layers * (c.dense + decode_attention_seconds(work.attention_kv_tokens) + 2 * c.all_reduce) + c.embedding +
-         c.lm_head + c.cpu;
+  return layers * (c.dense + decode_attention_seconds(work.attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
+         c.embedding + c.lm_head + c.cpu;
 }
 
 std::string ProfiledCostModel::source() const {

@@ -1,10 +1,11 @@
 // The profiled compute cost model: a prefill or decode iteration's time as the sum of published GPU measurements
 // (gpu_profile.hpp), the way a serving engine runs it:
 //   prefill = layers x (dense ops at the iteration's tokens + each sequence's causal attention)
-//             + 2 all-reduces per layer (tokens x hidden bf16 activations, at the TP degree)
+//             + 2 all-reduces per layer and 1 after the vocabulary-parallel embedding (tokens x hidden bf16
+//               activations, at the TP degree)
 //             + embedding + final norm (every token) + LM head (one token per sequence) + per-step CPU overhead
 //   decode  = layers x (dense ops at the batch's query tokens + attention over the KV the batch reads)
-//             + 2 all-reduces per layer + embedding + final norm + LM head (every query token) + CPU overhead
+//             + 2 all-reduces per layer (+1 after the embedding) + embedding + final norm + LM head (every query token) + CPU overhead
 // Each dense op of the simulated model comes from the measured curve of the same op whose size on one GPU (weight
 // elements for a GEMM, elements per token otherwise) is nearest, scaled by the size ratio (at a given token count
 // both a GEMM's FLOPs and its weight bytes scale with its weight elements); the LM head from the nearest GEMM of any

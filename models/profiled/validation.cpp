@@ -83,6 +83,8 @@ void splitwise(Models& m, ValidationReport& report) {
     p.predicted_ms = model.prefill_seconds(pieces) * 1e3;
     p.repeats = static_cast<int>(c.prompt_ms.size());
     p.source = source;
+    p.tp = tp;
+    p.batched_tokens = static_cast<double>(prompt) * batch;
     auto half = prefill_by_batch.find({hw, tp, prompt, batch / 2});
     if (batch > 1 && half != prefill_by_batch.end() && p.measured_ms < half->second) {
       char why[120];
@@ -101,6 +103,7 @@ void splitwise(Models& m, ValidationReport& report) {
     d.predicted_ms = model.decode_seconds(w) * 1e3;
     d.repeats = static_cast<int>(c.token_ms.size());
     d.excluded = "";
+    d.batched_tokens = batch;
     report.rows.push_back(d);
   }
 }
@@ -142,6 +145,8 @@ void llmservingsim(Models& m, ValidationReport& report) {
       v.predicted_ms = predicted * 1e3;
       v.repeats = 1;
       v.source = source;
+      v.tp = tp;
+      v.batched_tokens = input;
       report.rows.push_back(v);
     }
   }
@@ -169,16 +174,43 @@ ValidationReport run_validation(const std::string& data_dir, const std::string& 
   }
   for (const std::string& g : order)
     report.groups.push_back({g, sums[g].second, sums[g].second ? 100 * sums[g].first / sums[g].second : 0.0});
+  // Breakdown of the splitwise-sim groups: per TP degree, and prefill up to / above kSplitTokens batched tokens.
+  std::map<std::string, std::pair<double, int>> parts;
+  std::vector<std::string> part_order;
+  auto add = [&](const std::string& name, const ValidationRow& r) {
+    if (!parts.count(name)) part_order.push_back(name);
+    auto& s = parts[name];
+    s.first += std::fabs(r.predicted_ms / r.measured_ms - 1);
+    s.second += 1;
+  };
+  for (const std::string& g : order) {
+    if (g.find("splitwise-sim") == std::string::npos) continue;
+    const bool prefill = g.find("prefill") != std::string::npos;
+    for (int tp : {2, 4, 8})
+      for (const ValidationRow& r : report.rows)
+        if (r.group == g && r.excluded.empty() && r.tp == tp) add(g + ", TP " + std::to_string(tp), r);
+    if (!prefill) continue;
+    for (const ValidationRow& r : report.rows) {
+      if (r.group != g || !r.excluded.empty()) continue;
+      char name[200];
+      std::snprintf(name, sizeof name, "%s, %s %.0f batched tokens", g.c_str(),
+                    r.batched_tokens <= ValidationReport::kSplitTokens ? "<=" : ">", ValidationReport::kSplitTokens);
+      add(name, r);
+    }
+  }
+  for (const std::string& n : part_order)
+    report.breakdown.push_back({n, parts[n].second, 100 * parts[n].first / parts[n].second});
   return report;
 }
 
 std::string validation_csv(const ValidationReport& report) {
-  std::string out = "group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source\n";
+  std::string out =
+      "group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source,tp,batched_tokens\n";
   char line[1200];
   for (const ValidationRow& r : report.rows) {
-    std::snprintf(line, sizeof line, "%s,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s\n", r.group.c_str(), r.condition.c_str(),
-                  r.measured_ms, r.predicted_ms, r.predicted_ms / r.measured_ms, r.repeats, r.excluded.empty() ? 1 : 0,
-                  r.excluded.c_str(), r.source.c_str());
+    std::snprintf(line, sizeof line, "%s,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s,%d,%.0f\n", r.group.c_str(),
+                  r.condition.c_str(), r.measured_ms, r.predicted_ms, r.predicted_ms / r.measured_ms, r.repeats,
+                  r.excluded.empty() ? 1 : 0, r.excluded.c_str(), r.source.c_str(), r.tp, r.batched_tokens);
     out += line;
   }
   return out;

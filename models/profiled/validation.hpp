@@ -20,6 +20,8 @@ struct ValidationRow {
   int repeats = 0;        // measured rows behind the median
   std::string excluded;   // why the row is left out of the MAPE ("" = included)
   std::string source;     // file:line of the first measured row
+  int tp = 0;             // tensor-parallel degree of the measured run
+  double batched_tokens = 0;  // prefill: prompt tokens of the whole batch; decode: sequences in the batch
 };
 
 struct ValidationGroup {
@@ -31,12 +33,17 @@ struct ValidationGroup {
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   std::vector<ValidationGroup> groups;
+  // Diagnostic split of the splitwise-sim groups (not a second headline): by TP degree, and for prefill by the
+  // batch's prompt tokens up to / above kSplitTokens, where the measured prefill time per token stops falling and
+  // jumps at TP 4 and 8 on both GPUs while every component measurement stays linear (DESIGN.md, "Cost model").
+  std::vector<ValidationGroup> breakdown;
+  static constexpr double kSplitTokens = 2048;
 };
 
 // `data_dir`: the calibration folder; `manifest`, `models_catalog`, `gpus_catalog`: as the simulator reads them.
 ValidationReport run_validation(const std::string& data_dir, const std::string& manifest,
                                 const std::string& models_catalog, const std::string& gpus_catalog);
-// CSV: group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source
+// CSV: group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source,tp,batched_tokens
 std::string validation_csv(const ValidationReport& report);
 
 }  // namespace lynx
