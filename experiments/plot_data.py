@@ -114,6 +114,7 @@ class Results:
             if key not in named and len({r[key] for r in self.rows}) > 1:
                 raise PlotInputError("%s: $.experiment.plot: axis \"%s\" has several values; name it as \"facet\"" % (
                     path, key))
+        self.check_metric_names(path)
         self.facets = list(dict.fromkeys(self.facet_of(r) for r in self.rows))
         self.series = list(dict.fromkeys(r[self.series_key] for r in self.rows))
         self.xs = self.ordered(r[self.x_key] for r in self.rows)
@@ -123,6 +124,23 @@ class Results:
         self.numeric_x = all(isinstance(number(x), float) for x in self.xs)
         self.px = [float(x) if self.numeric_x else x for x in self.xs]  # plotted x positions
         self.cluster = self.cluster_text()
+
+    def check_metric_names(self, path):
+        """The metrics named by ratios and frontier have medians in summary.csv."""
+        named = []
+        for i, ratio in enumerate(self.spec.get("ratios", [])):
+            for side in ("numerator", "denominator"):
+                where = "ratios[%d].%s" % (i, side)
+                pair = ratio.get(side) if isinstance(ratio, dict) else None
+                if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)):
+                    raise PlotInputError("%s: $.experiment.plot.%s: expected [series, metric]" % (path, where))
+                named.append((where, pair[1]))
+        named += [("frontier[%d]" % i, name) for i, name in enumerate(self.spec.get("frontier", []))]
+        for where, name in named:
+            if "median_%s_ms" % name not in self.rows[0]:
+                valid = [c[len("median_"):-len("_ms")] for c in self.rows[0] if c.startswith("median_")]
+                raise PlotInputError("%s: $.experiment.plot.%s: \"%s\" is not a metric with a median (valid: %s)" % (
+                    path, where, name, ", ".join(valid)))
 
     @staticmethod
     def ordered(values):
