@@ -37,7 +37,9 @@ void add_plot_command(CLI::App& app) {
                  "Plot the per-request CDF of --metric from requests.csv instead, at the --at x values (default "
                  "off)");
   plot->add_option("--at", o->at_values,
-                   "x value of a --cdf plot, repeatable (default: the plot section's cdf_at, else the smallest x)");
+                   "x value of a --cdf plot, repeatable (default: the plot section's cdf_at, else the smallest x)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   plot->add_option("--data", o->data_file,
                    "Also write the plotted values of a --metric plot as JSON to this file (default: none)");
   plot->add_option("--out", o->out_dir, "Folder of the plot files (default: the results directory)")
