@@ -47,7 +47,8 @@ void run_plot_script(const std::string& script_name, const std::string& results_
   pid_t pid = ::fork();
   if (pid < 0) throw_error("cannot start %s", python.c_str());
   if (pid == 0) {
-    ::setenv("PYTHONHASHSEED", "0", 1);  // the same files for the same inputs
+    ::setenv("PYTHONHASHSEED", "0", 1);          // the same files for the same inputs
+    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);  // nothing written beside the scripts
     ::execvp(python.c_str(), argv.data());
     std::perror(python.c_str());
     ::_exit(127);

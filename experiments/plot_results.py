@@ -227,6 +227,8 @@ def parse_args(argv):
             check_cdf(a.metric)
         elif a.at:
             raise PlotInputError("--at needs --cdf")
+    if a.data and not os.path.isdir(os.path.dirname(os.path.abspath(a.data))):
+        raise PlotInputError("--data %s: its folder does not exist" % a.data)
     if a.out is not None and not os.path.isdir(a.out):
         raise PlotInputError("--out %s: not a directory" % a.out)
     return a
