@@ -69,7 +69,6 @@ void add_run_command(CLI::App& app) {
     results_merge(*merge_out, *merge_dirs);
     std::printf("merged %zu results directories into %s\n", merge_dirs->size(), merge_out->c_str());
   });
-
 }
 
 }  // namespace lynx
