@@ -1,11 +1,11 @@
-// lynxsim run / merge / plot: experiment sweeps, joining shards, and plots of a results directory.
+// lynxsim run / merge: experiment sweeps and joining shards (lynxsim plot: cmd_plot.cpp).
 #include <cstdio>
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/plot.hpp"
+#include "experiments/plot.hpp"  // plot_results, plot_section_check
 #include "experiments/results.hpp"
 #include "experiments/sweep_runner.hpp"
 
@@ -23,6 +23,7 @@ struct RunOptions {
 
 void run_experiment(const RunOptions& o) {
   Experiment e = experiment_load(o.experiment);
+  if (!e.plot.is_null()) plot_section_check(e.plot, o.experiment);  // before a sweep, not after it
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;
@@ -47,12 +48,15 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Run an experiment sweep: every point in its own process");
   cmd->add_option("experiment", o->experiment, "Experiment file (JSON)")->required();
   cmd->add_option("--out", o->out, "Results directory (default: results/<experiment name>)");
-  cmd->add_option("--jobs,-j", o->jobs, "Points run at once (default 1)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--shard", o->shard, "Run only the K-th of N disjoint slices of the points (K/N, 1-based)");
-  cmd->add_flag("--plot", o->plot, "Plot the results when every point has finished");
+  cmd->add_option("--jobs,-j", o->jobs, "Points run at once, each its own process (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--shard", o->shard,
+                  "Run only the K-th of N disjoint slices of the points (K/N, 1-based; default 1/1: all)");
+  cmd->add_flag("--plot", o->plot,
+                "Plot the results (the experiment's standard plots) when every point has finished (default off)");
   cmd->add_flag("--force", o->force,
                 "Run every point again, even those with results of the same configuration, and replace the results "
-                "of points computed from another configuration (without it such points stop the run)");
+                "of points computed from another configuration (without it such points stop the run; default off)");
   cmd->callback([o] { run_experiment(*o); });
 
   auto merge_out = std::make_shared<std::string>();
@@ -65,11 +69,6 @@ void add_run_command(CLI::App& app) {
     results_merge(*merge_out, *merge_dirs);
     std::printf("merged %zu results directories into %s\n", merge_dirs->size(), merge_out->c_str());
   });
-
-  auto plot_dir = std::make_shared<std::string>();
-  CLI::App* plot = app.add_subcommand("plot", "Plot a results directory (PNG and SVG, with matplotlib)");
-  plot->add_option("results", *plot_dir, "Results directory written by `lynxsim run`")->required();
-  plot->callback([plot_dir] { plot_results(*plot_dir); });
 }
 
 }  // namespace lynx

@@ -8,7 +8,8 @@ namespace lynx {
 void add_kv_size_command(CLI::App& app);
 void add_trace_stats_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
-void add_run_command(CLI::App& app);  // run, merge, plot
+void add_run_command(CLI::App& app);  // run, merge
+void add_plot_command(CLI::App& app);
 void add_accuracy_command(CLI::App& app);
 void add_bench_kernels_command(CLI::App& app);
 void add_generate_command(CLI::App& app);

@@ -6,12 +6,31 @@
 
 #include "app/commands.hpp"
 #include "common/error.hpp"
+#include "experiments/plot.hpp"
 
 namespace {
 // Exit codes: 0 success; 2 bad input or an impossible request (one "lynxsim: error: ..." line names the file, line
 // or JSON path); 3 an internal error (a bug: please report it).
 constexpr int kBadInput = 2;
 constexpr int kInternalError = 3;
+
+// A command-line error as one line: "lynxsim: error: <what>"; an unexpected argument also lists the options of
+// the command it was given to.
+std::string one_line_failure(const CLI::App* app, const CLI::Error& e) {
+  std::string text = std::string("lynxsim: error: ") + e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    const CLI::App* command = app;
+    while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+    std::string options;
+    for (const CLI::Option* opt : command->get_options())
+      if (!opt->get_lnames().empty()) options += (options.empty() ? "--" : ", --") + opt->get_lnames().front();
+    const std::string name = command == app ? "lynxsim" : "lynxsim " + command->get_name();
+    text += " (options of `" + name + "`: " + options + ")";
+  } else {
+    text += " (see --help)";
+  }
+  return text + "\n";
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -28,10 +47,12 @@ int main(int argc, char** argv) {
          "beside the checkout, else data/ in it); @data/PATH in configs names a file there")
       ->check(CLI::ExistingDirectory);
   app.fallthrough();
+  app.failure_message(one_line_failure);
   lynx::add_kv_size_command(app);
   lynx::add_trace_stats_command(app);
   lynx::add_simulate_command(app);
   lynx::add_run_command(app);
+  lynx::add_plot_command(app);
   lynx::add_accuracy_command(app);
   lynx::add_bench_kernels_command(app);
   lynx::add_generate_command(app);
@@ -41,6 +62,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kBadInput;  // --help and --version exit 0
+  } catch (const lynx::PlotInputError&) {
+    return kBadInput;  // the plotting script printed its one line
   } catch (const lynx::LynxError& e) {
     std::fprintf(stderr, "lynxsim: error: %s\n", e.what());
     return kBadInput;

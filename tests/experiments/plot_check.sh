@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `lynxsim run --plot` writes the TTFT-vs-bandwidth, relative and ratio plots as PNG and SVG, prints the ratio
-# tables, and plotting again gives the same files.   plot_check.sh LYNXSIM EXPERIMENT
+# tables, and plotting again gives the same files (PNG and SVG, byte for byte).   plot_check.sh LYNXSIM EXPERIMENT
 set -euo pipefail
 lynxsim=$1
 experiment=$2
@@ -19,9 +19,12 @@ for stem in ttft_vs_nic_gbps ttft_relative_to_bf16 ratios speculation; do
   grep -q "NIC bandwidth (Gbps)" "$tmp/r/$stem.svg" || { echo "$stem.svg has no axis label"; exit 1; }
   grep -q "llama-3.1-8b; 1 x 1 GPU prefill" "$tmp/r/$stem.svg" || { echo "$stem.svg has no cluster in its title"; exit 1; }
   cp "$tmp/r/$stem.svg" "$tmp/$stem.first.svg"
+  cp "$tmp/r/$stem.png" "$tmp/$stem.first.png"
 done
 "$lynxsim" plot "$tmp/r" >/dev/null
 for stem in ttft_vs_nic_gbps ttft_relative_to_bf16 ratios speculation; do
-  cmp -s "$tmp/r/$stem.svg" "$tmp/$stem.first.svg" || { echo "$stem.svg differs when plotted again"; exit 1; }
+  for ext in svg png; do
+    cmp -s "$tmp/r/$stem.$ext" "$tmp/$stem.first.$ext" || { echo "$stem.$ext differs when plotted again"; exit 1; }
+  done
 done
 echo "plots written and reproducible"

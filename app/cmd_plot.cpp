@@ -1,0 +1,50 @@
+// lynxsim plot: the plots of a results directory. Without --metric, the experiment's standard plots (its plot
+// section); with --metric, one metric's statistic against the swept x, or (--cdf) its per-request CDF.
+// Options are checked here (an unknown one is exit 2 with the valid values); the script draws the plots.
+#include <cstdio>
+
+#include "app/commands.hpp"
+#include "experiments/plot.hpp"
+
+namespace lynx {
+
+namespace {
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+}  // namespace
+
+void add_plot_command(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto o = std::make_shared<PlotOptions>();
+  CLI::App* plot = app.add_subcommand(
+      "plot", "Plot a results directory (PNG and SVG, with matplotlib; one fixed colour per format)");
+  plot->add_option("results", *dir, "Results directory written by `lynxsim run`")->required();
+  plot->add_option("--metric", o->metric,
+                   "Plot this metric against the swept x, a line per series (default: none, the experiment's "
+                   "standard TTFT plots). ttft/ttft_spec/ttft_correct: first verified/speculative/correct token; "
+                   "tpot, itl (mean only), e2el, kv_transfer, exposed_transfer in ms; goodput, "
+                   "request_throughput (requests/s), output_throughput (tokens/s), slo_attainment: one value "
+                   "per point")
+      ->check(CLI::IsMember(plot_metric_names()));
+  plot->add_option("--stat", o->stat,
+                   "Statistic of --metric over the point's requests: " + joined(plot_stat_names()) +
+                       " (default p50; itl: mean; none for the one-value metrics)")
+      ->check(CLI::IsMember(plot_stat_names()));
+  plot->add_flag("--cdf", o->cdf,
+                 "Plot the per-request CDF of --metric from requests.csv instead, at the --at x values (default "
+                 "off)");
+  plot->add_option("--at", o->at_values,
+                   "x value of a --cdf plot, repeatable (default: the plot section's cdf_at, else the smallest x)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  plot->add_option("--data", o->data_file,
+                   "Also write the plotted values of a --metric plot as JSON to this file (default: none)");
+  plot->add_option("--out", o->out_dir, "Folder of the plot files (default: the results directory)")
+      ->check(CLI::ExistingDirectory);
+  plot->callback([dir, o] { plot_results(*dir, *o); });
+}
+
+}  // namespace lynx

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `lynxsim plot --metric/--stat/--cdf` on two small sweeps (tests/experiments/plot_sweep*.json):
+# - every metric is plotted, and the values it plotted (--data) are the points' summary.json values;
+# - per-request CDFs give back the summary's percentiles and mean;
+# - a format has the same colour in plots with different sets of formats;
+# - log axes are labelled with the swept numbers (10, 25, 100), never as powers of ten;
+# - plotting twice gives byte-identical PNG and SVG files;
+# - a bad option, statistic or plot-section key is exit 2 with one line naming the valid values, and writes nothing;
+# - --help shows every option with its default.
+#   plot_metrics_check.sh LYNXSIM
+set -euo pipefail
+lynxsim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+check="/usr/bin/python3 $here/plot_data_check.py"
+[ -x /usr/bin/python3 ] || check="python3 $here/plot_data_check.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$lynxsim" run "$here/plot_sweep.json" --out "$tmp/a" -j 2 >/dev/null 2>&1
+"$lynxsim" run "$here/plot_sweep_other_formats.json" --out "$tmp/b" -j 2 >/dev/null 2>&1
+
+# Every metric (its default statistic), and some other statistics: the plotted values are the summary's.
+for spec in ttft ttft_spec ttft_correct tpot itl e2el kv_transfer exposed_transfer goodput slo_attainment \
+            request_throughput output_throughput tpot:p99 ttft_spec:p90 e2el:mean kv_transfer:p99; do
+  metric=${spec%%:*}
+  stat=()
+  [ "$spec" != "$metric" ] && stat=(--stat "${spec#*:}")
+  "$lynxsim" plot "$tmp/a" --metric "$metric" "${stat[@]}" --data "$tmp/$spec.json" >"$tmp/out.txt"
+  $check values "$tmp/$spec.json" "$tmp/a" 9 || fail "$spec: plotted values differ from summary.json"
+done
+for f in tpot_p99_vs_nic_gbps goodput_vs_nic_gbps itl_mean_vs_nic_gbps ttft_p50_vs_nic_gbps; do
+  for ext in png svg; do [ -s "$tmp/a/$f.$ext" ] || fail "missing $f.$ext"; done
+done
+grep -q '"stat": "p99"' "$tmp/tpot:p99.json" && grep -q '"column": "p99_tpot_ms"' "$tmp/tpot:p99.json" \
+  || fail "tpot --stat p99 did not plot p99_tpot_ms"
+
+# CDFs from requests.csv equal the summary's distribution.
+"$lynxsim" plot "$tmp/a" --metric tpot --cdf --at 25 --data "$tmp/cdf_tpot.json" >/dev/null
+"$lynxsim" plot "$tmp/a" --metric kv_transfer --cdf --at 10 --at 100 --data "$tmp/cdf_kv.json" >/dev/null
+"$lynxsim" plot "$tmp/a" --metric ttft_spec --cdf --data "$tmp/cdf_spec.json" >/dev/null  # at the plot section's cdf_at
+for f in cdf_tpot cdf_kv cdf_spec; do $check cdf "$tmp/$f.json" "$tmp/a" || fail "$f: CDF differs from summary.json"; done
+grep -q '"at": 25' "$tmp/cdf_spec.json" || fail "--cdf without --at is not at the plot section's cdf_at (25)"
+for f in tpot_cdf_nic_gbps_25 kv_transfer_cdf_nic_gbps_10 kv_transfer_cdf_nic_gbps_100; do
+  [ -s "$tmp/a/$f.svg" ] || fail "missing $f.svg"
+done
+
+# The colour of a format does not depend on which formats a plot has.
+"$lynxsim" plot "$tmp/b" --metric ttft --data "$tmp/b_ttft.json" >/dev/null
+$check colours "$tmp/ttft.json" "$tmp/b_ttft.json" || fail "colours differ between plots"
+grep -q '"colour": "#d62728"' "$tmp/b_ttft.json" || fail "lynx-a4r4-g64 is not its fixed red"
+
+# Log axes: ticks at the swept values written as numbers (matplotlib names each text in an SVG comment).
+svg="$tmp/a/ttft_p50_vs_nic_gbps.svg"
+for tick in 10 25 100; do grep -q -- "<!-- $tick -->" "$svg" || fail "no x tick \"$tick\" in $svg"; done
+! grep -q 'mathdefault' "$svg" || fail "$svg has a tick written as a power of ten"
+
+# Same inputs, same files, byte for byte.
+mkdir "$tmp/again"
+"$lynxsim" plot "$tmp/a" --metric tpot --stat p99 --out "$tmp/again" >/dev/null
+for ext in png svg; do
+  cmp -s "$tmp/a/tpot_p99_vs_nic_gbps.$ext" "$tmp/again/tpot_p99_vs_nic_gbps.$ext" || fail "$ext differs when plotted again"
+done
+
+# Bad input: exit 2, one line on stderr naming what is valid, nothing written.
+bad() {  # bad EXPECTED_TEXT ARGS...
+  local expected=$1
+  shift
+  local before after status=0
+  before=$(ls "$tmp/a")
+  "$lynxsim" "$@" >/dev/null 2>"$tmp/err.txt" || status=$?
+  [ "$status" = 2 ] || fail "lynxsim $* exited $status, expected 2"
+  [ "$(wc -l <"$tmp/err.txt")" = 1 ] || fail "lynxsim $*: not one line: $(cat "$tmp/err.txt")"
+  grep -q '^lynxsim: error: ' "$tmp/err.txt" || fail "lynxsim $*: $(cat "$tmp/err.txt")"
+  grep -qF -- "$expected" "$tmp/err.txt" || fail "lynxsim $*: no \"$expected\" in: $(cat "$tmp/err.txt")"
+  after=$(ls "$tmp/a")
+  [ "$before" = "$after" ] || fail "lynxsim $* wrote files"
+}
+bad "ttft_spec" plot "$tmp/a" --metric ttfb
+bad "p99" plot "$tmp/a" --metric tpot --stat p95
+bad "valid --stat for itl: mean" plot "$tmp/a" --metric itl --stat p99
+bad "goodput is one value per point" plot "$tmp/a" --metric goodput --stat p50
+bad "CDFs of: ttft" plot "$tmp/a" --metric goodput --cdf
+bad "not a value of cluster.network.nic_gbps (10, 25, 100)" plot "$tmp/a" --metric ttft --cdf --at 40
+bad "--stat needs --metric" plot "$tmp/a" --stat p99
+bad "--at needs --cdf" plot "$tmp/a" --metric ttft --at 25
+bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --out" plot "$tmp/a" --colour red
+# An unknown key in a results directory's plot section (the script checks it) ...
+sed 's/"baseline": "bf16"/"baseline": "bf16", "colour_by": "format"/' "$tmp/a/experiment.json" >"$tmp/e.json"
+cp "$tmp/e.json" "$tmp/a/experiment.json"
+bad "$tmp/a/experiment.json: \$.experiment.plot.colour_by: unknown plot option (valid: x, series, facet, baseline, cdf_at, ratios, frontier)" plot "$tmp/a"
+# ... and in an experiment file, before its sweep runs (nothing created).
+sed 's/"baseline": "bf16"/"baseline": "bf16", "colour_by": "format"/' "$here/plot_sweep.json" >"$tmp/bad_plot.json"
+bad "$tmp/bad_plot.json: \$.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)" run "$tmp/bad_plot.json" --out "$tmp/never"
+[ ! -e "$tmp/never" ] || fail "run with a bad plot section created its results directory"
+sed 's/"cdf_at": 25/"cdf_at": "25"/' "$here/plot_sweep.json" >"$tmp/bad_type.json"
+bad "\$.plot.cdf_at: expected a number" run "$tmp/bad_type.json" --out "$tmp/never"
+
+# --help: every option with its default.
+"$lynxsim" plot --help >"$tmp/help.txt"
+for opt in --metric --stat --cdf --at --data --out; do
+  grep -A3 -- "^ *$opt" "$tmp/help.txt" | tr '\n' ' ' | grep -q "default" || fail "plot --help: $opt has no default"
+done
+"$lynxsim" run --help | tr '\n' ' ' | grep -q -- "--jobs.*(default 1)" || fail "run --help does not show --jobs' default"
+echo "every metric plotted as in summary.json; CDFs, colours, ticks, reproducibility, bad input and --help checked"
