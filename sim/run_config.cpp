@@ -1,9 +1,13 @@
 #include "sim/run_config.hpp"
 
+#include <algorithm>
+#include <memory>
+
 #include "common/json_reader.hpp"
 #include "sim/input_checks.hpp"
 #include "sim/metrics.hpp"
 #include "sim/simulation_setup.hpp"
+#include "sim/timeline.hpp"
 #include "traces/workload_spec.hpp"
 
 namespace lynx {
@@ -13,9 +17,17 @@ std::string describe_workload(const WorkloadSpec& spec) {
   if (!spec.trace_path.empty()) return spec.trace_path;
   return "synthetic (" + spec.origin + ")";
 }
+
+// Requests a workload generated as it is needed will have, when that is known before the run (0: not known).
+uint64_t streamed_request_count(const WorkloadSpec& spec) {
+  const TraceTransforms& t = spec.transforms;
+  if (!spec.synthetic || t.has_time_window) return 0;
+  const int64_t count = t.first_n > 0 ? std::min(t.first_n, spec.synthetic_spec.count) : spec.synthetic_spec.count;
+  return static_cast<uint64_t>(count);
+}
 }  // namespace
 
-RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
+RunOutcome run_config(const SimConfig& config, const std::string& out_dir, const RunExtras& extras) {
   JsonObject workload(config.workload, config.origin, "$.workload");
   WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
   if (spec.prefix_block_tokens_given && !config.prefill.prefix_cache)
@@ -29,9 +41,20 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   inputs.workload_source = source;
   inputs.prefix_block_tokens = spec.prefix_block_tokens;
   apply_over_context(inputs, spec.over_context);
+  std::unique_ptr<TimelineWriter> timeline;
+  if (!extras.timeline_path.empty()) timeline = std::make_unique<TimelineWriter>(extras.timeline_path, config);
+  RecordSink watch;
+  if (timeline || extras.progress)
+    watch = [&](const RequestRecord& r) {
+      if (extras.progress != nullptr) extras.progress->add(r);
+      if (timeline) timeline->add(r);
+    };
+  if (extras.progress != nullptr)
+    extras.progress->start(inputs.request_source ? streamed_request_count(spec) : inputs.requests.size());
   SimulationResult result;
   RunOutcome outcome;
-  outcome.summary = simulate_to_files(out_dir, inputs, source, &result);
+  outcome.summary = simulate_to_files(out_dir, inputs, source, &result, watch);
+  if (timeline) timeline->commit();
   outcome.wall_s = result.wall_s;
   outcome.requests = result.requests;
   return outcome;

@@ -1,0 +1,209 @@
+#include "sim/timeline.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+namespace {
+constexpr size_t kFlushBytes = size_t{1} << 20;
+
+void append_format(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void append_format(std::string& out, const char* format, ...) {
+  char text[256];
+  va_list args;
+  va_start(args, format);
+  const int n = std::vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  out.append(text, static_cast<size_t>(std::min<int>(n, static_cast<int>(sizeof text) - 1)));
+}
+
+// Seconds to the trace's microseconds, to the nanosecond.
+void append_us(std::string& out, double s) { append_format(out, "%.3f", s * 1e6); }
+}  // namespace
+
+TimelineWriter::TimelineWriter(const std::string& path, const SimConfig& config)
+    : path_(path),
+      tmp_path_(path + ".tmp." + std::to_string(::getpid())),
+      prefill_instances_(config.prefill.instances),
+      decode_instances_(config.decode.instances) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  for (fs::path dir = fs::path(path).parent_path(); !dir.empty() && !fs::exists(dir, error); dir = dir.parent_path())
+    created_dirs_.push_back(dir.string());
+  if (!created_dirs_.empty()) fs::create_directories(created_dirs_.front(), error);
+  if (error) throw_error("%s: cannot create its folder: %s", path.c_str(), error.message().c_str());
+  file_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    const int why = errno;
+    for (const std::string& dir : created_dirs_) fs::remove(dir, error);
+    throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(why));
+  }
+  lane_end_s_.resize(static_cast<size_t>(2 * prefill_instances_ + 2 * decode_instances_));
+  buffer_ = "{\"traceEvents\":[\n";
+  const auto nics = [&](const PoolConfig& pool) {
+    return config.network.nics_per_instance > 0 ? config.network.nics_per_instance : pool.tensor_parallel;
+  };
+  const int prefill_nics = nics(config.prefill), decode_nics = nics(config.decode);
+  for (int i = 0; i < prefill_instances_; ++i) {
+    metadata(prefill_pid(i), 0, "process_name", "name", "\"prefill " + std::to_string(i) + "\"");
+    metadata(send_pid(i), 0, "process_name", "name",
+             "\"network: prefill " + std::to_string(i) + " NICs (send, " + std::to_string(prefill_nics) + ")\"");
+  }
+  for (int i = 0; i < decode_instances_; ++i) {
+    metadata(receive_pid(i), 0, "process_name", "name",
+             "\"network: decode " + std::to_string(i) + " NICs (receive, " + std::to_string(decode_nics) + ")\"");
+    metadata(decode_pid(i), 0, "process_name", "name", "\"decode " + std::to_string(i) + "\"");
+  }
+  // Listed as prefill, its NICs, the decode NICs, decode: the order a request crosses them.
+  for (int pid = 1; pid <= static_cast<int>(lane_end_s_.size()); ++pid)
+    metadata(pid, 0, "process_sort_index", "sort_index", std::to_string(pid));
+  other_data_ = nlohmann::json{{"model", config.model}, {"format", config.format}}.dump();
+}
+
+TimelineWriter::~TimelineWriter() {
+  if (file_ != nullptr) discard();  // not committed
+}
+
+void TimelineWriter::discard() {
+  if (file_ != nullptr) std::fclose(file_);
+  file_ = nullptr;
+  std::remove(tmp_path_.c_str());
+  std::error_code error;
+  for (const std::string& dir : created_dirs_) std::filesystem::remove(dir, error);  // only if empty
+}
+
+void TimelineWriter::event_start() {
+  if (!first_event_) buffer_ += ",\n";
+  first_event_ = false;
+}
+
+void TimelineWriter::metadata(int pid, int tid, const char* name, const char* key, const std::string& value) {
+  event_start();
+  append_format(buffer_, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":", name, pid, tid, key);
+  buffer_ += value;
+  buffer_ += "}}";
+}
+
+int TimelineWriter::lane(int pid, double start_s, double end_s) {
+  std::vector<double>& lanes = lane_end_s_[static_cast<size_t>(pid - 1)];
+  size_t k = 0;
+  while (k < lanes.size() && lanes[k] > start_s) ++k;
+  const int tid = static_cast<int>(k) + 1;
+  if (k == lanes.size()) {
+    lanes.push_back(end_s);
+    metadata(pid, tid, "thread_name", "name", "\"lane " + std::to_string(k) + "\"");
+    metadata(pid, tid, "thread_sort_index", "sort_index", std::to_string(k));
+  } else {
+    lanes[k] = end_s;
+  }
+  return tid;
+}
+
+void TimelineWriter::span(int pid, int tid, const char* name, double start_s, double end_s, const RequestRecord& r,
+                          const std::string& args) {
+  if (!(end_s > start_s)) return;  // not reached (NaN) or took no time
+  event_start();
+  append_format(buffer_, "{\"name\":\"%s\",\"cat\":\"request\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid,
+                tid);
+  append_us(buffer_, start_s);
+  buffer_ += ",\"dur\":";
+  append_us(buffer_, end_s - start_s);
+  append_format(buffer_, ",\"args\":{\"request\":%lld", static_cast<long long>(r.id));
+  buffer_ += args;
+  buffer_ += "}}";
+}
+
+void TimelineWriter::instant(int pid, int tid, const char* name, double t_s, const RequestRecord& r) {
+  if (std::isnan(t_s)) return;
+  event_start();
+  append_format(buffer_, "{\"name\":\"%s\",\"cat\":\"request\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
+                name, pid, tid);
+  append_us(buffer_, t_s);
+  append_format(buffer_, ",\"args\":{\"request\":%lld}}", static_cast<long long>(r.id));
+}
+
+void TimelineWriter::add(const RequestRecord& r) {
+  // Prefill instance: queued, then prefilling, on one lane.
+  const int prefill = prefill_pid(r.prefill_instance);
+  const int prefill_lane = lane(prefill, r.arrival_s, r.prefill_end_s);
+  std::string args;
+  append_format(args, ",\"prefill_memory_wait_ms\":%.6f", r.prefill_memory_wait_s * 1e3);
+  span(prefill, prefill_lane, "queue wait", r.arrival_s, r.prefill_start_s, r, args);
+  args.clear();
+  append_format(args, ",\"input_tokens\":%lld,\"cached_tokens\":%lld", static_cast<long long>(r.input_tokens),
+                static_cast<long long>(r.cached_tokens));
+  span(prefill, prefill_lane, "prefill", r.prefill_start_s, r.prefill_end_s, r, args);
+
+  // The transfer, on the sending and the receiving NICs; Lynx's two streams on two lanes.
+  const bool two_streams = !std::isnan(r.residual_arrival_s);
+  for (const int pid : {send_pid(r.prefill_instance), receive_pid(r.decode_instance)}) {
+    if (!two_streams) {
+      span(pid, lane(pid, r.transfer_start_s, r.anchor_arrival_s), "KV transfer", r.transfer_start_s,
+           r.anchor_arrival_s, r);
+      continue;
+    }
+    span(pid, lane(pid, r.transfer_start_s, r.anchor_arrival_s), "anchor transfer", r.transfer_start_s,
+         r.anchor_arrival_s, r);
+    span(pid, lane(pid, r.transfer_start_s, r.residual_arrival_s), "residual transfer", r.transfer_start_s,
+         r.residual_arrival_s, r);
+  }
+
+  // Decode instance: awaiting_memory, then from the KV being usable to the last token, on one lane.
+  const int decode = decode_pid(r.decode_instance);
+  const double memory_wait_start_s = std::max(0.0, r.transfer_start_s - r.decode_memory_wait_s);
+  const double kv_usable_s = r.anchor_arrival_s;
+  const int decode_lane = lane(decode, r.decode_memory_wait_s > 0 ? memory_wait_start_s : kv_usable_s, r.end_s);
+  span(decode, decode_lane, "decode memory wait", memory_wait_start_s, r.transfer_start_s, r);
+  span(decode, decode_lane, "batch wait", kv_usable_s, r.decode_start_s, r);
+  double decode_from_s = r.decode_start_s;
+  if (!std::isnan(r.verify_s)) {  // drafted on the anchor, then verified
+    args.clear();
+    append_format(args, ",\"spec_tokens\":%lld", static_cast<long long>(r.spec_tokens));
+    span(decode, decode_lane, "drafting", r.decode_start_s, r.residual_arrival_s, r, args);
+    args.clear();
+    append_format(args, ",\"accepted_tokens\":%lld,\"rolled_back_tokens\":%lld",
+                  static_cast<long long>(r.accepted_tokens), static_cast<long long>(r.rolled_back_tokens));
+    span(decode, decode_lane, "verification", r.residual_arrival_s, r.verify_s, r, args);
+    decode_from_s = r.verify_s;
+  }
+  args.clear();
+  append_format(args, ",\"output_tokens\":%lld", static_cast<long long>(r.output_tokens));
+  span(decode, decode_lane, "decode", decode_from_s, r.end_s, r, args);
+  if (r.spec_tokens > 0) instant(decode, decode_lane, "first draft", r.first_spec_token_s, r);
+  instant(decode, decode_lane, "first token", r.first_token_s, r);
+  if (buffer_.size() >= kFlushBytes) flush();
+}
+
+void TimelineWriter::flush() {
+  if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+    throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
+  buffer_.clear();
+}
+
+void TimelineWriter::commit() {
+  buffer_ += "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":";
+  buffer_ += other_data_;
+  buffer_ += "}\n";
+  flush();  // on failure the destructor discards the file
+  std::FILE* file = file_;
+  file_ = nullptr;
+  const bool closed = std::fclose(file) == 0;
+  if (!closed || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    const int why = errno;
+    discard();
+    throw_error("%s: cannot write: %s", path_.c_str(), std::strerror(why));
+  }
+}
+
+}  // namespace lynx

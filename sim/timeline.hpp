@@ -1,0 +1,78 @@
+// A run's timeline as a Chrome trace-event JSON file, the format ui.perfetto.dev and chrome://tracing open:
+// {"traceEvents":[...],"displayTimeUnit":"ms",...}, "X" (complete) events with ts and dur in microseconds, "i"
+// (instant) events, and "M" metadata naming every process and thread.
+//
+// Tracks. A process per prefill instance ("prefill 3"), per prefill instance's NICs, sending ("network: prefill 3
+// NICs (send)"), per decode instance's NICs, receiving, and per decode instance. A request's transfer is shown on
+// both the sending and the receiving NICs. Many requests overlap on one instance, and Chrome-trace "X" events
+// on one thread must not overlap, so each process has threads ("lane 0", "lane 1", ...): a request's spans on an
+// instance go to the lowest lane free over their whole interval (a lane's spans never overlap).
+//
+// Spans come from the request's record (request_record.hpp), the times requests.csv holds, and follow its state
+// machine (request_phase.hpp); a span is written when it lasts more than 0 s:
+//   prefill instance   queue wait          arrival -> prefill start              queued (prefill memory wait included)
+//                      prefill             prefill start -> prefill end          prefilling (layer-wise: the request
+//                                                                                is awaiting_memory / transferring too)
+//   NICs, both sides   KV transfer         transfer start -> KV arrival          transferring (single-stream formats)
+//                      anchor transfer     transfer start -> anchor arrival      transferring (Lynx)
+//                      residual transfer   transfer start -> residual arrival    transferring, drafting (Lynx)
+//   decode instance    decode memory wait  memory requested -> transfer start    awaiting_memory
+//                      batch wait          KV usable -> first decode iteration   drafting or decoding, not in a batch
+//                      drafting            first iteration -> residual arrival   drafting (Lynx, drafts made)
+//                      verification        residual arrival -> verification end  awaiting_verification: the draft
+//                                                                                iteration in progress, then the pass
+//                      decode              first iteration, or verification end -> last token   decoding
+//   instants           first draft (first_spec_token_s, Lynx) and first token (first_token_s), on the decode lane.
+// ts and dur are printed to the nanosecond. Same records in the same order -> the same bytes.
+//
+// Memory: the file is streamed a record at a time (the writer keeps each lane's end time, not the spans) to
+// "<path>.tmp.<pid>", renamed over <path> by commit(). Without commit() (an error) the temporary file, and any
+// folder created for it, are removed.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/request_record.hpp"
+#include "sim/sim_config.hpp"
+
+namespace lynx {
+
+class TimelineWriter {
+ public:
+  // Creates <path>'s folder if needed and opens the temporary file; throws LynxError naming the path.
+  TimelineWriter(const std::string& path, const SimConfig& config);
+  ~TimelineWriter();
+  TimelineWriter(const TimelineWriter&) = delete;
+  TimelineWriter& operator=(const TimelineWriter&) = delete;
+  // A finished request's spans (records in request order, as the simulator hands them out).
+  void add(const RequestRecord& r);
+  // Ends the JSON and renames the file into place.
+  void commit();
+
+ private:
+  int prefill_pid(int instance) const { return 1 + instance; }
+  int send_pid(int instance) const { return 1 + prefill_instances_ + instance; }
+  int receive_pid(int instance) const { return 1 + 2 * prefill_instances_ + instance; }
+  int decode_pid(int instance) const { return 1 + 2 * prefill_instances_ + decode_instances_ + instance; }
+  // The lowest lane (thread id) of process `pid` free from start_s on, now taken up to end_s; a new lane's
+  // metadata is written when it first appears.
+  int lane(int pid, double start_s, double end_s);
+  // Writes an "X" event when end_s > start_s; `args` is the JSON text inside its "args" object after the request id.
+  void span(int pid, int tid, const char* name, double start_s, double end_s, const RequestRecord& r,
+            const std::string& args = std::string());
+  void instant(int pid, int tid, const char* name, double t_s, const RequestRecord& r);
+  void metadata(int pid, int tid, const char* name, const char* key, const std::string& value);
+  void event_start();
+  void flush();
+  void discard();  // removes the temporary file and the folders created for it (if empty)
+
+  std::string path_, tmp_path_, buffer_, other_data_;
+  std::FILE* file_ = nullptr;
+  std::vector<std::string> created_dirs_;  // deepest first: removed on failure if still empty
+  int prefill_instances_ = 0, decode_instances_ = 0;
+  std::vector<std::vector<double>> lane_end_s_;  // [pid - 1][lane]: the end of the lane's last span
+  bool first_event_ = true;
+};
+
+}  // namespace lynx
