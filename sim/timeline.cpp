@@ -28,8 +28,13 @@ void append_format(std::string& out, const char* format, ...) {
   out.append(text, static_cast<size_t>(std::min<int>(n, static_cast<int>(sizeof text) - 1)));
 }
 
-// Seconds to the trace's microseconds, to the nanosecond.
-void append_us(std::string& out, double s) { append_format(out, "%.3f", s * 1e6); }
+// Times are rounded to whole nanoseconds first, so that a span ending where the next one starts (the same time in
+// the record) ends at exactly its ts: viewers nest or drop slices that overlap by a rounding error.
+int64_t to_ns(double s) { return std::llround(s * 1e9); }
+// Nanoseconds as the trace's microseconds with three decimals.
+void append_us(std::string& out, int64_t ns) {
+  append_format(out, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
+}
 }  // namespace
 
 TimelineWriter::TimelineWriter(const std::string& path, const SimConfig& config)
@@ -116,9 +121,10 @@ void TimelineWriter::span(int pid, int tid, const char* name, double start_s, do
   event_start();
   append_format(buffer_, "{\"name\":\"%s\",\"cat\":\"request\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid,
                 tid);
-  append_us(buffer_, start_s);
+  const int64_t start_ns = to_ns(start_s);
+  append_us(buffer_, start_ns);
   buffer_ += ",\"dur\":";
-  append_us(buffer_, end_s - start_s);
+  append_us(buffer_, to_ns(end_s) - start_ns);
   append_format(buffer_, ",\"args\":{\"request\":%lld", static_cast<long long>(r.id));
   buffer_ += args;
   buffer_ += "}}";
@@ -129,7 +135,7 @@ void TimelineWriter::instant(int pid, int tid, const char* name, double t_s, con
   event_start();
   append_format(buffer_, "{\"name\":\"%s\",\"cat\":\"request\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
                 name, pid, tid);
-  append_us(buffer_, t_s);
+  append_us(buffer_, to_ns(t_s));
   append_format(buffer_, ",\"args\":{\"request\":%lld}}", static_cast<long long>(r.id));
 }
 

@@ -23,7 +23,8 @@
 //                                                                                iteration in progress, then the pass
 //                      decode              first iteration, or verification end -> last token   decoding
 //   instants           first draft (first_spec_token_s, Lynx) and first token (first_token_s), on the decode lane.
-// ts and dur are printed to the nanosecond. Same records in the same order -> the same bytes.
+// Times are whole nanoseconds, printed as microseconds with three decimals; a span that ends where the next one
+// begins ends exactly at its ts. Same records in the same order -> the same bytes.
 //
 // Memory: the file is streamed a record at a time (the writer keeps each lane's end time, not the spans) to
 // "<path>.tmp.<pid>", renamed over <path> by commit(). Without commit() (an error) the temporary file, and any
