@@ -35,6 +35,8 @@ int64_t to_ns(double s) { return std::llround(s * 1e9); }
 void append_us(std::string& out, int64_t ns) {
   append_format(out, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
 }
+
+std::string nic_count(int nics) { return std::to_string(nics) + (nics == 1 ? " NIC" : " NICs"); }
 }  // namespace
 
 TimelineWriter::TimelineWriter(const std::string& path, const SimConfig& config)
@@ -63,11 +65,11 @@ TimelineWriter::TimelineWriter(const std::string& path, const SimConfig& config)
   for (int i = 0; i < prefill_instances_; ++i) {
     metadata(prefill_pid(i), 0, "process_name", "name", "\"prefill " + std::to_string(i) + "\"");
     metadata(send_pid(i), 0, "process_name", "name",
-             "\"network: prefill " + std::to_string(i) + " NICs (send, " + std::to_string(prefill_nics) + ")\"");
+             "\"network: prefill " + std::to_string(i) + " sends (" + nic_count(prefill_nics) + ")\"");
   }
   for (int i = 0; i < decode_instances_; ++i) {
     metadata(receive_pid(i), 0, "process_name", "name",
-             "\"network: decode " + std::to_string(i) + " NICs (receive, " + std::to_string(decode_nics) + ")\"");
+             "\"network: decode " + std::to_string(i) + " receives (" + nic_count(decode_nics) + ")\"");
     metadata(decode_pid(i), 0, "process_name", "name", "\"decode " + std::to_string(i) + "\"");
   }
   // Listed as prefill, its NICs, the decode NICs, decode: the order a request crosses them.

@@ -3,7 +3,8 @@
 // (instant) events, and "M" metadata naming every process and thread.
 //
 // Tracks. A process per prefill instance ("prefill 3"), per prefill instance's NICs, sending ("network: prefill 3
-// NICs (send)"), per decode instance's NICs, receiving, and per decode instance. A request's transfer is shown on
+// sends (8 NICs)"), per decode instance's NICs, receiving ("network: decode 5 receives (8 NICs)"), and per decode
+// instance. A request's transfer is shown on
 // both the sending and the receiving NICs. Many requests overlap on one instance, and Chrome-trace "X" events
 // on one thread must not overlap, so each process has threads ("lane 0", "lane 1", ...): a request's spans on an
 // instance go to the lowest lane free over their whole interval (a lane's spans never overlap).

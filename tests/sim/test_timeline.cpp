@@ -196,7 +196,7 @@ TEST_CASE("the timeline's spans are each request's state-machine phases at its r
                : std::vector<std::pair<const char*, const char*>>{{"KV transfer", "anchor_arrival_s"}};
       for (const auto& [name, arrival] : streams) {
         CAPTURE(name);
-        for (const std::string& side : {"network: " + prefill + " NICs (send", "network: " + decode + " NICs (receive"}) {
+        for (const std::string& side : {"network: " + prefill + " sends (1 NIC)", "network: " + decode + " receives (1 NIC)"}) {
           const Span* t = find(spans, name, side, processes);
           REQUIRE(t != nullptr);
           CHECK(std::fabs(t->ts_us - at("transfer_start_s")) <= kUs);
