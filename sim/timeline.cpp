@@ -56,25 +56,26 @@ TimelineWriter::TimelineWriter(const std::string& path, const SimConfig& config)
     for (const std::string& dir : created_dirs_) fs::remove(dir, error);
     throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(why));
   }
-  lane_end_s_.resize(static_cast<size_t>(2 * prefill_instances_ + 2 * decode_instances_));
+  const int processes = 2 * prefill_instances_ + 2 * decode_instances_;
+  lanes_.resize(static_cast<size_t>(processes));
+  next_tid_ = processes + 1;
   buffer_ = "{\"traceEvents\":[\n";
   const auto nics = [&](const PoolConfig& pool) {
     return config.network.nics_per_instance > 0 ? config.network.nics_per_instance : pool.tensor_parallel;
   };
   const int prefill_nics = nics(config.prefill), decode_nics = nics(config.decode);
   for (int i = 0; i < prefill_instances_; ++i) {
-    metadata(prefill_pid(i), 0, "process_name", "name", "\"prefill " + std::to_string(i) + "\"");
-    metadata(send_pid(i), 0, "process_name", "name",
+    metadata(prefill_pid(i), prefill_pid(i), "process_name", "name", "\"prefill " + std::to_string(i) + "\"");
+    metadata(send_pid(i), send_pid(i), "process_name", "name",
              "\"network: prefill " + std::to_string(i) + " sends (" + nic_count(prefill_nics) + ")\"");
   }
   for (int i = 0; i < decode_instances_; ++i) {
-    metadata(receive_pid(i), 0, "process_name", "name",
+    metadata(receive_pid(i), receive_pid(i), "process_name", "name",
              "\"network: decode " + std::to_string(i) + " receives (" + nic_count(decode_nics) + ")\"");
-    metadata(decode_pid(i), 0, "process_name", "name", "\"decode " + std::to_string(i) + "\"");
+    metadata(decode_pid(i), decode_pid(i), "process_name", "name", "\"decode " + std::to_string(i) + "\"");
   }
   // Listed as prefill, its NICs, the decode NICs, decode: the order a request crosses them.
-  for (int pid = 1; pid <= static_cast<int>(lane_end_s_.size()); ++pid)
-    metadata(pid, 0, "process_sort_index", "sort_index", std::to_string(pid));
+  for (int pid = 1; pid <= processes; ++pid) metadata(pid, pid, "process_sort_index", "sort_index", std::to_string(pid));
   other_data_ = nlohmann::json{{"model", config.model}, {"format", config.format}}.dump();
 }
 
@@ -103,18 +104,17 @@ void TimelineWriter::metadata(int pid, int tid, const char* name, const char* ke
 }
 
 int TimelineWriter::lane(int pid, double start_s, double end_s) {
-  std::vector<double>& lanes = lane_end_s_[static_cast<size_t>(pid - 1)];
+  std::vector<Lane>& lanes = lanes_[static_cast<size_t>(pid - 1)];
   size_t k = 0;
-  while (k < lanes.size() && lanes[k] > start_s) ++k;
-  const int tid = static_cast<int>(k) + 1;
+  while (k < lanes.size() && lanes[k].end_s > start_s) ++k;
   if (k == lanes.size()) {
-    lanes.push_back(end_s);
-    metadata(pid, tid, "thread_name", "name", "\"lane " + std::to_string(k) + "\"");
-    metadata(pid, tid, "thread_sort_index", "sort_index", std::to_string(k));
+    lanes.push_back(Lane{end_s, next_tid_++});
+    metadata(pid, lanes[k].tid, "thread_name", "name", "\"lane " + std::to_string(k) + "\"");
+    metadata(pid, lanes[k].tid, "thread_sort_index", "sort_index", std::to_string(k));
   } else {
-    lanes[k] = end_s;
+    lanes[k].end_s = end_s;
   }
-  return tid;
+  return lanes[k].tid;
 }
 
 void TimelineWriter::span(int pid, int tid, const char* name, double start_s, double end_s, const RequestRecord& r,

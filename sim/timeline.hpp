@@ -7,7 +7,9 @@
 // instance. A request's transfer is shown on
 // both the sending and the receiving NICs. Many requests overlap on one instance, and Chrome-trace "X" events
 // on one thread must not overlap, so each process has threads ("lane 0", "lane 1", ...): a request's spans on an
-// instance go to the lowest lane free over their whole interval (a lane's spans never overlap).
+// instance go to the lowest lane free over their whole interval (a lane's spans never overlap). Thread ids are
+// unique in the whole file and differ from every pid (Perfetto names threads by tid alone, and gives a process's
+// metadata the tid of its pid); each thread's name comes before its first event.
 //
 // Spans come from the request's record (request_record.hpp), the times requests.csv holds, and follow its state
 // machine (request_phase.hpp); a span is written when it lasts more than 0 s:
@@ -57,7 +59,7 @@ class TimelineWriter {
   int send_pid(int instance) const { return 1 + prefill_instances_ + instance; }
   int receive_pid(int instance) const { return 1 + 2 * prefill_instances_ + instance; }
   int decode_pid(int instance) const { return 1 + 2 * prefill_instances_ + decode_instances_ + instance; }
-  // The lowest lane (thread id) of process `pid` free from start_s on, now taken up to end_s; a new lane's
+  // The thread id of the lowest lane of process `pid` free from start_s on, now taken up to end_s; a new lane's
   // metadata is written when it first appears.
   int lane(int pid, double start_s, double end_s);
   // Writes an "X" event when end_s > start_s; `args` is the JSON text inside its "args" object after the request id.
@@ -73,7 +75,12 @@ class TimelineWriter {
   std::FILE* file_ = nullptr;
   std::vector<std::string> created_dirs_;  // deepest first: removed on failure if still empty
   int prefill_instances_ = 0, decode_instances_ = 0;
-  std::vector<std::vector<double>> lane_end_s_;  // [pid - 1][lane]: the end of the lane's last span
+  struct Lane {
+    double end_s;  // the end of its last span
+    int tid;
+  };
+  std::vector<std::vector<Lane>> lanes_;  // [pid - 1]
+  int next_tid_ = 0;                      // thread ids are unique in the file, and above every pid
   bool first_event_ = true;
 };
 

@@ -105,6 +105,13 @@ std::map<int64_t, std::vector<Span>> check_structure(const nlohmann::json& trace
     if (e["name"] == "process_name") processes[pid] = e["args"]["name"].get<std::string>();
     if (e["name"] == "thread_name") threads.insert({pid, tid});
   }
+  // Perfetto names a thread by its tid alone and gives a process's own metadata the tid of its pid: each tid is one
+  // thread of one process, and no pid.
+  std::map<int, int> process_of_tid;
+  for (const auto& [pid, tid] : threads) {
+    CHECK(process_of_tid.emplace(tid, pid).second);
+    CHECK(processes.count(tid) == 0);
+  }
   std::map<int64_t, std::vector<Span>> by_request;
   std::map<std::pair<int, int>, std::vector<Span>> by_track;
   for (const nlohmann::json& e : trace["traceEvents"]) {
