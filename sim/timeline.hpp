@@ -68,6 +68,7 @@ class TimelineWriter {
   void instant(int pid, int tid, const char* name, double t_s, const RequestRecord& r);
   void metadata(int pid, int tid, const char* name, const char* key, const std::string& value);
   void event_start();
+  void event_head(const char* name, const char* phase, int pid, int tid);  // up to "ts":
   void flush();
   void discard();  // removes the temporary file and the folders created for it (if empty)
 
