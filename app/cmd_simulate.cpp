@@ -1,9 +1,12 @@
 // lynxsim simulate: one configuration (cluster, model, format, workload) -> the resolved configuration
-// (config.json, runnable as is), the per-request CSV and the summary JSON.
+// (config.json, runnable as is), the per-request CSV and the summary JSON, and optionally a timeline (--timeline);
+// progress on stderr when it is a terminal (--progress / --no-progress).
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
@@ -16,12 +19,19 @@ namespace {
 struct SimulateOptions {
   std::string config;
   std::string out;
-  bool quiet = false;
+  std::string timeline;
+  bool quiet = false, progress = false, no_progress = false;
 };
 
 void run_simulate(const SimulateOptions& o) {
   check_output_location(o.out, true, "--out");
-  RunOutcome outcome = run_config(resolve_config_file(o.config), o.out);
+  if (!o.timeline.empty()) check_output_location(o.timeline, false, "--timeline");
+  RunExtras extras;
+  extras.timeline_path = o.timeline;
+  std::optional<ProgressMeter> meter;
+  if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
+  RunOutcome outcome = run_config(resolve_config_file(o.config), o.out, extras);
+  if (meter) meter->finish();
   const nlohmann::json& m = outcome.summary["metrics"];
   if (!o.quiet) {
     std::printf("%s: %zu requests, %s, %s\n", o.config.c_str(), outcome.requests,
@@ -39,6 +49,7 @@ void run_simulate(const SimulateOptions& o) {
                 m["mean_e2el_ms"].get<double>(), m["request_throughput"].get<double>());
     std::printf("  results in %s/summary.json and %s/requests.csv; configuration as run in %s/config.json\n",
                 o.out.c_str(), o.out.c_str(), o.out.c_str());
+    if (!o.timeline.empty()) std::printf("  timeline in %s (open it in ui.perfetto.dev)\n", o.timeline.c_str());
   }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
@@ -54,6 +65,12 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--config", options->config, "Simulation configuration (JSON)")->required();
   cmd->add_option("--out", options->out, "Output directory")->required();
   cmd->add_flag("--quiet", options->quiet, "Print nothing but diagnostics");
+  cmd->add_option("--timeline", options->timeline,
+                  "Also write the run's timeline, a Chrome trace-event JSON file (open it in ui.perfetto.dev)");
+  CLI::Option* progress =
+      cmd->add_flag("--progress", options->progress, "Show progress on stderr even when it is not a terminal");
+  cmd->add_flag("--no-progress", options->no_progress, "Never show progress (default: shown on a terminal)")
+      ->excludes(progress);
   cmd->callback([options] { run_simulate(*options); });
 }
 

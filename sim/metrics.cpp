@@ -349,7 +349,8 @@ void write_simulation_results(const std::string& dir, const SimulationInputs& in
 }
 
 nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
-                                 const std::string& workload_source, SimulationResult* result_out) {
+                                 const std::string& workload_source, SimulationResult* result_out,
+                                 const RecordSink& watch) {
   std::error_code error;
   const bool existed = std::filesystem::exists(dir, error);
   std::filesystem::create_directories(dir, error);
@@ -360,6 +361,7 @@ nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs&
     SimulationResult result = simulate(inputs, [&](const RequestRecord& r) {
       csv.add(r);
       metrics.add(r);
+      if (watch) watch(r);
     });
     csv.commit();
     nlohmann::json summary = summary_json(inputs, result, metrics, workload_source);

@@ -99,8 +99,10 @@ void write_simulation_results(const std::string& dir, const SimulationInputs& in
                               const std::string& workload_source);
 
 // Simulates and writes <dir>/requests.csv and <dir>/summary.json as write_simulation_results does (the same bytes),
-// streaming: each finished request's row is written and its record dropped. Returns the summary.
+// streaming: each finished request's row is written and its record dropped. Returns the summary. `watch`, if
+// given, is handed each record after its row (the progress meter, the timeline: run_config.hpp).
 nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
-                                 const std::string& workload_source, SimulationResult* result = nullptr);
+                                 const std::string& workload_source, SimulationResult* result = nullptr,
+                                 const RecordSink& watch = nullptr);
 
 }  // namespace lynx

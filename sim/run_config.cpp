@@ -1,6 +1,8 @@
 #include "sim/run_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -9,6 +11,7 @@
 #include "sim/input_checks.hpp"
 #include "sim/metrics.hpp"
 #include "sim/simulation_setup.hpp"
+#include "sim/timeline.hpp"
 #include "traces/workload_spec.hpp"
 #include "traces/workload_stream.hpp"
 
@@ -58,9 +61,17 @@ nlohmann::json workload_record(const WorkloadSpec& spec, const nlohmann::json& w
   w["over_context"] = spec.over_context;
   return w;
 }
+
+// Requests a workload generated as it is needed will have, when that is known before the run (0: not known).
+uint64_t streamed_request_count(const WorkloadSpec& spec) {
+  const TraceTransforms& t = spec.transforms;
+  if (!spec.synthetic || t.has_time_window) return 0;
+  const int64_t count = t.first_n > 0 ? std::min(t.first_n, spec.synthetic_spec.count) : spec.synthetic_spec.count;
+  return static_cast<uint64_t>(count);
+}
 }  // namespace
 
-RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir) {
+RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir, const RunExtras& extras) {
   const SimConfig& config = resolved.config;
   JsonObject workload(config.workload, config.origin, "$.workload");
   WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
@@ -88,7 +99,18 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
   RunOutcome outcome;
   try {
     write_file_atomic(out_dir + "/config.json", resolved.json.dump(2) + "\n");
-    outcome.summary = simulate_to_files(out_dir, inputs, source, &result);
+    std::unique_ptr<TimelineWriter> timeline;  // an uncommitted timeline removes its file when dropped
+    if (!extras.timeline_path.empty()) timeline = std::make_unique<TimelineWriter>(extras.timeline_path, config);
+    RecordSink watch;
+    if (timeline || extras.progress)
+      watch = [&](const RequestRecord& r) {
+        if (extras.progress != nullptr) extras.progress->add(r);
+        if (timeline) timeline->add(r);
+      };
+    if (extras.progress != nullptr)
+      extras.progress->start(inputs.request_source ? streamed_request_count(spec) : inputs.requests.size());
+    outcome.summary = simulate_to_files(out_dir, inputs, source, &result, watch);
+    if (timeline) timeline->commit();
   } catch (...) {
     if (!existed) fs::remove_all(out_dir, error);  // a failed run leaves nothing behind
     throw;

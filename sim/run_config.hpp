@@ -3,17 +3,25 @@
 // <out_dir>/summary.json. What `lynxsim simulate` does and what each sweep point runs (in its own process: SimGrid
 // allows one engine per process). The summary records what the run read: the workload (trace path, sha256 and the
 // transforms applied, or the synthetic spec), the kernel-cost tables (file, sha256, device), the compute model and
-// the acceptance source. A summary.json already in out_dir is removed before anything else is written, so a
-// folder never shows a summary beside another run's configuration; a failed run into a new folder leaves nothing.
+// the acceptance source. `lynxsim simulate` may add a timeline file and a progress meter (RunExtras). A
+// summary.json already in out_dir is removed before anything else is written, so a folder never shows a summary
+// beside another run's configuration; a failed run into a new folder leaves nothing.
 #pragma once
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/progress_meter.hpp"
 #include "sim/resolved_config.hpp"
 #include "sim/simulation.hpp"
 
 namespace lynx {
+
+// What `lynxsim simulate` may add to a run; neither changes its result files.
+struct RunExtras {
+  std::string timeline_path;          // "": none; else the run's Chrome trace-event timeline (sim/timeline.hpp)
+  ProgressMeter* progress = nullptr;  // started with the workload's size, then handed each finished record
+};
 
 struct RunOutcome {
   nlohmann::json summary;
@@ -21,6 +29,6 @@ struct RunOutcome {
   size_t requests = 0;
 };
 
-RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir);
+RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir, const RunExtras& extras = {});
 
 }  // namespace lynx
