@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/plot.hpp"
 #include "experiments/results.hpp"
@@ -19,10 +20,11 @@ struct RunOptions {
   std::string shard = "1/1";
   bool plot = false;
   bool force = false;
+  std::vector<std::string> sets;
 };
 
 void run_experiment(const RunOptions& o) {
-  Experiment e = experiment_load(o.experiment);
+  Experiment e = experiment_load_with_overrides(o.experiment, config_overrides_parse(o.sets));
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;
@@ -50,6 +52,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", o->jobs, "Points run at once (default 1)")->check(CLI::Range(1, 1024));
   cmd->add_option("--shard", o->shard, "Run only the K-th of N disjoint slices of the points (K/N, 1-based)");
   cmd->add_flag("--plot", o->plot, "Plot the results when every point has finished");
+  cmd->add_option("--set", o->sets,
+                  "Override a field of the base configuration: PATH=VALUE as in `simulate --set` (a path no axis "
+                  "sweeps). Repeatable")
+      ->allow_extra_args(false);
   cmd->add_flag("--force", o->force,
                 "Run every point again, even those with results of the same configuration (points whose recorded "
                 "configuration differs from the experiment's are always run again)");

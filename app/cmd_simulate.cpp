@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "experiments/config_overrides.hpp"
 #include "sim/run_config.hpp"
 #include "sim/sim_config.hpp"
 
@@ -15,12 +16,13 @@ namespace {
 struct SimulateOptions {
   std::string config;
   std::string out;
+  std::vector<std::string> sets;
   bool quiet = false;
 };
 
 void run_simulate(const SimulateOptions& o) {
   check_output_location(o.out, true, "--out");
-  SimConfig config = sim_config_load(o.config);
+  SimConfig config = sim_config_load_with_overrides(o.config, config_overrides_parse(o.sets));
   RunOutcome outcome = run_config(config, o.out);
   const nlohmann::json& m = outcome.summary["metrics"];
   if (!o.quiet) {
@@ -52,6 +54,11 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one configuration; write requests.csv and summary.json");
   cmd->add_option("--config", options->config, "Simulation configuration (JSON)")->required();
   cmd->add_option("--out", options->out, "Output directory")->required();
+  cmd->add_option("--set", options->sets,
+                  "Override a field: PATH=VALUE, PATH dotted as in sweep axes (cluster.network.nic_gbps=25, "
+                  "format=int8-g64); VALUE is JSON when it parses, else a string; null restores the default. "
+                  "Repeatable; reference: docs/config.md")
+      ->allow_extra_args(false);
   cmd->add_flag("--quiet", options->quiet, "Print nothing but diagnostics");
   cmd->callback([options] { run_simulate(*options); });
 }

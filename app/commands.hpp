@@ -13,5 +13,6 @@ void add_accuracy_command(CLI::App& app);
 void add_bench_kernels_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_config_command(CLI::App& app);
 
 }  // namespace lynx
