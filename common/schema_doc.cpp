@@ -172,7 +172,7 @@ std::string example_comment(const SchemaField& f) {
   return text;
 }
 
-void example_object(const SchemaSection& s, const std::string& path, int depth, std::string& out);
+void example_object(const SchemaSection& s, const std::string& path, int depth, bool commented, std::string& out);
 
 // The value shown for a field: its declared example, else its default.
 std::string example_value(const SchemaField& f, const std::string& path) {
@@ -183,25 +183,24 @@ std::string example_value(const SchemaField& f, const std::string& path) {
   return value;
 }
 
-void example_object(const SchemaSection& s, const std::string& path, int depth, std::string& out) {
+// The fields of `s`, one a line; inside a commented-out object (`commented`) every line is commented out.
+void example_object(const SchemaSection& s, const std::string& path, int depth, bool commented, std::string& out) {
   const std::string indent(2 * static_cast<size_t>(depth), ' ');
   size_t last_shown = s.count;
   for (size_t i = 0; i < s.count; ++i)
     if (s.fields[i].use == ExampleUse::shown) last_shown = i;
   for (size_t i = 0; i < s.count; ++i) {
     const SchemaField& f = s.fields[i];
-    const std::string key = quoted(f.key());
-    if (f.use == ExampleUse::commented) {
-      out += indent + "// " + key + ": " + example_value(f, path) + ",  // " + example_comment(f) + "\n";
-      continue;
-    }
-    const std::string comma = i == last_shown ? "" : ",";
+    const bool off = commented || f.use == ExampleUse::commented;
+    const std::string lead = indent + (off ? "// " : "") + quoted(f.key()) + ": ";
+    // In a commented-out block every entry keeps its comma: the block is read, if at all, after editing.
+    const std::string comma = off || i != last_shown ? "," : "";
     if (f.kind == FieldKind::object && f.object->section && !f.example) {
-      out += indent + key + ": {  // " + example_comment(f) + "\n";
-      example_object(*f.object->section, path + "." + f.key(), depth + 1, out);
-      out += indent + "}" + comma + "\n";
+      out += lead + "{  // " + example_comment(f) + "\n";
+      example_object(*f.object->section, path + "." + f.key(), depth + 1, off, out);
+      out += indent + (off ? "// " : "") + "}" + comma + "\n";
     } else {
-      out += indent + key + ": " + example_value(f, path) + comma + "  // " + example_comment(f) + "\n";
+      out += lead + example_value(f, path) + comma + "  // " + example_comment(f) + "\n";
     }
   }
 }
@@ -221,7 +220,7 @@ std::string schema_markdown(const std::vector<SchemaDocument>& documents, const 
 
 std::string schema_example(const SchemaSection& root, const std::string& header) {
   std::string out = header + "{\n";
-  example_object(root, "$", 1, out);
+  example_object(root, "$", 1, false, out);
   out += "}\n";
   return out;
 }

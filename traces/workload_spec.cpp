@@ -28,8 +28,11 @@ constexpr StringField kColHashes{"prefix_hashes", nullptr, "a member name",
 constexpr ChoiceField kColTimeUnit{"time_unit", "s", kTimeUnits,
                                    "unit of the arrival column (datetime: absolute date-time, seconds from the first row)"};
 constexpr BoolField kColRebase{"rebase_to_first_row", false, "shift arrivals so that the first row arrives at 0"};
-constexpr SchemaField kColumnsFields[] = {{kColArrival}, {kColInput}, {kColOutput},
-                                          {kColHashes, ExampleUse::commented, "\"hash_ids\""}, {kColTimeUnit},
+constexpr SchemaField kColumnsFields[] = {{kColArrival, ExampleUse::shown, "\"t\""},
+                                          {kColInput, ExampleUse::shown, "\"in\""},
+                                          {kColOutput, ExampleUse::shown, "\"out\""},
+                                          {kColHashes, ExampleUse::commented, "\"hash_ids\""},
+                                          {kColTimeUnit},
                                           {kColRebase}};
 constexpr SchemaSection kColumnsSection =
     schema_section("Trace columns", "The columns (CSV) or members (JSONL) of a generic trace.", kColumnsFields);
@@ -41,7 +44,6 @@ constexpr BoolField kKeepFailed{"keep_failed", false, "trace only: keep rows wit
 constexpr ObjectField kColumns{"columns", &kColumnsSection,
                                "trace only, and required there with format csv or jsonl: the columns to read", false,
                                false};
-constexpr const char* kColumnsExample = R"({"arrival": "t", "input_tokens": "in", "output_tokens": "out"})";
 
 // Lengths of a synthetic workload.
 constexpr IntegerField kFixedTokens{"fixed", "tokens", 0, 1, kMaxTokens,
@@ -58,7 +60,7 @@ constexpr SchemaField kLengthFields[] = {
     {kTraceFormat, ExampleUse::commented},
     {kSkipBadRows, ExampleUse::commented},
     {kKeepFailed, ExampleUse::commented},
-    {kColumns, ExampleUse::commented, kColumnsExample}};
+    {kColumns, ExampleUse::commented}};
 constexpr SchemaSection kLengthSection = schema_section(
     "Synthetic lengths", "Exactly one of fixed, uniform or empirical; the trace options apply to empirical only.",
     kLengthFields);
@@ -108,7 +110,7 @@ constexpr SchemaField kWorkloadFields[] = {
     {kTraceFormat, ExampleUse::commented},
     {kSkipBadRows, ExampleUse::commented},
     {kKeepFailed, ExampleUse::commented},
-    {kColumns, ExampleUse::commented, kColumnsExample},
+    {kColumns, ExampleUse::commented},
     {kTimeWindow, ExampleUse::commented, "[0, 600]"},
     {kFirstN, ExampleUse::commented, "1000"},
     {kSpread},
