@@ -9,6 +9,7 @@
 //  2. Memory: peak memory of a synthetic workload at the Mooncake trace's load (its arrival rate, its joint
 //     empirical lengths) of 1x, 8x and 64x its length, streamed (requests generated as needed, rows written and
 //     dropped). Target: flat; a 10-million-request run under 1 GB (`bench_simulate --ten-million`, ~20 minutes).
+//     Then a trace file read as it is needed: the Mooncake trace and a file of its rows repeated 8 times.
 //  3. Scale: cost per simulated request at 8+8 and 512+512 instances (load scaled with the instances), star and
 //     leaf-spine. Target: at most 1.5x from 8+8 to 512+512.
 //   bench_simulate [--reps N] [--config FILE] [--ten-million] [--skip-memory] [--skip-scale]
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +42,7 @@
 #include "sim/simulation_setup.hpp"
 #include "traces/trace_stats.hpp"
 #include "traces/workload_spec.hpp"
+#include "traces/workload_stream.hpp"
 
 namespace {
 namespace sg4 = simgrid::s4u;
@@ -135,6 +138,24 @@ nlohmann::json synthetic_workload(const std::string& trace, double rate_per_s, i
             {"input_tokens", {{"empirical", trace}}},
             {"output_tokens", {{"empirical", trace}}}}}};
 }
+
+// The Mooncake trace's rows `copies` times, copy k shifted by k times (span + 1 s), as a Mooncake JSONL file.
+void write_repeated_trace(const std::string& source, const std::vector<lynx::Request>& trace, int copies,
+                          const std::string& path) {
+  const int64_t shift_ms = static_cast<int64_t>(std::llround(trace.back().arrival_s * 1000)) + 1000;
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (out == nullptr) lynx::throw_error("%s: cannot write", path.c_str());
+  for (int k = 0; k < copies; ++k)
+    for (const lynx::Request& r : trace) {
+      std::fprintf(out, "{\"timestamp\": %lld, \"input_length\": %lld, \"output_length\": %lld, \"hash_ids\": [",
+                   static_cast<long long>(std::llround(r.arrival_s * 1000)) + k * static_cast<long long>(shift_ms),
+                   static_cast<long long>(r.input_tokens), static_cast<long long>(r.output_tokens));
+      for (size_t i = 0; i < r.prefix_block_hashes.size(); ++i)
+        std::fprintf(out, i ? ", %llu" : "%llu", static_cast<unsigned long long>(r.prefix_block_hashes[i]));
+      std::fprintf(out, "]}\n");
+    }
+  if (std::fclose(out) != 0) lynx::throw_error("%s: cannot write (%s)", path.c_str(), source.c_str());
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -201,6 +222,23 @@ int main(int argc, char** argv) {
         const RunFigures f = parse(simulate_once(c, tmp + "/memory"));
         std::printf("  %-6s %12.0f %10.0f %12.0f %10.1f%s\n", label.c_str(), f.requests, f.peak_mb,
                     f.requests / f.wall_s, f.wall_s, label == "10M" ? "  (target < 1024 MB)" : "");
+        std::fflush(stdout);
+      }
+    }
+
+    // 2b. The same for a trace file read as it is needed: the trace itself, and its rows repeated 8 times (each copy
+    // shifted by the trace's span) in a file of 8x the length.
+    if (!skip_memory) {
+      const std::string repeated = tmp + "/trace_8x.jsonl";
+      write_repeated_trace(trace_path, trace, 8, repeated);
+      std::printf("peak memory of a trace file read as needed (Mooncake rows):\n");
+      std::printf("  %-6s %12s %10s %12s %10s\n", "length", "requests", "peak MB", "requests/s", "wall s");
+      for (const auto& [label, path] : {std::pair<std::string, std::string>{"1x", trace_path}, {"8x", repeated}}) {
+        lynx::SimConfig c = config;
+        c.workload = {{"trace", path}, {"format", "mooncake"}};
+        const RunFigures f = parse(simulate_once(c, tmp + "/memory"));
+        std::printf("  %-6s %12.0f %10.0f %12.0f %10.1f\n", label.c_str(), f.requests, f.peak_mb,
+                    f.requests / f.wall_s, f.wall_s);
         std::fflush(stdout);
       }
     }

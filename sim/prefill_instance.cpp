@@ -1,6 +1,7 @@
 #include "sim/prefill_instance.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "sim/input_checks.hpp"
 
@@ -26,6 +27,10 @@ void PrefillInstance::enqueue(RequestState& request) {
 void PrefillInstance::release(RequestState& request) {
   used_bytes_ -= request.prefill_memory_bytes;
   request.prefill_memory_bytes = 0;
+  if (cache_ && request.prefix_blocks_pinned > 0) {
+    cache_->unpin(request.request.prefix_block_hashes, request.prefix_blocks_pinned);
+    request.prefix_blocks_pinned = 0;
+  }
   if (!busy_) start_iteration();
 }
 
@@ -43,9 +48,16 @@ void PrefillInstance::start_iteration() {
   while (!queue_.empty() && (budget == 0 ? pieces.empty() : used < budget)) {
     RequestState* r = queue_.front();
     if (r->phase == RequestPhase::queued) {
-      // A new request needs room for its prompt's KV; else it waits, and so does the queue behind it (FCFS).
-      const double bytes = prefill_kv_bytes(*context_.inputs, r->request.input_tokens);
-      if (used_bytes_ + bytes > capacity_bytes_) {  // cached prefixes yield to in-flight KV, so they do not count
+      // A new request needs room for its prompt's KV beyond the cached blocks it shares (which it pins); else it
+      // waits, and so does the queue behind it (FCFS). Unpinned cached blocks yield to it: they do not count.
+      const std::vector<uint64_t>& hashes = r->request.prefix_block_hashes;
+      const int64_t matched = cache_ ? cache_->peek(hashes) : 0;
+      // At least the last prompt token is computed: its logits give the first output token.
+      const int64_t cached_tokens =
+          std::min(matched * context_.inputs->prefix_block_tokens, r->request.input_tokens - 1);
+      const double bytes = prefill_kv_bytes(*context_.inputs, r->request.input_tokens - cached_tokens);
+      const double pinned_after = cache_ ? cache_->pinned_bytes() + cache_->unpinned_bytes(hashes, matched) : 0;
+      if (used_bytes_ + bytes + pinned_after > capacity_bytes_) {
         if (memory_wait_since_s_ < 0) memory_wait_since_s_ = now;
         break;
       }
@@ -56,11 +68,11 @@ void PrefillInstance::start_iteration() {
       r->prefill_memory_bytes = bytes;
       used_bytes_ += bytes;
       if (cache_) {
+        cache_->pin(hashes, 0, matched);
+        r->prefix_blocks_pinned = matched;
         cache_->shrink_to(capacity_bytes_ - used_bytes_);
-        // At least the last prompt token is computed: its logits give the first output token.
-        const int64_t blocks = cache_->match(r->request.prefix_block_hashes);
-        r->record.cached_tokens = std::min(blocks * context_.inputs->prefix_block_tokens, r->request.input_tokens - 1);
-        r->prefilled_tokens = r->record.cached_tokens;
+        r->record.cached_tokens = cached_tokens;
+        r->prefilled_tokens = cached_tokens;
       }
       r->record.prefill_start_s = now;
       r->advance(RequestPhase::prefilling);
@@ -88,14 +100,27 @@ void PrefillInstance::finish_group(std::vector<Piece> pieces, int group, double 
   if (group >= 0) {
     for (const Piece& p : pieces) {
       if (!p.last) continue;
-      if (layer_wise) context_.on_chunk_ready(*p.request, group);
       if (group == chunks - 1) {
         p.request->record.prefill_end_s = now;
-        if (cache_) {  // the prompt's full blocks are now computed: cache them in the memory left free
-          const RequestState& r = *p.request;
-          const auto blocks = static_cast<size_t>(r.request.input_tokens / context_.inputs->prefix_block_tokens);
-          cache_->insert(r.request.prefix_block_hashes, blocks, capacity_bytes_ - used_bytes_);
+        if (cache_) {  // the prompt's full blocks are now computed: they become cache blocks, pinned by the request
+          RequestState& r = *p.request;
+          const int64_t blocks = std::min(r.request.input_tokens / context_.inputs->prefix_block_tokens,
+                                          static_cast<int64_t>(r.request.prefix_block_hashes.size()));
+          if (blocks > r.prefix_blocks_pinned) {
+            cache_->pin(r.request.prefix_block_hashes, r.prefix_blocks_pinned, blocks);
+            // Their memory moves from the request's reservation into the cache (a block cached meanwhile by
+            // another request is shared: the request's copy is freed).
+            const double moved = std::min(r.prefill_memory_bytes, cache_->block_bytes() *
+                                                                     static_cast<double>(blocks - r.prefix_blocks_pinned));
+            r.prefill_memory_bytes -= moved;
+            used_bytes_ -= moved;
+            r.prefix_blocks_pinned = blocks;
+          }
         }
+      }
+      // Chunks are handed over after the bookkeeping above: a sent chunk may release the request's memory.
+      if (layer_wise) context_.on_chunk_ready(*p.request, group);
+      if (group == chunks - 1) {
         outstanding_tokens_ -= p.request->request.input_tokens;
         if (!layer_wise)
           for (int c = 0; c < chunks; ++c) context_.on_chunk_ready(*p.request, c);

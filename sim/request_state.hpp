@@ -41,6 +41,8 @@ struct RequestState {
   double memory_bytes = 0;           // reserved on the decode instance
   double memory_requested_s = 0;     // when the decode memory was requested
   double prefill_memory_bytes = 0;   // held on the prefill instance from its prefill start until its KV is sent
+                                     // (its prompt's KV outside the prefix-cache blocks it pins)
+  int64_t prefix_blocks_pinned = 0;  // leading prefix blocks it pins in its prefill instance's cache until then
   int streams_sent = 0;              // streams that have sent their last chunk
   // decode
   int64_t final_tokens = 0;          // tokens that are final

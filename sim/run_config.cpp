@@ -5,6 +5,7 @@
 #include "sim/metrics.hpp"
 #include "sim/simulation_setup.hpp"
 #include "traces/workload_spec.hpp"
+#include "traces/workload_stream.hpp"
 
 namespace lynx {
 
@@ -21,7 +22,8 @@ RunOutcome run_config(const SimConfig& config, const std::string& out_dir) {
   if (spec.prefix_block_tokens_given && !config.prefill.prefix_cache)
     workload.fail("prefix_block_tokens", "no prefix_block_tokens without \"cluster.prefill.prefix_cache\": true (it "
                                          "would be ignored)");
-  // A workload that can be read as it is needed is (bounded memory for any length); any other is built whole.
+  // The workload is read as it is needed (bounded memory for any length), unless over_context "skip" or "truncate"
+  // must renumber the requests first.
   std::function<bool(Request&)> stream = spec.over_context == "error" ? workload_stream(spec, config.seed) : nullptr;
   SimulationInputs inputs = simulation_inputs(config, stream ? std::vector<Request>{} : workload_build(spec, config.seed));
   inputs.request_source = std::move(stream);

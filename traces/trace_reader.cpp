@@ -135,20 +135,61 @@ class RowChecker {
 };
 
 bool is_blank(std::string_view line) { return text_trim(line).empty(); }
+}  // namespace
 
-// JSONL: every non-blank line, the first included, is a row.
-void read_jsonl(LineReader& reader, std::string_view line, const TraceSchema& schema, RowChecker& checker,
-                TraceReadReport& report) {
-  std::vector<JsonMember> members;
-  JsonLineError error;
-  do {
-    if (is_blank(line)) continue;
-    ++report.rows;
-    size_t n = reader.line_number();
-    if (!json_line_scan(line, members, error)) {
-      checker.structural(n, "malformed JSON at column " + std::to_string(error.column) + " (" + error.reason + ")",
+// The reader's state between two pulls: the file, its schema, the row checker and, for CSV, the header's columns.
+struct TraceRowStream::State {
+  TraceReadReport report;
+  TraceReadOptions options;
+  LineReader reader;
+  TraceSchema schema;
+  RowChecker checker;
+  Request pending;             // the request the checker handed over last
+  bool have_pending = false;
+  std::string first_row;       // JSONL: the first non-blank line is already a row
+  bool first_row_unread = false;
+  bool finished = false;
+  std::vector<JsonMember> members;  // JSONL scratch
+  JsonLineError json_error;
+  std::vector<std::string_view> fields;  // CSV scratch
+  std::vector<std::string> names;        // CSV header
+  size_t time_col = 0, input_col = 0, output_col = 0;
+  std::function<bool(Request&&)> hand_over;
+
+  State(const std::string& path, const TraceReadOptions& opts)
+      : options(opts), reader(path), checker(schema, options, report, hand_over) {
+    hand_over = [this](Request&& r) {
+      pending = std::move(r);
+      have_pending = true;
+      return true;
+    };
+  }
+
+  // CSV: `header` is the first non-blank line.
+  void read_header(std::string_view header) {
+    size_t header_line = reader.line_number();
+    std::string header_text(header);
+    if (!csv_split(header_text, fields))
+      throw_error("%s:%zu: unterminated quoted field in the header: \"%s\" (expected %s)", report.path.c_str(),
+                  header_line, text_excerpt(header_text).c_str(), schema.row_form.c_str());
+    for (auto f : fields) names.emplace_back(text_trim(f));
+    auto column_of = [&](const std::string& name) {
+      for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == name) return i;
+      throw_error("%s:%zu: the header lacks column \"%s\": \"%s\" (expected %s)", report.path.c_str(), header_line,
+                  name.c_str(), text_excerpt(header_text).c_str(), schema.row_form.c_str());
+    };
+    time_col = column_of(schema.arrival);
+    input_col = column_of(schema.input_tokens);
+    output_col = column_of(schema.output_tokens);
+  }
+
+  void jsonl_row(std::string_view line, size_t n) {
+    if (!json_line_scan(line, members, json_error)) {
+      checker.structural(n, "malformed JSON at column " + std::to_string(json_error.column) + " (" +
+                                json_error.reason + ")",
                          line);
-      continue;
+      return;
     }
     const JsonMember* time = json_member_find(members, schema.arrival);
     const JsonMember* input = json_member_find(members, schema.input_tokens);
@@ -159,98 +200,125 @@ void read_jsonl(LineReader& reader, std::string_view line, const TraceSchema& sc
     if (!missing && !schema.prefix_hashes.empty() && !hashes) missing = &schema.prefix_hashes;
     if (missing) {
       checker.structural(n, "missing field \"" + *missing + "\"", line);
-      continue;
-    }
-    std::string_view hashes_text = hashes ? hashes->value : std::string_view();
-    if (!checker.row(n, time->value, input->value, output->value, hashes ? &hashes_text : nullptr)) {
-      report.stopped_early = true;
       return;
     }
-  } while (reader.next(line));
-}
+    std::string_view hashes_text = hashes ? hashes->value : std::string_view();
+    checker.row(n, time->value, input->value, output->value, hashes ? &hashes_text : nullptr);
+  }
 
-// CSV: `header` is the first non-blank line; rows follow.
-void read_csv(LineReader& reader, std::string_view header, const TraceSchema& schema, RowChecker& checker,
-              TraceReadReport& report) {
-  std::vector<std::string_view> fields;
-  size_t header_line = reader.line_number();
-  std::string header_text(header);
-  if (!csv_split(header_text, fields))
-    throw_error("%s:%zu: unterminated quoted field in the header: \"%s\" (expected %s)", report.path.c_str(),
-                header_line, text_excerpt(header_text).c_str(), schema.row_form.c_str());
-  std::vector<std::string> names;
-  for (auto f : fields) names.emplace_back(text_trim(f));
-  auto column_of = [&](const std::string& name) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return i;
-    throw_error("%s:%zu: the header lacks column \"%s\": \"%s\" (expected %s)", report.path.c_str(), header_line,
-                name.c_str(), text_excerpt(header_text).c_str(), schema.row_form.c_str());
-  };
-  size_t time_col = column_of(schema.arrival), input_col = column_of(schema.input_tokens),
-         output_col = column_of(schema.output_tokens);
-  std::string_view line;
-  while (reader.next(line)) {
-    if (is_blank(line)) continue;
-    ++report.rows;
-    size_t n = reader.line_number();
+  void csv_row(std::string_view line, size_t n) {
     if (!csv_split(line, fields)) {
       checker.structural(n, "unterminated quoted field", line);
-      continue;
+      return;
     }
     if (fields.size() < names.size()) {
       // The header's own names may carry control bytes: shown escaped, like the row.
       checker.structural(n, "missing column \"" + text_excerpt(names[fields.size()]) + "\"", line);
-      continue;
+      return;
     }
     if (fields.size() > names.size()) {
       checker.structural(n, std::to_string(fields.size()) + " fields where the header has " +
                                 std::to_string(names.size()),
                          line);
-      continue;
-    }
-    if (!checker.row(n, fields[time_col], fields[input_col], fields[output_col], nullptr)) {
-      report.stopped_early = true;
       return;
     }
+    checker.row(n, fields[time_col], fields[input_col], fields[output_col], nullptr);
   }
-}
-}  // namespace
 
-TraceReadReport trace_read_each(const std::string& path, const TraceReadOptions& options,
-                                const std::function<bool(Request&&)>& on_request) {
-  TraceReadReport report;
-  report.path = path;
-  report.failed_kept = options.keep_failed;
-  LineReader reader(path);
+  // One line: a row is counted and checked; a valid one leaves `pending` set.
+  void line(std::string_view text, size_t n) {
+    if (is_blank(text)) return;
+    ++report.rows;
+    if (schema.jsonl) jsonl_row(text, n);
+    else csv_row(text, n);
+  }
+
+  // The end of the file: the checks on the file as a whole.
+  void finish() {
+    finished = true;
+    report.bytes = reader.bytes_read();
+    const std::string& path = report.path;
+    if (report.rows == 0)
+      throw_error("%s: no rows after the header (expected %s)", path.c_str(), schema.row_form.c_str());
+    if (report.requests == 0 && !report.stopped_early) {
+      if (report.bad_rows_skipped == report.rows)
+        throw_error("%s: no valid row: all %lld rows are bad (first: %s)", path.c_str(),
+                    static_cast<long long>(report.rows), report.first_bad_rows.front().c_str());
+      throw_error("%s: no request: every valid row is a failed request (0 output tokens); keep_failed keeps them",
+                  path.c_str());
+    }
+  }
+};
+
+TraceRowStream::TraceRowStream(const std::string& path, const TraceReadOptions& options)
+    : state_(std::make_unique<State>(path, options)) {
+  State& s = *state_;
+  s.report.path = path;
+  s.report.failed_kept = options.keep_failed;
   std::string_view line;
   bool any = false, blank = false;
-  while ((any = reader.next(line)) && is_blank(line)) blank = true;
+  while ((any = s.reader.next(line)) && is_blank(line)) blank = true;
   if (!any)
     throw_error("%s: %s (expected a trace: %s)", path.c_str(), blank ? "only blank lines, no row" : "empty file",
                 trace_format_known_forms().c_str());
-  report.format = options.format;
-  if (report.format == TraceFormat::auto_detect) {
-    report.format = trace_format_detect(line);
-    if (report.format == TraceFormat::auto_detect)
-      throw_error("%s:%zu: unknown trace format: \"%s\" (expected %s)", path.c_str(), reader.line_number(),
+  s.report.format = options.format;
+  if (s.report.format == TraceFormat::auto_detect) {
+    s.report.format = trace_format_detect(line);
+    if (s.report.format == TraceFormat::auto_detect)
+      throw_error("%s:%zu: unknown trace format: \"%s\" (expected %s)", path.c_str(), s.reader.line_number(),
                   text_excerpt(line).c_str(), trace_format_known_forms().c_str());
   }
-  TraceSchema schema = trace_schema_for(report.format, options.columns);
-  RowChecker checker(schema, options, report, on_request);
-  if (schema.jsonl) read_jsonl(reader, line, schema, checker, report);
-  else read_csv(reader, line, schema, checker, report);
-  report.bytes = reader.bytes_read();
-
-  if (report.rows == 0)
-    throw_error("%s: no rows after the header (expected %s)", path.c_str(), schema.row_form.c_str());
-  if (report.requests == 0 && !report.stopped_early) {
-    if (report.bad_rows_skipped == report.rows)
-      throw_error("%s: no valid row: all %lld rows are bad (first: %s)", path.c_str(),
-                  static_cast<long long>(report.rows), report.first_bad_rows.front().c_str());
-    throw_error("%s: no request: every valid row is a failed request (0 output tokens); keep_failed keeps them",
-                path.c_str());
+  s.schema = trace_schema_for(s.report.format, options.columns);
+  if (s.schema.jsonl) {
+    s.first_row.assign(line);
+    s.first_row_unread = true;
+  } else {
+    s.read_header(line);
   }
-  return report;
+}
+
+TraceRowStream::~TraceRowStream() = default;
+
+bool TraceRowStream::next(Request& out) {
+  State& s = *state_;
+  while (!s.have_pending) {
+    if (s.finished) return false;
+    if (s.first_row_unread) {
+      s.first_row_unread = false;
+      s.line(s.first_row, s.reader.line_number());
+      continue;
+    }
+    std::string_view line;
+    if (!s.reader.next(line)) {
+      s.finish();
+      return false;
+    }
+    s.line(line, s.reader.line_number());
+  }
+  out = std::move(s.pending);
+  s.have_pending = false;
+  return true;
+}
+
+void TraceRowStream::stop() {
+  State& s = *state_;
+  if (s.finished) return;
+  s.report.stopped_early = true;
+  s.finish();
+}
+
+const TraceReadReport& TraceRowStream::report() const { return state_->report; }
+
+TraceReadReport trace_read_each(const std::string& path, const TraceReadOptions& options,
+                                const std::function<bool(Request&&)>& on_request) {
+  TraceRowStream stream(path, options);
+  Request r;
+  while (stream.next(r))
+    if (!on_request(std::move(r))) {
+      stream.stop();
+      break;
+    }
+  return stream.report();
 }
 
 TraceReadResult trace_read(const std::string& path, const TraceReadOptions& options) {

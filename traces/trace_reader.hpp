@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,26 @@ struct TraceReadReport {
   int64_t requests = 0;          // requests handed to the caller
   bool stopped_early = false;    // the caller asked to stop before the end of the file
   uint64_t bytes = 0;            // bytes of the file read
+};
+
+// Pulls the requests of `path` one at a time (the reader keeps one line buffer, not the file). The constructor
+// opens the file, detects the format and reads a CSV header; next() fills the next valid request, or returns false
+// at the end of the file after the checks on the file as a whole (no rows, no valid row). Errors as above.
+class TraceRowStream {
+ public:
+  TraceRowStream(const std::string& path, const TraceReadOptions& options);
+  ~TraceRowStream();
+  TraceRowStream(const TraceRowStream&) = delete;
+  TraceRowStream& operator=(const TraceRowStream&) = delete;
+
+  bool next(Request& out);
+  // The caller wants no more requests (report().stopped_early).
+  void stop();
+  const TraceReadReport& report() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // Reads `path` and calls `on_request` with each request in file order (id = its index among the requests handed

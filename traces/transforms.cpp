@@ -8,10 +8,6 @@
 
 namespace lynx {
 
-namespace {
-constexpr uint64_t kSpreadStream = 3;
-}
-
 RequestSelector::Verdict RequestSelector::offer(Request& r) {
   if (done()) return Verdict::stop;
   if (t_.has_time_window) {
@@ -42,7 +38,7 @@ void spread_same_timestamp(std::vector<Request>& requests, double step_s, uint64
                   requests.size());
     return;
   }
-  Rng rng(seed_derive(seed, kSpreadStream));
+  Rng rng(seed_derive(seed, kSpreadRandomStream));
   std::vector<double> draws;
   for (size_t begin = 0; begin < requests.size();) {
     size_t end = begin + 1;

@@ -29,6 +29,9 @@ struct TraceTransforms {
   double target_rate_per_s = 0;         // 0: keep the rate
 };
 
+// The random stream (traces/random.hpp seed_derive) the spreading draws from.
+constexpr uint64_t kSpreadRandomStream = 3;
+
 // Steps 1 and 2 for requests offered in arrival order.
 class RequestSelector {
  public:

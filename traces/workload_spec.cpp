@@ -286,37 +286,6 @@ WorkloadBuild workload_build_report(const WorkloadSpec& spec, uint64_t seed) {
   return build;
 }
 
-std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed) {
-  const TraceTransforms& t = spec.transforms;
-  if (!spec.synthetic || t.spread_same_timestamp || t.target_rate_per_s > 0) return {};
-  struct State {
-    TraceTransforms transforms;  // before the selector, which refers to it
-    SyntheticStream stream;
-    RequestSelector selector;
-    int64_t next_id = 0;
-    bool stopped = false;
-    State(const WorkloadSpec& spec, uint64_t seed)
-        : transforms(spec.transforms), stream(spec.synthetic_spec, seed), selector(transforms) {}
-  };
-  auto state = std::make_shared<State>(spec, seed);
-  return [state, scale = t.time_scale, origin = spec.origin](Request& r) {
-    while (!state->stopped && !state->selector.done() && state->stream.next(r)) {
-      const RequestSelector::Verdict v = state->selector.offer(r);
-      if (v == RequestSelector::Verdict::stop) break;
-      if (v == RequestSelector::Verdict::skip) continue;
-      if (scale != 1) r.arrival_s *= scale;
-      r.id = state->next_id++;
-      return true;
-    }
-    state->stopped = true;
-    if (state->next_id == 0)
-      throw_error("%s: the workload is empty: the time window [%g, %g) s holds no request of the synthetic workload",
-                  origin.empty() ? "workload" : origin.c_str(), state->transforms.window_begin_s,
-                  state->transforms.window_end_s);
-    return false;
-  };
-}
-
 std::vector<Request> workload_build(const WorkloadSpec& spec, uint64_t seed) {
   WorkloadBuild build = workload_build_report(spec, seed);
   const TraceReadReport& r = build.read;

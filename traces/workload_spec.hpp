@@ -49,12 +49,6 @@ struct WorkloadBuild {
 // Builds the request list, deterministic for a given seed. Throws LynxError on a bad trace or an empty result.
 WorkloadBuild workload_build_report(const WorkloadSpec& spec, uint64_t seed);
 
-// The requests one at a time, without holding them (each call fills the next; false at the end), where the
-// workload allows it: a synthetic workload whose transforms need no look at the whole list (time window, first N
-// and time_scale do; spreading and a target rate do not). Yields exactly workload_build's requests. An empty
-// function where the workload must be built whole.
-std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed);
-
 // The same, returning the requests only; skipped bad rows and dropped failed rows are noted on stderr.
 std::vector<Request> workload_build(const WorkloadSpec& spec, uint64_t seed);
 

@@ -275,6 +275,45 @@ TEST_CASE("prefix caching: a prompt whose leading blocks are cached prefills onl
   }
 }
 
+TEST_CASE("prefix blocks are shared, not counted twice: a prompt sharing a pinned prefix fits where a copy would not") {
+  // As in the back-pressure case: one H200 with room for one 64K-token prompt's bf16 KV (8.59 GB of 12.8 GB), not
+  // two. When A's prefill ends its 128 full blocks become cache blocks pinned by A (moved out of its reservation,
+  // not copied). B shares A's first 120 blocks: it needs room only for its 4,096 other tokens, so it starts as soon
+  // as A's prefill ends instead of waiting for A's KV to leave, and prefills 4,096 tokens over 61,440 cached ones.
+  // A B with its own blocks still waits for A's KV to be sent.
+  const int64_t T = 65536;
+  for (bool shared : {true, false}) {
+    CAPTURE(shared);
+    nlohmann::json config = base_config("bf16", 10, "after-prefill");
+    config["cluster"]["prefill"] = {{"memory_reserve_fraction", 0.795}, {"prefix_cache", true}};
+    Request a = make_request(0, 0.0, T, 2), b = make_request(1, 0.0, T, 2);
+    for (uint64_t i = 0; i < 128; ++i) {
+      a.prefix_block_hashes.push_back(i);
+      b.prefix_block_hashes.push_back(shared && i < 120 ? i : 1000 + i);
+    }
+    std::vector<Request> requests{a, b};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord &r0 = run.records.at(0), &r1 = run.records.at(1);
+    const double kv_bytes = static_cast<double>(model_kv_bytes(in.model, in.format, T).total());
+    if (shared) {
+      ComputeCostModel cost(in.model, in.prefill_gpu, 1);
+      const double elements = 2.0 * static_cast<double>(T * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+      CHECK(r1.prefill_start_s == doctest::Approx(r0.prefill_end_s).epsilon(kRel));
+      CHECK(r1.cached_tokens == 61440);
+      CHECK(r1.prefill_memory_wait_s == 0);
+      CHECK(r1.prefill_end_s - r1.prefill_start_s ==
+            doctest::Approx(cost.prefill_seconds(4096, 61440) + in.prefill_kernels.encode_seconds(elements))
+                .epsilon(kRel));
+    } else {
+      CHECK(r1.cached_tokens == 0);
+      CHECK(r1.prefill_start_s == doctest::Approx(r0.prefill_end_s + kv_bytes / bytes_per_s(10)).epsilon(kRel));
+      CHECK(r1.prefill_memory_wait_s > 0);
+    }
+    CHECK(run.bytes_delivered == static_cast<uint64_t>(2 * kv_bytes));  // the decode side gets both KV caches whole
+  }
+}
+
 TEST_CASE("the prefix-aware router sends a request to the instance that holds its prefix") {
   nlohmann::json config = base_config("int8-g64", 100, "after-prefill");
   config["cluster"]["prefill"] = {{"prefix_cache", true}, {"instances", 2}};

@@ -1,0 +1,259 @@
+#include "traces/workload_stream.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <queue>
+#include <vector>
+
+#include "common/error.hpp"
+#include "traces/random.hpp"
+#include "traces/synthetic.hpp"
+#include "traces/trace_reader.hpp"
+#include "traces/transforms.hpp"
+
+namespace lynx {
+
+namespace {
+
+// The source (trace rows or synthetic draws) through the time window and first N, in source order.
+class SelectedSource {
+ public:
+  SelectedSource(const WorkloadSpec& spec, uint64_t seed) : spec_(spec), transforms_(spec.transforms),
+                                                              selector_(transforms_) {
+    if (spec.synthetic) synthetic_ = std::make_unique<SyntheticStream>(spec.synthetic_spec, seed);
+    else trace_ = std::make_unique<TraceRowStream>(spec.trace_path, spec.read);
+  }
+
+  bool next(Request& r) {
+    if (ended_) return false;
+    for (;;) {
+      if (selector_.done()) return stop();
+      if (!(synthetic_ ? synthetic_->next(r) : trace_->next(r))) return end();
+      const RequestSelector::Verdict v = selector_.offer(r);
+      if (v == RequestSelector::Verdict::stop) return stop();
+      if (v == RequestSelector::Verdict::skip) continue;
+      ++kept_;
+      return true;
+    }
+  }
+
+  int64_t kept() const { return kept_; }
+  const TraceReadReport& read_report() const { return trace_ ? trace_->report() : empty_report_; }
+
+ private:
+  bool stop() {
+    if (trace_) trace_->stop();
+    return end();
+  }
+  // The message workload_build gives for an empty workload.
+  bool end() {
+    ended_ = true;
+    if (kept_ == 0)
+      throw_error("%s: the workload is empty: the time window [%g, %g) s holds no request of %s",
+                  spec_.origin.empty() ? "workload" : spec_.origin.c_str(), transforms_.window_begin_s,
+                  transforms_.window_end_s, spec_.synthetic ? "the synthetic workload" : spec_.trace_path.c_str());
+    return false;
+  }
+
+  const WorkloadSpec& spec_;
+  TraceTransforms transforms_;  // before the selector, which refers to it
+  RequestSelector selector_;
+  std::unique_ptr<SyntheticStream> synthetic_;
+  std::unique_ptr<TraceRowStream> trace_;
+  TraceReadReport empty_report_;
+  int64_t kept_ = 0;
+  bool ended_ = false;
+};
+
+// First pass for an inferred spreading step: the median gap between distinct timestamps (nearest rank, as
+// spread_same_timestamp computes it) and the number of requests.
+double median_distinct_gap(const WorkloadSpec& spec, uint64_t seed, int64_t& requests) {
+  SelectedSource source(spec, seed);
+  std::vector<double> gaps;
+  Request r;
+  double previous = 0;
+  bool any = false;
+  while (source.next(r)) {
+    if (any && r.arrival_s > previous) gaps.push_back(r.arrival_s - previous);
+    previous = r.arrival_s;
+    any = true;
+  }
+  requests = source.kept();
+  if (gaps.empty()) return 0;
+  const size_t rank = (gaps.size() + 1) / 2 - 1;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(rank), gaps.end());
+  return gaps[rank];
+}
+
+struct Spreading {
+  bool on = false;
+  double step_s = 0;      // given step, or 0: inferred per group
+  double median_gap = 0;  // for an inferred step
+};
+
+struct Queued {
+  double arrival_s;
+  int64_t position;  // in source order: ties keep it (the stable sort)
+  Request request;
+};
+struct LaterFirst {
+  bool operator()(const Queued& a, const Queued& b) const {
+    return a.arrival_s != b.arrival_s ? a.arrival_s > b.arrival_s : a.position > b.position;
+  }
+};
+
+}  // namespace
+
+// Steps 3 and 4 of transforms.hpp on the selected source, in the final order, with ids.
+class WorkloadStream::Pipeline {
+ public:
+  Pipeline(const WorkloadSpec& spec, uint64_t seed, const Spreading& spreading, double scale)
+      : source_(spec, seed), spreading_(spreading), scale_(scale),
+        rng_(seed_derive(seed, kSpreadRandomStream)) {}
+
+  bool next(Request& r) {
+    if (!spreading_.on) {
+      if (!source_.next(r)) return false;
+      if (scale_ != 1) r.arrival_s *= scale_;
+      r.id = next_id_++;
+      return true;
+    }
+    // A queued request leaves once no later row can arrive before it (later rows arrive at or after the held
+    // row's timestamp, so at or after its scaled value).
+    while (queue_.empty() || (!source_done_ && queue_.top().arrival_s > release_bound_)) {
+      if (source_done_) return false;
+      spread_next_group();
+    }
+    r = std::move(const_cast<Queued&>(queue_.top()).request);
+    queue_.pop();
+    r.id = next_id_++;
+    return true;
+  }
+
+  const TraceReadReport& read_report() const { return source_.read_report(); }
+
+ private:
+  // Reads the next group of requests sharing a timestamp (and the row after it), spreads it, queues it.
+  void spread_next_group() {
+    if (!have_held_ && !(have_held_ = source_.next(held_))) {
+      source_done_ = true;
+      return;
+    }
+    group_.clear();
+    group_.push_back(std::move(held_));
+    have_held_ = false;
+    Request r;
+    while (source_.next(r)) {
+      if (r.arrival_s != group_.front().arrival_s) {
+        held_ = std::move(r);
+        have_held_ = true;
+        break;
+      }
+      group_.push_back(std::move(r));
+    }
+    if (group_.size() >= 2) {
+      const double t = group_.front().arrival_s;
+      double step = spreading_.step_s;
+      if (step <= 0) {
+        const double gap = have_held_ ? held_.arrival_s - t : 0;
+        step = have_held_ && gap <= 1.5 * spreading_.median_gap ? gap : spreading_.median_gap;
+      }
+      draws_.clear();
+      for (size_t i = 0; i < group_.size(); ++i) draws_.push_back(rng_.uniform01());
+      std::sort(draws_.begin(), draws_.end());
+      for (size_t i = 0; i < group_.size(); ++i) group_[i].arrival_s = t + draws_[i] * step;
+    }
+    for (Request& g : group_) {
+      if (scale_ != 1) g.arrival_s *= scale_;
+      const double arrival_s = g.arrival_s;
+      queue_.push(Queued{arrival_s, position_++, std::move(g)});
+    }
+    if (have_held_) release_bound_ = scale_ != 1 ? held_.arrival_s * scale_ : held_.arrival_s;
+    else source_done_ = true;
+  }
+
+  SelectedSource source_;
+  Spreading spreading_;
+  double scale_;
+  Rng rng_;
+  int64_t next_id_ = 0;
+  // Spreading state.
+  Request held_;  // the first row of the next group
+  bool have_held_ = false, source_done_ = false;
+  std::vector<Request> group_;
+  std::vector<double> draws_;
+  std::priority_queue<Queued, std::vector<Queued>, LaterFirst> queue_;
+  int64_t position_ = 0;
+  double release_bound_ = 0;
+};
+
+WorkloadStream::WorkloadStream(const WorkloadSpec& workload, uint64_t seed) : spec_(workload) {
+  const WorkloadSpec& spec = spec_;
+  const TraceTransforms& t = spec.transforms;
+  Spreading spreading;
+  if (t.spread_same_timestamp) {
+    spreading.on = true;
+    spreading.step_s = t.spread_step_s;
+    if (t.spread_step_s <= 0) {
+      int64_t requests = 0;
+      spreading.median_gap = median_distinct_gap(spec, seed, requests);
+      if (spreading.median_gap <= 0) {
+        if (requests >= 2)
+          throw_error("cannot spread requests over their timestamp step: all %lld requests share one timestamp, so "
+                      "the step cannot be inferred (give spread_step_s)",
+                      static_cast<long long>(requests));
+        spreading.on = false;  // a single request: nothing to spread
+      }
+    }
+  }
+  if (t.target_rate_per_s > 0 && t.time_scale != 1)
+    throw_error("time_scale and target_rate_per_s both rescale time: give one of them");
+  double scale = t.time_scale;
+  if (t.target_rate_per_s > 0) {
+    // First pass: the count and span of the spread, unscaled arrivals (trace_stats_compute's rate).
+    Pipeline unscaled(spec, seed, spreading, 1);
+    Request r;
+    int64_t requests = 0;
+    double first_s = 0, last_s = 0;
+    while (unscaled.next(r)) {
+      first_s = requests == 0 ? r.arrival_s : std::min(first_s, r.arrival_s);
+      last_s = requests == 0 ? r.arrival_s : std::max(last_s, r.arrival_s);
+      ++requests;
+    }
+    const double span_s = last_s - first_s;
+    if (requests < 2 || !(span_s > 0))
+      throw_error("cannot set the arrival rate to %g/s: the workload has %lld requests over %g s (needs at least 2 "
+                  "requests over a positive span)",
+                  t.target_rate_per_s, static_cast<long long>(requests), span_s);
+    const double rate_per_s = static_cast<double>(requests - 1) / span_s;
+    scale = rate_per_s / t.target_rate_per_s;
+  }
+  pipeline_ = std::make_unique<Pipeline>(spec, seed, spreading, scale);
+}
+
+WorkloadStream::~WorkloadStream() = default;
+
+bool WorkloadStream::next(Request& r) { return pipeline_->next(r); }
+
+const TraceReadReport& WorkloadStream::read_report() const { return pipeline_->read_report(); }
+
+std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed) {
+  auto stream = std::make_shared<WorkloadStream>(spec, seed);
+  auto noted = std::make_shared<bool>(false);
+  return [stream, noted](Request& r) {
+    if (stream->next(r)) return true;
+    if (*noted) return false;
+    *noted = true;
+    const TraceReadReport& report = stream->read_report();
+    if (report.bad_rows_skipped > 0)
+      std::fprintf(stderr, "lynxsim: note: %s: skipped %lld bad rows of %lld (first: %s)\n", report.path.c_str(),
+                   static_cast<long long>(report.bad_rows_skipped), static_cast<long long>(report.rows),
+                   report.first_bad_rows.front().c_str());
+    if (report.failed_rows > 0 && !report.failed_kept)
+      std::fprintf(stderr, "lynxsim: note: %s: dropped %lld failed requests (0 output tokens; keep_failed keeps them)\n",
+                   report.path.c_str(), static_cast<long long>(report.failed_rows));
+    return false;
+  };
+}
+
+}  // namespace lynx
