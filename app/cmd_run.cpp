@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/plot.hpp"  // plot_results, plot_section_check
 #include "experiments/results.hpp"
@@ -19,10 +20,11 @@ struct RunOptions {
   std::string shard = "1/1";
   bool plot = false;
   bool force = false;
+  std::vector<std::string> sets;
 };
 
 void run_experiment(const RunOptions& o) {
-  Experiment e = experiment_load(o.experiment);
+  Experiment e = experiment_load_with_overrides(o.experiment, config_overrides_parse(o.sets));
   if (!e.plot.is_null()) plot_section_check(e.plot, o.experiment);  // before a sweep, not after it
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
@@ -54,6 +56,10 @@ void add_run_command(CLI::App& app) {
                   "Run only the K-th of N disjoint slices of the points (K/N, 1-based; default 1/1: all)");
   cmd->add_flag("--plot", o->plot,
                 "Plot the results (the experiment's standard plots) when every point has finished (default off)");
+  cmd->add_option("--set", o->sets,
+                  "Override a field of the base configuration: PATH=VALUE as in `simulate --set` (a path no axis "
+                  "sweeps). Repeatable")
+      ->allow_extra_args(false);
   cmd->add_flag("--force", o->force,
                 "Run every point again, even those with results of the same configuration, and replace the results "
                 "of points computed from another configuration (without it such points stop the run; default off)");

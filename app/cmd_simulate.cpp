@@ -10,6 +10,7 @@
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "experiments/config_overrides.hpp"
 #include "sim/run_config.hpp"
 #include "sim/resolved_config.hpp"
 
@@ -20,6 +21,7 @@ struct SimulateOptions {
   std::string config;
   std::string out;
   std::string timeline;
+  std::vector<std::string> sets;
   bool quiet = false, progress = false, no_progress = false;
 };
 
@@ -30,7 +32,7 @@ void run_simulate(const SimulateOptions& o) {
   extras.timeline_path = o.timeline;
   std::optional<ProgressMeter> meter;
   if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
-  RunOutcome outcome = run_config(resolve_config_file(o.config), o.out, extras);
+  RunOutcome outcome = run_config(resolve_config_file_with_overrides(o.config, config_overrides_parse(o.sets)), o.out, extras);
   if (meter) meter->finish();
   const nlohmann::json& m = outcome.summary["metrics"];
   if (!o.quiet) {
@@ -64,6 +66,11 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one configuration; write config.json (as run), requests.csv and summary.json");
   cmd->add_option("--config", options->config, "Simulation configuration (JSON)")->required();
   cmd->add_option("--out", options->out, "Output directory")->required();
+  cmd->add_option("--set", options->sets,
+                  "Override a field: PATH=VALUE, PATH dotted as in sweep axes (cluster.network.nic_gbps=25, "
+                  "format=int8-g64); VALUE is JSON when it parses, else a string; null restores the default. "
+                  "Repeatable; reference: docs/config.md")
+      ->allow_extra_args(false);
   cmd->add_flag("--quiet", options->quiet, "Print nothing but diagnostics");
   cmd->add_option("--timeline", options->timeline,
                   "Also write the run's timeline, a Chrome trace-event JSON file (open it in ui.perfetto.dev)");

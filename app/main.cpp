@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   lynx::add_generate_command(app);
   lynx::add_validate_command(app);
   lynx::add_list_command(app);
+  lynx::add_config_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
@@ -91,9 +92,9 @@ class DuplicateKeyCheck {
 };
 }  // namespace
 
-nlohmann::json json_parse_text(const std::string& text, const std::string& origin) {
+nlohmann::json json_parse_text(const std::string& text, const std::string& origin, bool allow_comments) {
   try {
-    return nlohmann::json::parse(text, DuplicateKeyCheck(origin));
+    return nlohmann::json::parse(text, DuplicateKeyCheck(origin), true, allow_comments);
   } catch (const nlohmann::json::out_of_range& e) {
     // A number beyond double's range (1e400): nlohmann gives no position, so name the file and the reason.
     std::string what = e.what();
@@ -127,24 +128,31 @@ nlohmann::json json_parse_text(const std::string& text, const std::string& origi
   }
 }
 
-nlohmann::json json_parse_file(const std::string& path) {
+nlohmann::json json_parse_file(const std::string& path, bool allow_comments) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw_error("%s: is a directory, expected a JSON file", path.c_str());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_error("%s: cannot open file", path.c_str());
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return json_parse_text(buffer.str(), path);
+  return json_parse_text(buffer.str(), path, allow_comments);
 }
 
 std::string json_index_path(const std::string& path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-JsonObject::JsonObject(const nlohmann::json& value, std::string origin, std::string path)
+JsonObject::JsonObject(const nlohmann::json& value, std::string origin, std::string path,
+                       const SchemaSection* section)
     : value_(&value), origin_(std::move(origin)), path_(std::move(path)) {
   if (!value.is_object())
     throw_error("%s: %s: expected a JSON object, got %s", origin_.c_str(), path_.c_str(), describe(value).c_str());
+  if (section) bind(*section);
+}
+
+void JsonObject::bind(const SchemaSection& section) {
+  section_ = &section;
+  for (size_t i = 0; i < section.count; ++i) known_.insert(section.fields[i].key());
 }
 
 std::string JsonObject::path_of(const std::string& key) const { return path_ + "." + key; }
@@ -157,6 +165,10 @@ void JsonObject::fail(const std::string& key, const std::string& expected) const
 }
 
 bool JsonObject::has(const std::string& key) const {
+  // A bound reader reading an undeclared key is a bug (the reference would not list the field): exit 3.
+  if (section_ && !schema_find(*section_, key.c_str()))
+    throw std::logic_error("the reader of " + path_ + " reads \"" + key + "\", which its schema section \"" +
+                           section_->title + "\" does not declare");
   known_.insert(key);
   return value_->contains(key);
 }
@@ -222,6 +234,59 @@ int64_t JsonObject::get(const IntegerField& f) {
   if (x < f.min || x > f.max) fail(f.key, expected);
   read_.insert(f.key);
   return x;
+}
+
+namespace {
+std::string choices_text(const char* const* choices) {
+  std::string text = "one of";
+  for (size_t i = 0; choices[i]; ++i) text += std::string(i ? ", \"" : " \"") + choices[i] + "\"";
+  return text;
+}
+}  // namespace
+
+std::string JsonObject::get(const StringField& f) {
+  if (!has(f.key) && f.default_value) return f.default_value;
+  return string(f.key);
+}
+
+std::string JsonObject::get(const ChoiceField& f) {
+  if (!has(f.key) && f.default_value) return f.default_value;
+  const std::string expected = choices_text(f.choices);
+  if (!has(f.key) || !(*value_)[f.key].is_string()) fail(f.key, expected);
+  const std::string value = (*value_)[f.key].get<std::string>();
+  for (size_t i = 0; f.choices[i]; ++i)
+    if (value == f.choices[i]) {
+      read_.insert(f.key);
+      return value;
+    }
+  fail(f.key, expected);
+}
+
+bool JsonObject::get(const BoolField& f) { return boolean_or(f.key, f.default_value); }
+
+std::string JsonObject::get(const PathField& f, const std::string& base_dir) {
+  if (!has(f.key) && f.when_absent) return "";
+  if (!has(f.key)) fail(f.key, "a file path (\"@data/PATH\" or relative to this file)");
+  return input_path(f.key, base_dir);
+}
+
+JsonObject JsonObject::get(const ObjectField& f) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  if (!has(f.key) && !f.required) return JsonObject(kEmpty, origin_, path_of(f.key), f.section);
+  if (!has(f.key) || !(*value_)[f.key].is_object()) fail(f.key, "a JSON object");
+  return JsonObject(field(f.key), origin_, path_of(f.key), f.section);
+}
+
+const nlohmann::json& JsonObject::get(const ArrayField& f) {
+  static const nlohmann::json kNull;
+  if (!has(f.key) && !f.required) return kNull;
+  if (!has(f.key) || !(*value_)[f.key].is_array()) fail(f.key, std::string("a JSON array: ") + f.form);
+  return field(f.key);
+}
+
+const nlohmann::json& JsonObject::get(const ValueField& f) {
+  static const nlohmann::json kNull;
+  return has(f.key) ? field(f.key) : kNull;
 }
 
 std::string JsonObject::input_path(const std::string& key, const std::string& base_dir) {

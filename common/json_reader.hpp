@@ -1,6 +1,8 @@
 // JSON input with errors that name the file and the JSON path ($.gpus[2].hbm_gb_per_s) and the expected form.
 // A JsonObject reads the fields of one object; finish() rejects any field that was not read (typos must not
-// be silently ignored). Used by every catalog, configuration and experiment loader.
+// be silently ignored). Used by every catalog, configuration and experiment loader. A JsonObject bound to a
+// SchemaSection (common/json_schema.hpp) reads only the fields the section declares, and an unknown field's error
+// lists every name the section declares.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -10,32 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_schema.hpp"
+
 namespace lynx {
 
 // Parses a whole file; a syntax error names the file, line and column.
-nlohmann::json json_parse_file(const std::string& path);
+// allow_comments: `//` and `/* */` comments are skipped (configurations and experiments, which
+// `lynxsim config --example` annotates); catalogs and result files stay plain JSON.
+nlohmann::json json_parse_file(const std::string& path, bool allow_comments = false);
 // Parses text that came from `origin` (a file name or a description used in messages).
-nlohmann::json json_parse_text(const std::string& text, const std::string& origin);
-
-// A numeric field, declared once where it is read: key, unit, default, allowed range and meaning. The reader
-// enforces type and range with one message naming the file, JSON path, value and range; the same declarations
-// are what a config reference is printed from.
-struct NumberField {
-  const char* key;
-  const char* unit;       // "Gbps", "us", "fraction", ... ("" for a plain number)
-  double default_value;   // used when the field is absent (NaN: the field is required)
-  double min, max;        // allowed range, [min, max] or (min, max] when min_exclusive
-  bool min_exclusive;
-  const char* meaning;
-};
-struct IntegerField {
-  const char* key;
-  const char* unit;       // "tokens", "requests", ... ("" for a plain count)
-  int64_t default_value;
-  int64_t min, max;       // allowed range [min, max]; a JSON number outside int64 is out of range too
-  const char* meaning;
-  bool required = false;  // true: absence is an error, default_value unused
-};
+nlohmann::json json_parse_text(const std::string& text, const std::string& origin, bool allow_comments = false);
 
 // Human-readable allowed range of a field, e.g. "(0, 100000] Gbps" or "[1, 65536]".
 std::string field_range_text(const NumberField& f);
@@ -44,12 +30,26 @@ std::string field_range_text(const IntegerField& f);
 class JsonObject {
  public:
   // `origin` is the file name, `path` the JSON path of `value` within it ("$" for the root).
-  JsonObject(const nlohmann::json& value, std::string origin, std::string path);
+  JsonObject(const nlohmann::json& value, std::string origin, std::string path,
+             const SchemaSection* section = nullptr);
+  // Binds the object to the section that declares its fields (see above).
+  void bind(const SchemaSection& section);
 
   bool has(const std::string& key) const;
   // A declared field: its value, or its default when absent; type and range enforced.
   double get(const NumberField& field);
   int64_t get(const IntegerField& field);
+  std::string get(const StringField& field);   // absent without a default: an error
+  std::string get(const ChoiceField& field);
+  bool get(const BoolField& field);
+  // Resolved (see input_path); "" when absent and the field has a when_absent.
+  std::string get(const PathField& field, const std::string& base_dir);
+  // The nested object, bound to the field's section; absent: an error if required, else an empty object.
+  JsonObject get(const ObjectField& field);
+  // The value, checked to be an array; absent: an error if required, else null.
+  const nlohmann::json& get(const ArrayField& field);
+  // The value as it is (the reader checks its form); null when absent.
+  const nlohmann::json& get(const ValueField& field);
   std::string string(const std::string& key);
   std::string string_or(const std::string& key, const std::string& fallback);
   double number(const std::string& key);                // any finite number
@@ -81,6 +81,7 @@ class JsonObject {
   std::string path_of(const std::string& key) const;
   const std::string& origin() const { return origin_; }
   const std::string& path() const { return path_; }
+  const nlohmann::json& value() const { return *value_; }
   [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
 
  private:
@@ -89,6 +90,7 @@ class JsonObject {
   std::string origin_;
   std::string path_;
   std::set<std::string> read_;
+  const SchemaSection* section_ = nullptr;
   mutable std::set<std::string> known_;  // every key the reader asked for: the valid names, for messages
 };
 

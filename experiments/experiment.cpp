@@ -31,6 +31,69 @@ void json_set_path(nlohmann::json& config, const std::string& path, const nlohma
 }
 
 namespace {
+// Every field of an experiment file, declared once (common/json_schema.hpp): read below, printed by
+// `lynxsim config --schema`.
+constexpr StringField kAxisPath{"path", nullptr, "a dotted JSON path into base, e.g. cluster.network.nic_gbps",
+                                "the configuration field this axis sets (one of path, paths)"};
+constexpr ArrayField kAxisPaths{"paths", "a non-empty array of dotted JSON paths",
+                                "a linked axis: several fields that move together (one of path, paths)"};
+constexpr ArrayField kAxisValues{"values", "a non-empty array; for linked paths each value is an array, one entry per "
+                                 "path; null leaves the field at its default",
+                                 "the values the axis takes", true};
+constexpr SchemaField kAxisFields[] = {{kAxisPath}, {kAxisPaths}, {kAxisValues}};
+constexpr SchemaSection kAxisSection =
+    schema_section("Sweep axis", "One axis of the sweep: the fields it sets and their values.", kAxisFields);
+
+constexpr const char* kModes[] = {"cross", "zip", nullptr};
+constexpr ChoiceField kMode{"mode", "cross", kModes,
+                            "cross: every combination, the first axis varying slowest; zip: the i-th values together"};
+constexpr ArrayField kAxes{"axes", "a non-empty array of axis objects", "the sweep axes", true, &kAxisSection};
+constexpr SchemaField kSweepFields[] = {{kMode}, {kAxes}};
+constexpr SchemaSection kSweepSection =
+    schema_section("Sweep", "How the points are made from the base configuration.", kSweepFields);
+
+constexpr StringField kPlotX{"x", "cluster.network.nic_gbps", "a sweep axis path", "the x axis of every plot"};
+constexpr StringField kPlotSeries{"series", "format", "a sweep axis path", "one line per value of this axis"};
+constexpr ValueField kPlotFacet{"facet", "a sweep axis path, or an array of them",
+                                "one panel per value (every other axis with several values must be named here)"};
+constexpr StringField kPlotBaseline{"baseline", "bf16", "a value of the series axis",
+                                    "the series TTFT is shown relative to"};
+constexpr ValueField kPlotCdfAt{"cdf_at", "a value of the x axis (number or string)",
+                                "plot TTFT CDFs at this x value (default: no CDF plot)"};
+constexpr ArrayField kPlotRatios{"ratios",
+                                 "[{\"numerator\": [series, metric], \"denominator\": [series, metric]}, ...]; "
+                                 "metric: ttft, ttft_spec, ttft_correct, e2el, ...",
+                                 "ratio tables of median metrics between two series"};
+constexpr ArrayField kPlotFrontier{"frontier", "an array of metric names (ttft, ttft_correct, e2el, ...)",
+                                   "anchor-width frontier plots of the Lynx splits for these metrics"};
+constexpr SchemaField kPlotFields[] = {{kPlotX},     {kPlotSeries}, {kPlotFacet},   {kPlotBaseline},
+                                       {kPlotCdfAt}, {kPlotRatios}, {kPlotFrontier}};
+constexpr SchemaSection kPlotSection = schema_section(
+    "Plots", "What `lynxsim plot` draws (experiments/plot_results.py checks the axis names against the sweep).",
+    kPlotFields);
+
+constexpr StringField kName{"name", nullptr, "a name", "names the default results directory, results/<name>", true};
+constexpr StringField kDescription{"description", "", "any text", "what the experiment shows"};
+constexpr ObjectField kBase{"base", nullptr,
+                            "a simulation configuration (the fields above): every point starts from it", true};
+constexpr ObjectField kSweep{"sweep", &kSweepSection, "the sweep (absent: one point, the base)", false, false};
+constexpr ObjectField kPlot{"plot", &kPlotSection, "plots of the results"};
+constexpr SchemaField kExperimentFields[] = {{kName}, {kDescription}, {kBase}, {kSweep}, {kPlot}};
+
+// The plot options' types; what they name is checked by the plotting script, against the results.
+void check_plot(JsonObject& plot) {
+  for (const StringField* f : {&kPlotX, &kPlotSeries, &kPlotBaseline}) (void)plot.get(*f);
+  const nlohmann::json& facet = plot.get(kPlotFacet);
+  bool facet_ok = facet.is_null() || facet.is_string() || (facet.is_array() && !facet.empty());
+  for (const auto& v : facet.is_array() ? facet : nlohmann::json::array()) facet_ok = facet_ok && v.is_string();
+  if (!facet_ok) plot.fail(kPlotFacet.key, kPlotFacet.form);
+  const nlohmann::json& cdf_at = plot.get(kPlotCdfAt);
+  if (!cdf_at.is_null() && !cdf_at.is_number() && !cdf_at.is_string()) plot.fail(kPlotCdfAt.key, kPlotCdfAt.form);
+  (void)plot.get(kPlotRatios);
+  (void)plot.get(kPlotFrontier);
+  plot.finish();
+}
+
 // A short, file-system-safe rendering of an axis value.
 std::string value_label(const nlohmann::json& v) {
   std::string text = v.is_string() ? v.get<std::string>() : v.dump();
@@ -66,30 +129,29 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
   e.origin = origin;
   e.base_dir = base_dir;
   e.source = root;
-  JsonObject top(root, origin, "$");
-  e.name = top.string("name");
-  e.description = top.string_or("description", "");
-  (void)top.object("base");
-  e.base = root["base"];
-  if (top.has("sweep")) {
-    JsonObject sweep = top.object("sweep");
-    e.mode = sweep.choice_or("mode", {"cross", "zip"}, "cross");
-    const nlohmann::json& axes = sweep.array("axes");
+  JsonObject top(root, origin, "$", &kExperimentSection);
+  e.name = top.get(kName);
+  e.description = top.get(kDescription);
+  e.base = top.get(kBase).value();
+  if (top.has(kSweep.key)) {
+    JsonObject sweep = top.get(kSweep);
+    e.mode = sweep.get(kMode);
+    const nlohmann::json& axes = sweep.get(kAxes);
     for (size_t i = 0; i < axes.size(); ++i) {
-      JsonObject axis(axes[i], origin, json_index_path("$.sweep.axes", i));
+      JsonObject axis(axes[i], origin, json_index_path("$.sweep.axes", i), &kAxisSection);
       SweepAxis a;
-      if (axis.has("paths")) {
-        const nlohmann::json& paths = axis.array("paths");
+      if (axis.has(kAxisPaths.key)) {
+        const nlohmann::json& paths = axis.get(kAxisPaths);
         for (const auto& p : paths) {
-          if (!p.is_string()) axis.fail("paths", "an array of JSON path strings");
+          if (!p.is_string()) axis.fail(kAxisPaths.key, "an array of JSON path strings");
           a.paths.push_back(p.get<std::string>());
         }
-        if (a.paths.empty()) axis.fail("paths", "a non-empty array of JSON path strings");
+        if (a.paths.empty()) axis.fail(kAxisPaths.key, "a non-empty array of JSON path strings");
       } else {
-        a.paths.push_back(axis.string("path"));
+        a.paths.push_back(axis.get(kAxisPath));
       }
-      const nlohmann::json& values = axis.array("values");
-      if (values.empty()) axis.fail("values", "a non-empty array");
+      const nlohmann::json& values = axis.get(kAxisValues);
+      if (values.empty()) axis.fail(kAxisValues.key, "a non-empty array");
       for (size_t k = 0; k < values.size(); ++k) {
         if (a.paths.size() > 1 && (!values[k].is_array() || values[k].size() != a.paths.size()))
           throw_error("%s: %s.values[%zu]: expected an array of %zu values, one per path", origin.c_str(),
@@ -111,7 +173,11 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
                       e.axes[0].values.size(), e.axes[i].values.size());
     sweep.finish();
   }
-  if (top.has("plot")) e.plot = top.raw("plot");
+  if (top.has(kPlot.key)) {
+    JsonObject plot = top.get(kPlot);
+    check_plot(plot);
+    e.plot = plot.value();
+  }
   top.finish();
 
   // Expand the points.
@@ -166,8 +232,12 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
   return e;
 }
 
+extern constexpr SchemaSection kExperimentSection = schema_section(
+    "Experiment", "A base configuration plus sweep axes addressed by JSON path into it. Relative paths in base "
+    "resolve against the experiment file's directory.", kExperimentFields);
+
 Experiment experiment_load(const std::string& path) {
-  nlohmann::json root = json_parse_file(path);
+  nlohmann::json root = json_parse_file(path, true);
   return experiment_from_json(root, path, std::filesystem::path(path).parent_path().string());
 }
 

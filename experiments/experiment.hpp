@@ -4,6 +4,7 @@
 // validated before anything runs: every point's configuration and workload are parsed, and a bad path or value is
 // an error naming the experiment file, the axis and the point.
 //
+// Every field is declared once in experiment.cpp (kExperimentSection) and listed in docs/config.md. For example:
 // {
 //   "name": "ttft_vs_bandwidth",
 //   "description": "...",
@@ -23,7 +24,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_schema.hpp"
+
 namespace lynx {
+
+// The root section of an experiment file, for the reference.
+extern const SchemaSection kExperimentSection;
 
 struct SweepAxis {
   std::vector<std::string> paths;     // dotted JSON paths into the base configuration (one, or linked ones)

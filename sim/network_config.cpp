@@ -15,21 +15,40 @@ constexpr IntegerField kHostsPerRack{"hosts_per_rack", "nodes", 8, 1, 65536, "le
 constexpr NumberField kOversubscription{"oversubscription", "ratio", 1, 0, 1000, true,
                                         "leaf-spine: downlink over uplink bandwidth of a leaf"};
 constexpr NumberField kUplinkGbps{"uplink_gbps", "Gbps", 0, 0, 1e6, true,
-                                  "leaf-spine: a leaf's uplink bandwidth (instead of oversubscription)"};
+                                  "leaf-spine: a leaf's uplink bandwidth (default: from oversubscription)"};
+constexpr const char* kTopologies[] = {"star", "leaf-spine", nullptr};
+constexpr ChoiceField kTopology{"topology", "star", kTopologies,
+                                "star: every NIC on one non-blocking switch; leaf-spine: racks of hosts_per_rack "
+                                "under leaf switches with one aggregate uplink each"};
+constexpr const char* kLinkSharings[] = {"split-duplex", "shared", nullptr};
+constexpr ChoiceField kLinkSharing{"link_sharing", "split-duplex", kLinkSharings,
+                                   "independent directions (Ethernet, InfiniBand) or both on one capacity"};
+constexpr const char* kModels[] = {"exact", "lv08", nullptr};
+constexpr ChoiceField kModel{"model", "exact", kModels,
+                             "exact: CM02, no cross traffic, no TCP window cap; lv08: SimGrid's default TCP "
+                             "corrections"};
+constexpr SchemaField kNetworkFields[] = {
+    {kTopology},       {kNicGbps},      {kNicsPerInstance}, {kLatencyUs},   {kSpineLatencyUs},
+    {kHostsPerRack},   {kOversubscription}, {kUplinkGbps, ExampleUse::commented, "800"}, {kLinkSharing}, {kModel}};
 }  // namespace
 
+extern constexpr SchemaSection kNetworkSection = schema_section(
+    "Network", "The datacenter network between the instances; bandwidths per NIC in Gbps (1e9 bit/s), latencies "
+    "one way.", kNetworkFields);
+
 NetworkConfig network_config_from_json(JsonObject& o) {
+  o.bind(kNetworkSection);
   NetworkConfig n;
-  n.topology = o.choice_or("topology", {"star", "leaf-spine"}, n.topology);
+  n.topology = o.get(kTopology);
   n.nic_gbps = o.get(kNicGbps);
   n.nics_per_instance = static_cast<int>(o.get(kNicsPerInstance));
   n.latency_us = o.get(kLatencyUs);
   n.spine_latency_us = o.get(kSpineLatencyUs);
   n.hosts_per_rack = static_cast<int>(o.get(kHostsPerRack));
   n.oversubscription = o.get(kOversubscription);
-  n.uplink_gbps = o.has("uplink_gbps") ? o.get(kUplinkGbps) : 0;
-  n.link_sharing = o.choice_or("link_sharing", {"split-duplex", "shared"}, n.link_sharing);
-  n.model = o.choice_or("model", {"exact", "lv08"}, n.model);
+  n.uplink_gbps = o.has(kUplinkGbps.key) ? o.get(kUplinkGbps) : 0;
+  n.link_sharing = o.get(kLinkSharing);
+  n.model = o.get(kModel);
   o.finish();
   return n;
 }

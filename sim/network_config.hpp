@@ -28,6 +28,10 @@ struct NetworkConfig {
   std::string model = "exact";          // "exact" (CM02, no cross traffic, no TCP window cap) | "lv08"
 };
 
+// The fields of "cluster.network", declared once (network_config.cpp): read by network_config_from_json (which binds
+// `o` to it) and printed by `lynxsim config --schema`.
+extern const SchemaSection kNetworkSection;
+
 NetworkConfig network_config_from_json(JsonObject& o);
 
 }  // namespace lynx

@@ -1,123 +1,221 @@
 #include "sim/sim_config.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "kernels/kv_format.hpp"
+#include "traces/workload_spec.hpp"
 
 namespace lynx {
 
 namespace {
-// The numeric fields, each declared once with its unit, default and range (common/json_reader.hpp). Ranges bound
-// what a simulation can represent (counts that fit the simulator's int and its memory, times SimGrid resolves);
-// they are far beyond any real deployment.
+// Every field, declared once (common/json_schema.hpp) and listed per JSON object in the sections below: the reader
+// reads through them and `lynxsim config --schema` prints them. Ranges bound what a simulation can represent
+// (counts that fit the simulator's int and its memory, times SimGrid resolves); they are far beyond any real
+// deployment.
 constexpr IntegerField kInstances{"instances", "instances", 1, 1, 65536, "model replicas in the pool"};
+constexpr StringField kGpu{"gpu", "h200-sxm", "a GPU of the GPU catalog (models/catalog/gpus.json)",
+                           "the pool's GPU"};
 constexpr IntegerField kTensorParallel{"tp", "GPUs", 1, 1, 64, "tensor-parallel degree: GPUs per replica"};
 constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", 0, 0, 1 << 24,
                                        "prefill token budget per iteration (0: whole prompts, one at a time)"};
 constexpr IntegerField kMaxBatch{"max_batch", "sequences", 256, 1, 1 << 20, "decode: sequences per iteration"};
 constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", 0.1, 0, 0.99, false,
                                      "share of GPU memory kept for activations and fragmentation"};
-constexpr IntegerField kSeed{"seed", "", 1, 0, INT64_MAX, "seed of every random draw (workload, acceptance)"};
+constexpr BoolField kPrefixCache{"prefix_cache", false,
+                                 "keep prompt blocks' KV in the memory left free, least recently used out first "
+                                 "(sim/prefix_cache.hpp)"};
+constexpr BoolField kPlanIterations{"plan_iterations", true,
+                                    "compute runs of unchanged decode iterations at once (false: one event per "
+                                    "iteration, slower, the same timeline; for checking)"};
+constexpr SchemaField kPrefillFields[] = {{kInstances},     {kGpu},           {kTensorParallel},
+                                          {kChunkedPrefill}, {kMemoryReserve}, {kPrefixCache}};
+constexpr SchemaField kDecodeFields[] = {{kInstances}, {kGpu},           {kTensorParallel},
+                                         {kMaxBatch},  {kMemoryReserve}, {kPlanIterations}};
+constexpr SchemaSection kPrefillSection = schema_section(
+    "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
+constexpr SchemaSection kDecodeSection = schema_section(
+    "Decode pool", "The instances that receive the KV and decode (continuous batching).", kDecodeFields);
+
+constexpr ObjectField kPrefill{"prefill", &kPrefillSection, "the prefill pool"};
+constexpr ObjectField kDecode{"decode", &kDecodeSection, "the decode pool"};
+constexpr ObjectField kNetwork{"network", &kNetworkSection, "the network between the pools (sim/network_config.hpp)"};
+constexpr const char* kRouters[] = {"least-loaded", "round-robin", "prefix-aware", nullptr};
+constexpr ChoiceField kRouter{"router", "least-loaded", kRouters,
+                              "how a request picks its prefill and decode instances (prefix-aware: the prefill "
+                              "instance holding its longest cached prefix, then the least loaded)"};
+constexpr SchemaField kClusterFields[] = {{kPrefill}, {kDecode}, {kNetwork}, {kRouter}};
+constexpr SchemaSection kClusterSection =
+    schema_section("Cluster", "The serving cluster: two pools of instances and the network.", kClusterFields);
+
 constexpr IntegerField kChunkLayers{"chunk_layers", "layers", 4, 1, 1024, "layers per KV transfer chunk"};
 constexpr NumberField kAnchorWeight{"anchor_weight", "", 1000, 0, 1e6, true,
                                     "sharing weight of Lynx anchor flows against others' 1 (1e6: strict priority)"};
+constexpr const char* kModes[] = {"layer-wise", "after-prefill", nullptr};
+constexpr ChoiceField kMode{"mode", "layer-wise", kModes,
+                            "chunks leave as their layers finish, or all after the prefill"};
+constexpr const char* kResidualPolicies[] = {"weighted", "aging", nullptr};
+constexpr ChoiceField kResidualPolicy{"residual_policy", "weighted", kResidualPolicies,
+                                      "Lynx residuals: weight 1 against the anchors' anchor_weight, or aging (see "
+                                      "residual_max_wait_ms)"};
 constexpr NumberField kResidualMaxWaitMs{"residual_max_wait_ms", "ms", NAN, 0, 1e9, false,
-                                         "aging: a residual older than this leaves with the anchor weight"};
-constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", 0, 0, 1, false,
+                                         "with residual_policy aging only, and required there: a residual chunk that "
+                                         "leaves this long after the request's transfer started gets the anchor "
+                                         "weight"};
+constexpr SchemaField kTransferFields[] = {
+    {kChunkLayers}, {kAnchorWeight}, {kMode}, {kResidualPolicy}, {kResidualMaxWaitMs, ExampleUse::commented, "100"}};
+constexpr SchemaSection kTransferSection =
+    schema_section("KV transfer", "How each request's KV crosses the network.", kTransferFields);
+
+constexpr PathField kAcceptanceFile{"acceptance", "the model's accuracy file, else stories260k's as a stand-in",
+                                    "accuracy file written by `lynxsim accuracy` (one acceptance source at most)"};
+constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", NAN, 0, 1, false,
                                       "per-token acceptance of drafted tokens, used instead of any accuracy file"};
+constexpr ArrayField kAcceptanceHistogram{"acceptance_histogram",
+                                          "[[m=0, m=1], [m=0, m=1, m=2], ...]: row k-1 holds k+1 counts",
+                                          "counts of m drafts accepted out of k, used instead of any accuracy file"};
 constexpr IntegerField kMaxSpeculative{"max_speculative_tokens", "tokens", 0, 0, 1 << 20,
                                        "cap on tokens drafted before verification (0: up to the output length)"};
+constexpr SchemaField kLynxFields[] = {{kAcceptanceFile, ExampleUse::commented, "\"lynx_accuracy.json\""},
+                                       {kAcceptanceRate, ExampleUse::commented, "0.9"},
+                                       {kAcceptanceHistogram, ExampleUse::commented, "[[1, 9], [1, 2, 7]]"},
+                                       {kMaxSpeculative}};
+constexpr SchemaSection kLynxSection = schema_section(
+    "Lynx speculation", "Where the acceptance of drafted tokens comes from (one source at most), and the drafting cap.",
+    kLynxFields);
+
 constexpr NumberField kSloTtft{"ttft_ms", "ms", 5000, 0, 1e9, true, "TTFT target of the goodput metric"};
 constexpr NumberField kSloTpot{"tpot_ms", "ms", 100, 0, 1e9, true, "TPOT target of the goodput metric"};
+constexpr SchemaField kSloFields[] = {{kSloTtft}, {kSloTpot}};
+constexpr SchemaSection kSloSection =
+    schema_section("Service-level objectives", "The targets request_goodput counts against.", kSloFields);
+
+constexpr StringField kModel{"model", "llama-3.1-8b", "a model of the models catalog (models/catalog/models.json)",
+                             "the served model"};
+constexpr StringField kFormat{"format", "bf16",
+                              "a KV format name: fp32, bf16, fp8-e4m3, int<B>-g<G>, kivi<B>-g<G>, "
+                              "lynx-a<A>r<R>-g<G>[-rq] (kernels/kv_format.hpp)",
+                              "the KV cache's wire format"};
+constexpr IntegerField kSeed{"seed", "", 1, 0, INT64_MAX, "seed of every random draw (workload, acceptance)"};
+constexpr ObjectField kCluster{"cluster", &kClusterSection, "pools, network and router"};
+constexpr ObjectField kTransfer{"transfer", &kTransferSection, "KV transfer"};
+constexpr ObjectField kLynx{"lynx", &kLynxSection, "Lynx speculation (formats lynx-*)"};
+constexpr PathField kKernelCosts{"kernel_costs", "kernels/costs/<gpu>.json if shipped, else roofline defaults",
+                                 "kernel cost table written by `lynxsim bench-kernels`"};
+constexpr const char* kComputeModels[] = {"auto", "profiled", "roofline", nullptr};
+constexpr ChoiceField kComputeModel{"compute_model", "auto", kComputeModels,
+                                    "prefill and decode times: profiled (published measurements), roofline, or auto "
+                                    "(profiled where the measurements cover the GPU and model shape)"};
+constexpr const char* kWeightsDtypes[] = {"bf16", "fp8", nullptr};
+constexpr ChoiceField kWeightsDtype{"weights_dtype", "bf16", kWeightsDtypes,
+                                   "weight bytes and the peak the compute model uses"};
+constexpr ObjectField kSlo{"slo", &kSloSection, "service-level objectives"};
+constexpr PathField kModelsCatalog{"models_catalog", "the shipped models/catalog/models.json", "model catalog"};
+constexpr PathField kGpusCatalog{"gpus_catalog", "the shipped models/catalog/gpus.json", "GPU catalog"};
+constexpr ObjectField kWorkload{"workload", &kWorkloadSection, "the requests (traces/workload_spec.hpp)", true};
+constexpr SchemaField kTopFields[] = {{kModel},
+                                      {kFormat, ExampleUse::shown, "\"lynx-a4r4-g64\""},
+                                      {kSeed},
+                                      {kCluster},
+                                      {kTransfer},
+                                      {kLynx},
+                                      {kKernelCosts, ExampleUse::commented, "\"kernels/costs/h200.json\""},
+                                      {kComputeModel},
+                                      {kWeightsDtype},
+                                      {kSlo},
+                                      {kModelsCatalog, ExampleUse::commented, "\"models.json\""},
+                                      {kGpusCatalog, ExampleUse::commented, "\"gpus.json\""},
+                                      {kWorkload}};
 
 PoolConfig pool_from_json(JsonObject o, bool decode) {
   PoolConfig p;
   p.instances = static_cast<int>(o.get(kInstances));
-  p.gpu = o.string_or("gpu", p.gpu);
+  p.gpu = o.get(kGpu);
   p.tensor_parallel = static_cast<int>(o.get(kTensorParallel));
   p.memory_reserve_fraction = o.get(kMemoryReserve);
   if (decode) {
     p.max_batch = static_cast<int>(o.get(kMaxBatch));
-    p.plan_iterations = o.boolean_or("plan_iterations", p.plan_iterations);
+    p.plan_iterations = o.get(kPlanIterations);
   } else {
     p.chunked_prefill_tokens = o.get(kChunkedPrefill);
-    p.prefix_cache = o.boolean_or("prefix_cache", false);
+    p.prefix_cache = o.get(kPrefixCache);
   }
   o.finish();
   return p;
 }
 }  // namespace
 
+extern constexpr SchemaSection kSimConfigSection = schema_section(
+    "Simulation", "One simulated cluster, model, KV format and workload. Relative paths resolve against the "
+    "configuration file's directory.", kTopFields);
+
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir) {
   SimConfig c;
   c.origin = origin;
   c.base_dir = base_dir;
-  JsonObject top(root, origin, "$");
-  c.model = top.string_or("model", c.model);
-  c.format = top.string_or("format", c.format);
+  JsonObject top(root, origin, "$", &kSimConfigSection);
+  c.model = top.get(kModel);
+  c.format = top.get(kFormat);
   try {
     kv_format_parse(c.format);
   } catch (const LynxError&) {
-    top.fail("format", std::string("a KV format name (") + kv_format_grammar() + ")");
+    top.fail(kFormat.key, std::string("a KV format name (") + kv_format_grammar() + ")");
   }
   c.seed = static_cast<uint64_t>(top.get(kSeed));
   {
-    JsonObject cluster = top.object_or_empty("cluster");
-    c.prefill = pool_from_json(cluster.object_or_empty("prefill"), false);
-    c.decode = pool_from_json(cluster.object_or_empty("decode"), true);
-    JsonObject network = cluster.object_or_empty("network");
+    JsonObject cluster = top.get(kCluster);
+    c.prefill = pool_from_json(cluster.get(kPrefill), false);
+    c.decode = pool_from_json(cluster.get(kDecode), true);
+    JsonObject network = cluster.get(kNetwork);
     c.network = network_config_from_json(network);
-    c.router = cluster.choice_or("router", {"least-loaded", "round-robin", "prefix-aware"}, c.router);
+    c.router = cluster.get(kRouter);
     cluster.finish();
   }
   {
-    JsonObject t = top.object_or_empty("transfer");
+    JsonObject t = top.get(kTransfer);
     c.transfer.chunk_layers = static_cast<int>(t.get(kChunkLayers));
     c.transfer.anchor_weight = t.get(kAnchorWeight);
-    c.transfer.mode = t.choice_or("mode", {"layer-wise", "after-prefill"}, c.transfer.mode);
-    c.transfer.residual_policy = t.choice_or("residual_policy", {"weighted", "aging"}, c.transfer.residual_policy);
+    c.transfer.mode = t.get(kMode);
+    c.transfer.residual_policy = t.get(kResidualPolicy);
     if (c.transfer.residual_policy == "aging") c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
-    else if (t.has("residual_max_wait_ms"))
-      t.fail("residual_max_wait_ms", "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
+    else if (t.has(kResidualMaxWaitMs.key))
+      t.fail(kResidualMaxWaitMs.key, "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
     t.finish();
   }
   {
-    JsonObject l = top.object_or_empty("lynx");
-    if (l.has("acceptance")) c.lynx.acceptance_file = l.input_path("acceptance", base_dir);
-    if (l.has("acceptance_rate")) c.lynx.acceptance_rate = l.get(kAcceptanceRate);
-    if (l.has("acceptance_histogram")) c.lynx.acceptance_histogram = l.array("acceptance_histogram");
-    const int sources = l.has("acceptance") + l.has("acceptance_rate") + l.has("acceptance_histogram");
-    if (sources > 1)
-      l.fail(l.has("acceptance_rate") ? "acceptance_rate" : "acceptance_histogram",
+    JsonObject l = top.get(kLynx);
+    const bool file = l.has(kAcceptanceFile.key), rate = l.has(kAcceptanceRate.key),
+               histogram = l.has(kAcceptanceHistogram.key);
+    if (file) c.lynx.acceptance_file = l.get(kAcceptanceFile, base_dir);
+    if (rate) c.lynx.acceptance_rate = l.get(kAcceptanceRate);
+    if (histogram) c.lynx.acceptance_histogram = l.get(kAcceptanceHistogram);
+    if (file + rate + histogram > 1)
+      l.fail(rate ? kAcceptanceRate.key : kAcceptanceHistogram.key,
              "one acceptance source: acceptance (a file), acceptance_rate or acceptance_histogram, not several");
     c.lynx.max_speculative_tokens = l.get(kMaxSpeculative);
     l.finish();
   }
-  if (top.has("kernel_costs")) c.kernel_costs = top.input_path("kernel_costs", base_dir);
-  c.compute_model = top.choice_or("compute_model", {"auto", "profiled", "roofline"}, c.compute_model);
-  c.weights_dtype = top.choice_or("weights_dtype", {"bf16", "fp8"}, c.weights_dtype);
+  c.kernel_costs = top.get(kKernelCosts, base_dir);
+  c.compute_model = top.get(kComputeModel);
+  c.weights_dtype = top.get(kWeightsDtype);
   {
-    JsonObject s = top.object_or_empty("slo");
+    JsonObject s = top.get(kSlo);
     c.slo.ttft_ms = s.get(kSloTtft);
     c.slo.tpot_ms = s.get(kSloTpot);
     s.finish();
   }
-  if (top.has("models_catalog")) c.models_catalog = top.input_path("models_catalog", base_dir);
-  if (top.has("gpus_catalog")) c.gpus_catalog = top.input_path("gpus_catalog", base_dir);
-  if (top.has("workload")) {
-    c.workload = top.raw("workload");
-    if (!c.workload.is_object()) top.fail("workload", "a JSON object");
-  } else {
-    top.fail("workload", "a JSON object (a trace or a synthetic workload)");
-  }
+  c.models_catalog = top.get(kModelsCatalog, base_dir);
+  c.gpus_catalog = top.get(kGpusCatalog, base_dir);
+  if (!top.has(kWorkload.key)) top.fail(kWorkload.key, "a JSON object (a trace or a synthetic workload)");
+  c.workload = top.get(kWorkload).value();  // parsed by the traces library (run_config.cpp)
   top.finish();
   return c;
 }
 
 SimConfig sim_config_load(const std::string& path) {
-  nlohmann::json root = json_parse_file(path);
+  nlohmann::json root = json_parse_file(path, true);
   std::string dir = std::filesystem::path(path).parent_path().string();
   return sim_config_from_json(root, path, dir);
 }

@@ -1,28 +1,10 @@
 // One simulation's configuration (the JSON that `lynxsim simulate --config` takes), validated field by field:
 // an unknown field, a wrong type or an out-of-range value is a LynxError naming the file and JSON path.
 //
-// {
-//   "model": "llama-3.1-8b",            catalog name
-//   "format": "lynx-a4r4-g64",          KV wire format (kernels/kv_format.hpp)
-//   "seed": 1,
-//   "cluster": {
-//     "prefill": {"instances": 1, "gpu": "h200-sxm", "tp": 1, "chunked_prefill_tokens": 0, "prefix_cache": false,
-//                 "memory_reserve_fraction": 0.1},
-//     "decode":  {"instances": 1, "gpu": "h200-sxm", "tp": 1, "max_batch": 256, "memory_reserve_fraction": 0.1,
-//                 "plan_iterations": true},
-//     "network": {...}                  see network_config.hpp
-//     "router": "least-loaded"          or "round-robin", or "prefix-aware" (longest cached prefix first)
-//   },
-//   "transfer": {"chunk_layers": 4, "anchor_weight": 1000, "mode": "layer-wise"},   or "after-prefill"
-//   "lynx": {"acceptance": "models/accuracy/stories260k.json", "acceptance_rate": 0.9, "max_speculative_tokens": 0},
-//   "kernel_costs": "kernels/costs/h200.json",
-//   "compute_model": "auto",            "profiled" | "roofline" | "auto": profiled where the published measurements
-//                                       cover the GPU and model shape, else roofline (models/compute_model.hpp)
-//   "weights_dtype": "bf16",            or "fp8": weight bytes and the peak the compute model uses
-//   "slo": {"ttft_ms": 5000, "tpot_ms": 100},
-//   "workload": {...}                   traces/workload_spec.hpp
-// }
-// Relative paths resolve against the configuration file's directory.
+// Every field is declared once in sim_config.cpp (kSimConfigSection and the sections under it: cluster, prefill,
+// decode, network, transfer, lynx, slo, workload) with its unit, default, range and meaning; the reader reads
+// through those declarations and docs/config.md (`lynxsim config --schema`) is printed from them. Relative paths
+// resolve against the configuration file's directory; the file may hold // comments.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -88,6 +70,9 @@ struct SimConfig {
   std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs; else entries added to or overriding them
   nlohmann::json workload;   // parsed by the traces library
 };
+
+// The root section of a configuration file, for the reference and the annotated example.
+extern const SchemaSection kSimConfigSection;
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
 SimConfig sim_config_load(const std::string& path);

@@ -1,11 +1,13 @@
 #include "traces/trace_format.hpp"
 
+#include <iterator>
+
 #include "common/error.hpp"
 
 namespace lynx {
 
 const std::vector<std::string>& trace_format_names() {
-  static const std::vector<std::string> names = {"auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl"};
+  static const std::vector<std::string> names(std::begin(kTraceFormatNames), std::end(kTraceFormatNames) - 1);
   return names;
 }
 

@@ -17,6 +17,10 @@ enum class TraceFormat {
   jsonl,        // one JSON object a line, members named by TraceColumns
 };
 
+// The formats' names in enum order, nullptr-terminated (also the choices of the "format" field of a workload).
+inline constexpr const char* kTraceFormatNames[] = {"auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl",
+                                                    nullptr};
+
 const char* trace_format_name(TraceFormat format);
 // "auto", "mooncake", "azure", "burstgpt", "vidur", "csv" or "jsonl"; throws LynxError listing them.
 TraceFormat trace_format_parse(const std::string& name);

@@ -10,77 +10,179 @@
 namespace lynx {
 
 namespace {
+// Every field, declared once (common/json_schema.hpp); the sections below list them for the reader and the
+// reference. Bounds: 10 million tokens is 76x the longest context in the model catalog; 1e8 requests is a week at
+// 165 requests/s; a CV in [0.01, 100] keeps the gamma sampler exact and finite (shape 1/CV^2 in [1e-4, 1e4]);
+// production traces show CVs of 1 to 13 (Azure code).
+constexpr int64_t kMaxTokens = 10'000'000;
+constexpr const char* kTimeUnits[] = {"s", "ms", "us", "ns", "datetime", nullptr};
+constexpr const char* kArrivals[] = {"poisson", "gamma", nullptr};
+constexpr const char* kOverContextChoices[] = {"error", "skip", "truncate", nullptr};
+
+// Trace reading options (a trace workload, or an empirical length).
+constexpr StringField kColArrival{"arrival", nullptr, "a column name", "arrival time column", true};
+constexpr StringField kColInput{"input_tokens", nullptr, "a column name", "prompt length column", true};
+constexpr StringField kColOutput{"output_tokens", nullptr, "a column name", "output length column", true};
+constexpr StringField kColHashes{"prefix_hashes", nullptr, "a member name",
+                                 "jsonl only: member holding the prompt's prefix block ids (optional)"};
+constexpr ChoiceField kColTimeUnit{"time_unit", "s", kTimeUnits,
+                                   "unit of the arrival column (datetime: absolute date-time, seconds from the first row)"};
+constexpr BoolField kColRebase{"rebase_to_first_row", false, "shift arrivals so that the first row arrives at 0"};
+constexpr SchemaField kColumnsFields[] = {{kColArrival, ExampleUse::shown, "\"t\""},
+                                          {kColInput, ExampleUse::shown, "\"in\""},
+                                          {kColOutput, ExampleUse::shown, "\"out\""},
+                                          {kColHashes, ExampleUse::commented, "\"hash_ids\""},
+                                          {kColTimeUnit},
+                                          {kColRebase}};
+constexpr SchemaSection kColumnsSection =
+    schema_section("Trace columns", "The columns (CSV) or members (JSONL) of a generic trace.", kColumnsFields);
+
+constexpr ChoiceField kTraceFormat{"format", "auto", kTraceFormatNames,
+                                   "trace only: the trace's format (auto: detected from its first line)"};
+constexpr BoolField kSkipBadRows{"skip_bad_rows", false, "trace only: skip and count malformed rows instead of stopping"};
+constexpr BoolField kKeepFailed{"keep_failed", false, "trace only: keep rows with 0 output tokens (failed requests)"};
+constexpr ObjectField kColumns{"columns", &kColumnsSection,
+                               "trace only, and required there with format csv or jsonl: the columns to read", false,
+                               false};
+
+// Lengths of a synthetic workload.
+constexpr IntegerField kFixedTokens{"fixed", "tokens", 0, 1, kMaxTokens,
+                                    "every request's length (one of fixed, uniform, empirical)"};
+constexpr ArrayField kUniformTokens{"uniform", "[low, high]: integers with 1 <= low <= high <= 10000000",
+                                    "lengths drawn uniformly from [low, high] tokens"};
+constexpr PathField kEmpiricalTrace{"empirical", "none",
+                                    "lengths drawn from the rows of this trace (input and output from one trace are "
+                                    "drawn as pairs)"};
+constexpr SchemaField kLengthFields[] = {
+    {kFixedTokens, ExampleUse::shown, "128"},
+    {kUniformTokens, ExampleUse::commented, "[16, 512]"},
+    {kEmpiricalTrace, ExampleUse::commented, "\"@data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv\""},
+    {kTraceFormat, ExampleUse::commented},
+    {kSkipBadRows, ExampleUse::commented},
+    {kKeepFailed, ExampleUse::commented},
+    {kColumns, ExampleUse::commented}};
+constexpr SchemaSection kLengthSection = schema_section(
+    "Synthetic lengths", "Exactly one of fixed, uniform or empirical; the trace options apply to empirical only.",
+    kLengthFields);
+
+// A synthetic workload.
+constexpr ChoiceField kArrival{"arrival", "poisson", kArrivals, "arrival process"};
+constexpr NumberField kRatePerS{"rate_per_s", "requests/s", NAN, 0, 1e6, true, "mean arrival rate (required)"};
+constexpr NumberField kCv{"cv", "", NAN, 0.01, 100, false,
+                          "gamma arrivals only, required there: coefficient of variation of the gaps"};
+constexpr IntegerField kCount{"count", "requests", 0, 1, 100'000'000, "requests to generate", true};
+constexpr ObjectField kInputTokens{"input_tokens", &kLengthSection, "prompt lengths", true};
+constexpr ObjectField kOutputTokens{"output_tokens", &kLengthSection, "output lengths", true};
+constexpr SchemaField kSyntheticFields[] = {{kArrival},
+                                            {kRatePerS, ExampleUse::shown, "4"},
+                                            {kCv, ExampleUse::commented, "3"},
+                                            {kCount, ExampleUse::shown, "200"},
+                                            {kInputTokens},
+                                            {kOutputTokens}};
+constexpr SchemaSection kSyntheticSection =
+    schema_section("Synthetic workload", "Requests generated from a seeded arrival process and length distributions.",
+                   kSyntheticFields);
+
+// The workload and its transforms, applied in this order: time window, first N, spreading, time scale or rate.
+constexpr PathField kTrace{"trace", "none (then synthetic)", "the trace to replay (exactly one of trace, synthetic)"};
+constexpr ObjectField kSynthetic{"synthetic", &kSyntheticSection,
+                                 "a synthetic workload (exactly one of trace, synthetic)", false, false};
+constexpr ArrayField kTimeWindow{"time_window_s", "[begin_s, end_s] with 0 <= begin_s < end_s <= 1e9",
+                                 "keep arrivals in [begin, end) s, shifted to start at 0"};
+constexpr double kWindowMaxS = 1e9;
+constexpr IntegerField kFirstN{"first_n", "requests", 0, 1, INT64_MAX, "keep the first N requests (default: all)"};
+constexpr BoolField kSpread{"spread_same_timestamp", false,
+                            "spread requests sharing a timestamp uniformly over the timestamp step, seeded"};
+constexpr NumberField kSpreadStepS{"spread_step_s", "s", 0, 0, 86400, true,
+                                   "with spread_same_timestamp only: the step (default: inferred from the trace)"};
+constexpr NumberField kTimeScale{"time_scale", "", 1, 0, 1e6, true, "multiply arrival times (0.5: twice as fast)"};
+constexpr NumberField kTargetRate{"target_rate_per_s", "requests/s", 0, 0, 1e6, true,
+                                  "rescale arrival times to this mean rate (not with time_scale)"};
+constexpr IntegerField kPrefixBlockTokens{"prefix_block_tokens", "tokens", kMooncakeBlockTokens, 1, 1 << 20,
+                                          "with cluster.prefill.prefix_cache only: tokens per prefix block of the "
+                                          "trace's hash ids"};
+constexpr ChoiceField kOverContext{"over_context", "error", kOverContextChoices,
+                                   "a request longer than the model's context: an error, or skip it, or truncate "
+                                   "its prompt (the summary counts both)"};
+constexpr SchemaField kWorkloadFields[] = {
+    {kTrace, ExampleUse::commented, "\"@data/traces/mooncake/conversation_trace.jsonl\""},
+    {kSynthetic},
+    {kTraceFormat, ExampleUse::commented},
+    {kSkipBadRows, ExampleUse::commented},
+    {kKeepFailed, ExampleUse::commented},
+    {kColumns, ExampleUse::commented},
+    {kTimeWindow, ExampleUse::commented, "[0, 600]"},
+    {kFirstN, ExampleUse::commented, "1000"},
+    {kSpread},
+    {kSpreadStepS, ExampleUse::commented, "3"},
+    {kTimeScale},
+    {kTargetRate, ExampleUse::commented, "4"},
+    {kPrefixBlockTokens, ExampleUse::commented},
+    {kOverContext}};
+
 // A trace path field: resolved, and checked to open now so that the error can name the JSON path.
-std::string trace_path_field(JsonObject& o, const std::string& key, const std::string& base_dir) {
-  std::string path = o.input_path(key, base_dir);
+std::string trace_path_field(JsonObject& o, const PathField& field, const std::string& base_dir) {
+  std::string path = o.get(field, base_dir);
   std::ifstream probe(path, std::ios::binary);
   if (!probe || std::filesystem::is_directory(path))
-    throw_error("%s: %s: cannot open trace file \"%s\"", o.origin().c_str(), o.path_of(key).c_str(), path.c_str());
+    throw_error("%s: %s: cannot open trace file \"%s\"", o.origin().c_str(), o.path_of(field.key).c_str(),
+                path.c_str());
   return path;
 }
 
 void read_options_from_json(JsonObject& o, TraceReadOptions& read) {
-  read.format = trace_format_parse(o.choice_or("format", trace_format_names(), "auto"));
-  read.skip_bad_rows = o.boolean_or("skip_bad_rows", false);
-  read.keep_failed = o.boolean_or("keep_failed", false);
+  read.format = trace_format_parse(o.get(kTraceFormat));
+  read.skip_bad_rows = o.get(kSkipBadRows);
+  read.keep_failed = o.get(kKeepFailed);
   bool generic = read.format == TraceFormat::csv || read.format == TraceFormat::jsonl;
-  if (o.has("columns")) {
-    if (!generic) o.fail("columns", "no columns: they apply to the \"csv\" and \"jsonl\" formats only");
-    JsonObject c = o.object("columns");
-    read.columns.arrival = c.string("arrival");
-    read.columns.input_tokens = c.string("input_tokens");
-    read.columns.output_tokens = c.string("output_tokens");
-    if (c.has("prefix_hashes")) {
-      if (read.format != TraceFormat::jsonl) c.fail("prefix_hashes", "no prefix_hashes: only jsonl holds them");
-      read.columns.prefix_hashes = c.string("prefix_hashes");
+  if (o.has(kColumns.key)) {
+    if (!generic) o.fail(kColumns.key, "no columns: they apply to the \"csv\" and \"jsonl\" formats only");
+    JsonObject c = o.get(kColumns);
+    read.columns.arrival = c.get(kColArrival);
+    read.columns.input_tokens = c.get(kColInput);
+    read.columns.output_tokens = c.get(kColOutput);
+    if (c.has(kColHashes.key)) {
+      if (read.format != TraceFormat::jsonl) c.fail(kColHashes.key, "no prefix_hashes: only jsonl holds them");
+      read.columns.prefix_hashes = c.get(kColHashes);
     }
-    read.columns.time_unit = time_unit_parse(c.choice_or("time_unit", {"s", "ms", "us", "ns", "datetime"}, "s"));
-    read.columns.rebase_to_first_row = c.boolean_or("rebase_to_first_row", false);
+    read.columns.time_unit = time_unit_parse(c.get(kColTimeUnit));
+    read.columns.rebase_to_first_row = c.get(kColRebase);
     c.finish();
   } else if (generic) {
-    o.fail("columns", "an object naming the columns: {\"arrival\": ..., \"input_tokens\": ..., \"output_tokens\": ...}");
+    o.fail(kColumns.key,
+           "an object naming the columns: {\"arrival\": ..., \"input_tokens\": ..., \"output_tokens\": ...}");
   }
 }
 
-// The numeric fields, each declared once (common/json_reader.hpp). Bounds: 10 million tokens is 76x the longest
-// context in the model catalog; 1e8 requests is a week at 165 requests/s; a CV in [0.01, 100] keeps the gamma
-// sampler exact and finite (shape 1/CV^2 in [1e-4, 1e4]); production traces show CVs of 1 to 13 (Azure code).
-constexpr int64_t kMaxTokens = 10'000'000;
-constexpr IntegerField kFixedTokens{"fixed", "tokens", 0, 1, kMaxTokens, "every request's length", true};
-constexpr NumberField kRatePerS{"rate_per_s", "requests/s", NAN, 0, 1e6, true, "mean arrival rate"};
-constexpr NumberField kCv{"cv", "", NAN, 0.01, 100, false, "gamma arrivals: coefficient of variation of the gaps"};
-constexpr IntegerField kCount{"count", "requests", 0, 1, 100'000'000, "requests to generate", true};
-constexpr IntegerField kFirstN{"first_n", "requests", 0, 1, INT64_MAX, "keep the first N requests"};
-constexpr NumberField kSpreadStepS{"spread_step_s", "s", 0, 0, 86400, true,
-                                   "spread requests sharing a timestamp over this step"};
-constexpr NumberField kTimeScale{"time_scale", "", 1, 0, 1e6, true, "multiply arrival times (0.5: twice as fast)"};
-constexpr NumberField kTargetRate{"target_rate_per_s", "requests/s", 0, 0, 1e6, true,
-                                  "rescale arrival times to this mean rate"};
-constexpr NumberField kWindowBound{"time_window_s", "s", 0, 0, 1e9, false, "[begin, end) of the arrivals kept"};
-constexpr IntegerField kPrefixBlockTokens{"prefix_block_tokens", "tokens", kMooncakeBlockTokens, 1, 1 << 20,
-                                          "tokens per prefix block of the trace's hash ids"};
+// Trace options where no trace is read: an error naming the field rather than "unknown field".
+void refuse_read_options(JsonObject& o, const char* where) {
+  for (const char* key : {kTraceFormat.key, kSkipBadRows.key, kKeepFailed.key, kColumns.key})
+    if (o.has(key)) o.fail(key, std::string("no ") + key + " " + where + " (it applies to a trace)");
+}
 
 LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
   LengthSpec l;
-  int kinds = o.has("fixed") + o.has("uniform") + o.has("empirical");
+  int kinds = o.has(kFixedTokens.key) + o.has(kUniformTokens.key) + o.has(kEmpiricalTrace.key);
   if (kinds != 1)
     throw_error("%s: %s: expected one of {\"fixed\": tokens}, {\"uniform\": [low, high]}, {\"empirical\": \"trace "
                 "path\"}",
                 o.origin().c_str(), o.path().c_str());
-  if (o.has("fixed")) {
+  if (o.has(kFixedTokens.key)) {
     l.kind = LengthSpec::Kind::fixed;
     l.fixed_tokens = o.get(kFixedTokens);
-  } else if (o.has("uniform")) {
+    refuse_read_options(o, "for fixed lengths");
+  } else if (o.has(kUniformTokens.key)) {
     l.kind = LengthSpec::Kind::uniform;
-    const nlohmann::json& a = o.array("uniform");
+    const nlohmann::json& a = o.get(kUniformTokens);
     if (a.size() != 2 || !a[0].is_number_integer() || !a[1].is_number_integer() || a[0].get<int64_t>() < 1 ||
         a[1].get<int64_t>() < a[0].get<int64_t>() || a[1].get<int64_t>() > kMaxTokens)
-      o.fail("uniform", "[low, high]: integers with 1 <= low <= high <= " + std::to_string(kMaxTokens));
+      o.fail(kUniformTokens.key, kUniformTokens.form);
     l.low_tokens = a[0].get<int64_t>();
     l.high_tokens = a[1].get<int64_t>();
+    refuse_read_options(o, "for uniform lengths");
   } else {
     l.kind = LengthSpec::Kind::empirical;
-    l.trace_path = trace_path_field(o, "empirical", base_dir);
+    l.trace_path = trace_path_field(o, kEmpiricalTrace, base_dir);
     read_options_from_json(o, l.trace_options);
   }
   o.finish();
@@ -89,62 +191,69 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
 
 SyntheticSpec synthetic_from_json(JsonObject& o, const std::string& base_dir) {
   SyntheticSpec s;
-  s.arrival = o.choice_or("arrival", {"poisson", "gamma"}, "poisson") == "gamma" ? ArrivalProcess::gamma
-                                                                                 : ArrivalProcess::poisson;
+  s.arrival = o.get(kArrival) == "gamma" ? ArrivalProcess::gamma : ArrivalProcess::poisson;
   s.rate_per_s = o.get(kRatePerS);
   if (s.arrival == ArrivalProcess::gamma) s.cv = o.get(kCv);
-  else if (o.has("cv")) o.fail("cv", "no cv for poisson arrivals (their CV is 1; use \"arrival\": \"gamma\")");
+  else if (o.has(kCv.key)) o.fail(kCv.key, "no cv for poisson arrivals (their CV is 1; use \"arrival\": \"gamma\")");
   s.count = o.get(kCount);
-  JsonObject input = o.object("input_tokens");
+  JsonObject input = o.get(kInputTokens);
   s.input_tokens = length_from_json(input, base_dir);
-  JsonObject output = o.object("output_tokens");
+  JsonObject output = o.get(kOutputTokens);
   s.output_tokens = length_from_json(output, base_dir);
   o.finish();
   return s;
 }
 
 void transforms_from_json(JsonObject& o, TraceTransforms& t) {
-  if (o.has("time_window_s")) {
-    const nlohmann::json& w = o.array("time_window_s");
+  if (o.has(kTimeWindow.key)) {
+    const nlohmann::json& w = o.get(kTimeWindow);
     if (w.size() != 2 || !w[0].is_number() || !w[1].is_number() || !(w[0].get<double>() >= 0) ||
-        !(w[1].get<double>() > w[0].get<double>()) || !(w[1].get<double>() <= kWindowBound.max))
-      o.fail("time_window_s", "[begin_s, end_s] with 0 <= begin_s < end_s <= 1e9");
+        !(w[1].get<double>() > w[0].get<double>()) || !(w[1].get<double>() <= kWindowMaxS))
+      o.fail(kTimeWindow.key, kTimeWindow.form);
     t.has_time_window = true;
     t.window_begin_s = w[0].get<double>();
     t.window_end_s = w[1].get<double>();
   }
   t.first_n = o.get(kFirstN);
-  t.spread_same_timestamp = o.boolean_or("spread_same_timestamp", false);
-  if (o.has("spread_step_s")) {
-    if (!t.spread_same_timestamp) o.fail("spread_step_s", "no spread_step_s without \"spread_same_timestamp\": true");
+  t.spread_same_timestamp = o.get(kSpread);
+  if (o.has(kSpreadStepS.key)) {
+    if (!t.spread_same_timestamp) o.fail(kSpreadStepS.key, "no spread_step_s without \"spread_same_timestamp\": true");
     t.spread_step_s = o.get(kSpreadStepS);
   }
   t.time_scale = o.get(kTimeScale);
-  if (o.has("target_rate_per_s")) {
-    if (o.has("time_scale")) o.fail("target_rate_per_s", "either time_scale or target_rate_per_s, not both");
+  if (o.has(kTargetRate.key)) {
+    if (o.has(kTimeScale.key)) o.fail(kTargetRate.key, "either time_scale or target_rate_per_s, not both");
     t.target_rate_per_s = o.get(kTargetRate);
   }
 }
 }  // namespace
 
+extern constexpr SchemaSection kWorkloadSection = schema_section(
+    "Workload",
+    "A trace (read, then transformed) or a synthetic workload; the transforms apply to both, in this order: "
+    "time_window_s, first_n, spread_same_timestamp, then time_scale or target_rate_per_s.",
+    kWorkloadFields);
+
 WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& base_dir) {
+  workload.bind(kWorkloadSection);
   WorkloadSpec spec;
   spec.origin = workload.origin() + ": " + workload.path();
-  if (workload.has("trace") == workload.has("synthetic"))
+  if (workload.has(kTrace.key) == workload.has(kSynthetic.key))
     throw_error("%s: %s: expected either \"trace\": \"path\" or \"synthetic\": {...} (exactly one)",
                 workload.origin().c_str(), workload.path().c_str());
-  if (workload.has("trace")) {
-    spec.trace_path = trace_path_field(workload, "trace", base_dir);
+  if (workload.has(kTrace.key)) {
+    spec.trace_path = trace_path_field(workload, kTrace, base_dir);
     read_options_from_json(workload, spec.read);
   } else {
     spec.synthetic = true;
-    JsonObject synthetic = workload.object("synthetic");
+    refuse_read_options(workload, "for a synthetic workload");
+    JsonObject synthetic = workload.get(kSynthetic);
     spec.synthetic_spec = synthetic_from_json(synthetic, base_dir);
   }
   transforms_from_json(workload, spec.transforms);
-  spec.prefix_block_tokens_given = workload.has("prefix_block_tokens");
+  spec.prefix_block_tokens_given = workload.has(kPrefixBlockTokens.key);
   spec.prefix_block_tokens = workload.get(kPrefixBlockTokens);
-  spec.over_context = workload.choice_or("over_context", {"error", "skip", "truncate"}, "error");
+  spec.over_context = workload.get(kOverContext);
   workload.finish();
   return spec;
 }

@@ -2,29 +2,10 @@
 // "workload" object of a simulate configuration and the trace-stats command describe it. The simulator calls
 // workload_spec_from_json once and workload_build once per run.
 //
-// JSON (every field but "trace" or "synthetic" optional; unknown fields are errors):
-//   {"trace": "path",                      relative to the configuration file's directory
-//    "format": "auto",                     auto|mooncake|azure|burstgpt|vidur|csv|jsonl
-//    "skip_bad_rows": false,               skip and count malformed rows instead of stopping
-//    "keep_failed": false,                 keep rows with 0 output tokens (failed requests)
-//    "columns": {"arrival": "t", "input_tokens": "in", "output_tokens": "out",     csv and jsonl formats only
-//                "prefix_hashes": "blocks", "time_unit": "s", "rebase_to_first_row": false},
-//    "time_window_s": [begin, end],        keep arrivals in [begin, end), shifted to start at 0
-//    "first_n": N,                         keep the first N requests
-//    "spread_same_timestamp": false,       spread requests sharing a timestamp over the step (transforms.hpp)
-//    "spread_step_s": 3,                   the step, when not inferred
-//    "time_scale": 1,                      multiply arrival times (0.5 = twice as fast)
-//    "target_rate_per_s": r,               or rescale to this mean rate (not with time_scale)
-//    "prefix_block_tokens": 512,           tokens per prefix block id (Mooncake: 512)
-//    "over_context": "error"}              a request longer than the model's context: an error, or "skip" it, or
-//                                          "truncate" its prompt (the summary counts both)
-// or
-//   {"synthetic": {"arrival": "poisson",   poisson|gamma
-//                  "rate_per_s": r, "cv": c (gamma only, required there), "count": n,
-//                  "input_tokens": {"fixed": n} | {"uniform": [lo, hi]} | {"empirical": "trace path", "format": ...,
-//                                   "skip_bad_rows": ..., "keep_failed": ..., "columns": {...}},
-//                  "output_tokens": {...same...}},
-//    plus any of the transforms above}
+// Its fields are declared once in workload_spec.cpp (kWorkloadSection and the sections under it); the reference,
+// docs/config.md (`lynxsim config --schema`), is printed from those declarations. In short: {"trace": "path", reader
+// options, transforms} or {"synthetic": {"arrival", "rate_per_s", "count", "input_tokens", "output_tokens"},
+// transforms}; unknown fields are errors.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -52,7 +33,11 @@ struct WorkloadSpec {
   std::string origin;              // where the spec came from, for messages ("run.json: $.workload")
 };
 
-// Parses the "workload" object; errors name the file and JSON path and the expected form. Relative trace paths
+// The workload's fields (and, through its nested sections, the synthetic workload's and the trace columns'): what
+// workload_spec_from_json reads and what `lynxsim config --schema` prints.
+extern const SchemaSection kWorkloadSection;
+
+// Parses the "workload" object (binding it to kWorkloadSection); errors name the file and JSON path and the expected form. Relative trace paths
 // are resolved against base_dir; a trace that cannot be opened is reported here, with its JSON path.
 WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& base_dir);
 

@@ -1,0 +1,107 @@
+// --set PATH=VALUE overrides of simulate configurations and experiment bases (experiments/config_overrides.hpp).
+#include "experiments/config_overrides.hpp"
+
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "experiments/experiment.hpp"
+#include "traces/workload_spec.hpp"
+
+namespace lynx {
+
+ConfigOverride config_override_parse(const std::string& text) {
+  ConfigOverride o;
+  o.option = "--set " + text;
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw_error("%s: expected PATH=VALUE, a dotted JSON path and its value (e.g. --set cluster.network.nic_gbps=25)",
+                o.option.c_str());
+  o.path = text.substr(0, equals);
+  const std::string value = text.substr(equals + 1);
+  if (nlohmann::json::accept(value)) {
+    try {
+      o.value = json_parse_text(value, o.option);
+    } catch (const LynxError& e) {  // valid syntax but not representable (1e400) or a key given twice
+      throw_error("%s", e.what());
+    }
+  } else {
+    o.value = value;  // not JSON: a string (a format name, a file path)
+  }
+  return o;
+}
+
+std::vector<ConfigOverride> config_overrides_parse(const std::vector<std::string>& texts) {
+  std::vector<ConfigOverride> overrides;
+  for (const std::string& text : texts) overrides.push_back(config_override_parse(text));
+  return overrides;
+}
+
+void config_overrides_apply(nlohmann::json& config, const std::vector<ConfigOverride>& overrides) {
+  for (const ConfigOverride& o : overrides) {
+    try {
+      json_set_path(config, o.path, o.value);
+    } catch (const LynxError& e) {
+      throw_error("%s: %s", o.option.c_str(), e.what());
+    }
+  }
+}
+
+std::string config_override_blame(const std::string& error, const std::vector<ConfigOverride>& overrides) {
+  for (size_t i = overrides.size(); i-- > 0;) {
+    const std::string json_path = "$." + overrides[i].path;
+    for (size_t at = error.find(json_path); at != std::string::npos; at = error.find(json_path, at + 1)) {
+      const size_t end = at + json_path.size();
+      if (end < error.size() && (error[end] == ':' || error[end] == '.' || error[end] == '['))
+        return overrides[i].option + ": " + error;
+    }
+  }
+  return error;
+}
+
+ResolvedConfig resolve_config_file_with_overrides(const std::string& path, const std::vector<ConfigOverride>& overrides) {
+  nlohmann::json root = json_parse_file(path, true);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  if (root.is_object()) config_overrides_apply(root, overrides);  // else the reader names the file's error
+  try {
+    ResolvedConfig resolved = resolve_config(root, path, dir);
+    JsonObject workload(resolved.config.workload, resolved.config.origin, "$.workload");
+    (void)workload_spec_from_json(workload, dir);
+    return resolved;
+  } catch (const LynxError& e) {
+    throw LynxError(config_override_blame(e.what(), overrides));
+  }
+}
+
+namespace {
+// True when one dotted path is the other or lies inside it.
+bool paths_overlap(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 &&
+         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
+}
+}  // namespace
+
+Experiment experiment_load_with_overrides(const std::string& path, const std::vector<ConfigOverride>& overrides) {
+  nlohmann::json root = json_parse_file(path, true);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  if (root.is_object() && root.contains("base") && root["base"].is_object())
+    config_overrides_apply(root["base"], overrides);  // else the reader names the file's error
+  Experiment e;
+  try {
+    e = experiment_from_json(root, path, dir);
+  } catch (const LynxError& error) {
+    throw LynxError(config_override_blame(error.what(), overrides));
+  }
+  for (const ConfigOverride& o : overrides)
+    for (size_t a = 0; a < e.axes.size(); ++a)
+      for (const std::string& swept : e.axes[a].paths)
+        if (paths_overlap(o.path, swept))
+          throw_error("%s: %s: $.sweep.axes[%zu] sets \"%s\" at every point, which would replace the override "
+                      "(change the axis's values instead)",
+                      o.option.c_str(), path.c_str(), a, swept.c_str());
+  return e;
+}
+
+}  // namespace lynx

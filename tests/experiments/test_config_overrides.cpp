@@ -1,0 +1,69 @@
+// --set PATH=VALUE (experiments/config_overrides.hpp): values parsed as JSON when they parse, else strings; errors
+// name the option; experiment plot options are type-checked before anything runs.
+#include <doctest/doctest.h>
+
+#include "common/error.hpp"
+#include "experiments/config_overrides.hpp"
+#include "experiments/experiment.hpp"
+
+using namespace lynx;
+
+TEST_CASE("--set values: JSON when they parse, else a string") {
+  CHECK(config_override_parse("cluster.network.nic_gbps=25").value == 25);
+  CHECK(config_override_parse("cluster.network.nic_gbps=25").path == "cluster.network.nic_gbps");
+  CHECK(config_override_parse("format=int8-g64").value == "int8-g64");
+  CHECK(config_override_parse("cluster.prefill.prefix_cache=true").value == true);
+  CHECK(config_override_parse("seed=null").value.is_null());
+  CHECK(config_override_parse("workload.synthetic.input_tokens={\"fixed\": 64}").value["fixed"] == 64);
+  CHECK(config_override_parse("workload.time_window_s=[0, 600]").value.size() == 2);
+  CHECK(config_override_parse("workload.trace=a=b.jsonl").value == "a=b.jsonl");  // the first = splits
+  CHECK(config_override_parse("model=\"llama-3.1-70b\"").value == "llama-3.1-70b");
+  CHECK(config_override_parse("format=").value == "");
+  CHECK_THROWS_WITH_AS(config_override_parse("format"),
+                       doctest::Contains("--set format: expected PATH=VALUE"), LynxError);
+  CHECK_THROWS_WITH_AS(config_override_parse("=3"), doctest::Contains("--set =3: expected PATH=VALUE"), LynxError);
+  CHECK_THROWS_WITH_AS(config_override_parse("x={\"a\": 1, \"a\": 2}"), doctest::Contains("duplicate key"), LynxError);
+}
+
+TEST_CASE("--set applies in order; null removes; errors name the option") {
+  nlohmann::json c = {{"format", "bf16"}, {"seed", 3}};
+  config_overrides_apply(c, config_overrides_parse({"cluster.network.nic_gbps=25", "seed=null", "format=int4-g64",
+                                                    "format=int8-g64"}));
+  CHECK(c == nlohmann::json::parse(R"({"format": "int8-g64", "cluster": {"network": {"nic_gbps": 25}}})"));
+  CHECK_THROWS_WITH_AS(config_overrides_apply(c, config_overrides_parse({"format.bits=4"})),
+                       "--set format.bits=4: JSON path \"format.bits\": \"bits\" is inside a value that is not an object",
+                       LynxError);
+}
+
+TEST_CASE("an error naming an overridden path names the option, the last one setting it") {
+  const auto overrides = config_overrides_parse({"cluster.network=5", "cluster.network.nic_gbps=-1", "format=x"});
+  CHECK(config_override_blame("c.json: $.cluster.network.nic_gbps: expected a number", overrides) ==
+        "--set cluster.network.nic_gbps=-1: c.json: $.cluster.network.nic_gbps: expected a number");
+  CHECK(config_override_blame("c.json: $.cluster.network: expected a JSON object, got 5", overrides) ==
+        "--set cluster.network=5: c.json: $.cluster.network: expected a JSON object, got 5");
+  CHECK(config_override_blame("c.json: $.format: expected a KV format name", overrides) ==
+        "--set format=x: c.json: $.format: expected a KV format name");
+  CHECK(config_override_blame("c.json: $.format_x: unknown field", overrides) == "c.json: $.format_x: unknown field");
+  CHECK(config_override_blame("c.json: $.seed: expected", overrides) == "c.json: $.seed: expected");
+}
+
+TEST_CASE("experiment plot options are checked before anything runs") {
+  nlohmann::json base = nlohmann::json::parse(R"({"model": "llama-3.1-8b",
+    "workload": {"synthetic": {"rate_per_s": 1, "count": 2, "input_tokens": {"fixed": 100}, "output_tokens": {"fixed": 2}}}})");
+  auto error_of = [&](const char* plot) {
+    try {
+      nlohmann::json e = {{"name", "t"}, {"base", base}, {"plot", nlohmann::json::parse(plot)}};
+      experiment_from_json(e, "exp.json", "");
+      return std::string("no error");
+    } catch (const LynxError& e) {
+      return std::string(e.what());
+    }
+  };
+  CHECK(error_of(R"({"x": "format", "facet": ["model"], "cdf_at": 25, "ratios": [], "frontier": ["e2el"]})") ==
+        "no error");
+  CHECK(error_of(R"({"seris": "format"})").find("exp.json: $.plot.seris: unknown field (valid here: baseline, cdf_at, "
+                                                "facet, frontier, ratios, series, x)") == 0);
+  CHECK(error_of(R"({"facet": 3})") ==
+        "exp.json: $.plot.facet: expected a sweep axis path, or an array of them, got 3");
+  CHECK(error_of(R"({"x": 10})") == "exp.json: $.plot.x: expected a string, got 10");
+}
