@@ -2,23 +2,34 @@
 #include "sim/resolved_config.hpp"
 
 #include <filesystem>
+#include <vector>
 
 #include "common/data_folder.hpp"
 #include "common/json_reader.hpp"
+#include "common/json_schema.hpp"
 
 namespace lynx {
 
 namespace fs = std::filesystem;
 
-const char* const* resolved_config_path_fields() {
-  static const char* const fields[] = {"kernel_costs",
-                                       "models_catalog",
-                                       "gpus_catalog",
-                                       "lynx.acceptance",
-                                       "workload.trace",
-                                       "workload.synthetic.input_tokens.empirical",
-                                       "workload.synthetic.output_tokens.empirical",
-                                       nullptr};
+namespace {
+// Every PathField under `section`, as dotted paths from the root.
+void collect_path_fields(const SchemaSection& section, const std::string& prefix, std::vector<std::string>& out) {
+  for (size_t i = 0; i < section.count; ++i) {
+    const SchemaField& f = section.fields[i];
+    if (f.kind == FieldKind::path) out.push_back(prefix + f.path->key);
+    if (f.kind == FieldKind::object && f.object->section != nullptr)
+      collect_path_fields(*f.object->section, prefix + f.object->key + ".", out);
+  }
+}
+}  // namespace
+
+const std::vector<std::string>& resolved_config_path_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> out;
+    collect_path_fields(kSimConfigSection, "", out);
+    return out;
+  }();
   return fields;
 }
 
@@ -42,8 +53,8 @@ ResolvedConfig resolve_config(const nlohmann::json& root, const std::string& ori
   sim_config_from_json(root, origin, base_dir);  // every field checked, every input file found, errors named
   ResolvedConfig r;
   r.json = root;
-  for (const char* const* field = resolved_config_path_fields(); *field != nullptr; ++field) {
-    nlohmann::json* value = find_field(r.json, *field);
+  for (const std::string& field : resolved_config_path_fields()) {
+    nlohmann::json* value = find_field(r.json, field);
     if (value == nullptr || !value->is_string()) continue;
     *value = fs::absolute(resolve_input_path(value->get<std::string>(), base_dir)).lexically_normal().string();
   }

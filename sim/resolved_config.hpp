@@ -7,6 +7,7 @@
 // finished point is reused only while it equals the one the experiment gives now.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +15,10 @@
 
 namespace lynx {
 
-// The JSON paths of the input files a configuration may name (each resolved by common/data_folder.hpp's rule).
-const char* const* resolved_config_path_fields();  // null-terminated: "kernel_costs", "workload.trace", ...
+// The JSON paths of the input files a configuration may name (each resolved by common/data_folder.hpp's rule):
+// every PathField of the configuration's schema (kSimConfigSection), so a new path field is resolved without
+// being listed twice. "kernel_costs", "workload.trace", ...
+const std::vector<std::string>& resolved_config_path_fields();
 
 struct ResolvedConfig {
   nlohmann::json json;  // runnable as is

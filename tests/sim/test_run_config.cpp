@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -223,4 +224,16 @@ TEST_CASE("a cost table without the run's exact format says whose costs it lent"
   CHECK(summary["sources"]["decode_kernel_costs"].get<std::string>().find(
             "; no int4-g16 entry: the costs of int4-g32 used") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("the input paths a run folder's config.json resolves are the schema's path fields") {
+  // Derived from the field declarations (kSimConfigSection), so a path field added there is resolved too.
+  const std::vector<std::string> expected{"kernel_costs", "models_catalog", "gpus_catalog", "lynx.acceptance",
+                                          "workload.trace", "workload.synthetic.input_tokens.empirical",
+                                          "workload.synthetic.output_tokens.empirical"};
+  std::vector<std::string> fields = resolved_config_path_fields();
+  std::vector<std::string> sorted_expected = expected;
+  std::sort(fields.begin(), fields.end());
+  std::sort(sorted_expected.begin(), sorted_expected.end());
+  CHECK(fields == sorted_expected);
 }
