@@ -123,7 +123,8 @@ class Results:
         self.x_short = self.x_key.split(".")[-1]
         self.numeric_x = all(isinstance(number(x), float) for x in self.xs)
         self.px = [float(x) if self.numeric_x else x for x in self.xs]  # plotted x positions
-        self.cluster = self.cluster_text()
+        # What ran, per facet (a facet may change the model or the pools): from its first point's summary.json.
+        self.cluster = {f: self.cluster_text(next(r for r in self.rows if self.facet_of(r) == f)) for f in self.facets}
 
     def check_metric_names(self, path):
         """The metrics named by ratios and frontier have medians in summary.csv."""
@@ -172,10 +173,10 @@ class Results:
     def colour(self, s):
         return series_colour(s, self.axis_values.get(self.series_key, []))
 
-    def cluster_text(self):
-        """What ran: model, pools and workload, from the first point's summary.json."""
+    def cluster_text(self, row):
+        """What ran: model, pools and workload, from the point's summary.json (two lines, to fit a panel)."""
         try:
-            with open(os.path.join(self.dir, self.rows[0]["point"], "summary.json")) as f:
+            with open(os.path.join(self.dir, row["point"], "summary.json")) as f:
                 summary = json.load(f)
         except (OSError, ValueError, KeyError):
             return ""
@@ -183,7 +184,7 @@ class Results:
         p, d = c.get("prefill", {}), c.get("decode", {})
         workload = str(summary.get("sources", {}).get("workload", ""))
         workload = "a synthetic workload" if workload.startswith("synthetic") else os.path.basename(workload)
-        return "%s; %s x %s GPU prefill + %s x %s GPU decode (%s); %s, %s requests" % (
+        return "%s; %s x %s GPU prefill + %s x %s GPU decode (%s)\n%s, %s requests" % (
             c.get("model", "?"), p.get("instances", "?"), p.get("tp", "?"), d.get("instances", "?"), d.get("tp", "?"),
             d.get("gpu", "?"), workload, summary.get("metrics", {}).get("completed", "?"))
 
@@ -199,7 +200,8 @@ class Results:
 
     def title(self, facet):
         head = str(facet) if facet else self.experiment.get("name", "")
-        return "%s\n%s" % (head, self.cluster) if self.cluster else head
+        cluster = self.cluster.get(facet, "")
+        return "%s\n%s" % (head, cluster) if cluster else head
 
     def x_axis(self, ax):
         """The swept x: log scale with a tick at every value, written as numbers, when numeric; and its label."""
