@@ -57,14 +57,43 @@ void DecodeInstance::replan() {
   maybe_start_iteration();
 }
 
+namespace {
+// Iteration ends computed ahead of the run (a plan's first chunk, then one more each time the run reaches the last):
+// few enough that a plan cut early wastes little, many enough that a long run needs few events.
+constexpr size_t kIterationsPerChunk = 64;
+}  // namespace
+
 void DecodeInstance::cut_plan() {
-  if (!busy_ || iteration_ends_s_.size() <= 1) return;
+  if (!busy_ || planned_iterations_ <= 1) return;
   const double now = context_.loop->now();
   size_t current = 0;
   while (current + 1 < iteration_ends_s_.size() && iteration_ends_s_[current] < now) ++current;
-  if (current + 1 == iteration_ends_s_.size()) return;
+  if (current + 1 == planned_iterations_) return;
   iteration_ends_s_.resize(current + 1);
-  const uint64_t generation = ++generation_;
+  planned_iterations_ = current + 1;
+  ++generation_;
+  schedule_plan_event();
+}
+
+void DecodeInstance::compute_iterations(size_t count) {
+  double t = iteration_ends_s_.empty() ? plan_start_s_ : iteration_ends_s_.back();
+  const size_t end = std::min(planned_iterations_, iteration_ends_s_.size() + count);
+  for (size_t i = iteration_ends_s_.size(); i < end; ++i) {
+    // Each later iteration attends to one more key per member and reads one more token's KV.
+    const double growth = static_cast<double>(i);
+    DecodeWork work;
+    work.query_tokens = plan_.query_tokens;
+    work.sequences = plan_.sequences;
+    work.attended_tokens = plan_.attended + growth * static_cast<double>(plan_.query_tokens);
+    work.kv_bytes_read = plan_.kv_bytes + growth * plan_.kv_bytes_growth;
+    work.attention_kv_tokens = plan_.attention_tokens + growth * plan_.attention_growth;
+    t += cost_.decode_seconds(work);
+    iteration_ends_s_.push_back(t);
+  }
+}
+
+void DecodeInstance::schedule_plan_event() {
+  const uint64_t generation = generation_;
   context_.loop->at(iteration_ends_s_.back(), [this, generation] { finish_iterations(generation); });
 }
 
@@ -109,27 +138,24 @@ void DecodeInstance::maybe_start_iteration() {
   constexpr int64_t kMaxPlannedIterations = 4096;
   const int64_t iterations =
       steady && in.config.decode.plan_iterations ? std::min(repeatable, kMaxPlannedIterations) : 1;
+  plan_ = PlanBase{query_tokens, static_cast<int64_t>(members.size()), attended, kv_bytes, kv_bytes_growth,
+                   attention_tokens, attention_growth};
+  planned_iterations_ = static_cast<size_t>(iterations);
+  plan_start_s_ = now + unpack_s;
   iteration_ends_s_.clear();
-  double t = now + unpack_s;
-  for (int64_t i = 0; i < iterations; ++i) {
-    // Each later iteration attends to one more key per member and reads one more token's KV.
-    const double growth = static_cast<double>(i);
-    DecodeWork work;
-    work.query_tokens = query_tokens;
-    work.sequences = static_cast<int64_t>(members.size());
-    work.attended_tokens = attended + growth * static_cast<double>(query_tokens);
-    work.kv_bytes_read = kv_bytes + growth * kv_bytes_growth;
-    work.attention_kv_tokens = attention_tokens + growth * attention_growth;
-    t += cost_.decode_seconds(work);
-    iteration_ends_s_.push_back(t);
-  }
+  compute_iterations(kIterationsPerChunk);
   members_ = std::move(members);
-  const uint64_t generation = ++generation_;
-  context_.loop->at(iteration_ends_s_.back(), [this, generation] { finish_iterations(generation); });
+  ++generation_;
+  schedule_plan_event();
 }
 
 void DecodeInstance::finish_iterations(uint64_t generation) {
   if (generation != generation_) return;  // this plan was cut; a later event finishes it
+  if (iteration_ends_s_.size() < planned_iterations_) {  // the plan goes on: its next chunk
+    compute_iterations(kIterationsPerChunk);
+    schedule_plan_event();
+    return;
+  }
   const int64_t steps = static_cast<int64_t>(iteration_ends_s_.size());
   const double first_end = iteration_ends_s_.front(), last_end = iteration_ends_s_.back();
   for (const Member& m : members_) {

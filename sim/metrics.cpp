@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/fixed_decimal.hpp"
 #include "sim/transfer_protocol.hpp"
 
 namespace lynx {
@@ -250,18 +252,17 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
 }
 
 namespace {
+// A time as "%.9f" (nanoseconds) writes it, an empty field for NaN (not applicable).
 void append_time(std::string& out, double seconds) {
-  char text[400];  // %.9f of any double
-  if (std::isnan(seconds))
-    out += ",";
-  else {
-    const int n = std::snprintf(text, sizeof text, ",%.9f", seconds);
-    out.append(text, static_cast<size_t>(n));
-  }
+  out += ',';
+  if (!std::isnan(seconds)) append_fixed9(out, seconds);
 }
 void append_int(std::string& out, int64_t v) {
+  char text[24];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, v);
+  (void)error;  // 24 bytes hold any int64
   out += ',';
-  out += std::to_string(v);
+  out.append(text, end);
 }
 }  // namespace
 
@@ -273,7 +274,7 @@ const char* requests_csv_header() {
 }
 
 void append_requests_csv_row(std::string& out, const RequestRecord& r) {
-  out += std::to_string(r.id);
+  out += std::to_string(r.id);  // the first field: no leading comma
   append_time(out, r.arrival_s);
   append_int(out, r.input_tokens);
   append_int(out, r.output_tokens);

@@ -28,6 +28,9 @@ class Curve {
   // Time at `size`; sets *extrapolated (when given) if `size` lies beyond the last measured size (above; below
   // the first point the floor or proportional rule is an interpolation towards zero work, not an extrapolation).
   double at(double size, bool* extrapolated = nullptr) const;
+  // The same value, starting the search at `segment` (the interior segment the previous call used, updated): a
+  // caller that asks for slowly growing sizes (a decode run's context) skips the binary search.
+  double at(double size, size_t& segment, bool* extrapolated) const;
   bool empty() const { return sizes_.empty(); }
   double first_size() const { return sizes_.front(); }
   double last_size() const { return sizes_.back(); }

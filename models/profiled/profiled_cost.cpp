@@ -139,7 +139,8 @@ double ProfiledCostModel::prefill_attention_seconds(double new_tokens, double ca
 double ProfiledCostModel::decode_attention_seconds(double kv_tokens) const {
   const AttentionCurve& a = *decode_attention_;
   const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
-  const double t = a.seconds.at(kv_tokens * heads / (a.kv_heads_per_gpu * a.head_dim), &extrapolated_);
+  const double t = a.seconds.at(kv_tokens * heads / (a.kv_heads_per_gpu * a.head_dim), decode_attention_segment_,
+                                &extrapolated_);
   return same_gpu_ ? t : t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // bytes-bound
 }
 
@@ -174,24 +175,41 @@ double ProfiledCostModel::prefill_seconds(const std::vector<PrefillPiece>& piece
          cpu_overhead_seconds(sequences);
 }
 
+ProfiledCostModel::QueryTerms ProfiledCostModel::query_terms(int64_t query_tokens) const {
+  const bool keep = query_tokens >= 0 && query_tokens < kKeptTerms;
+  if (keep && static_cast<size_t>(query_tokens) < query_terms_.size() && query_terms_[static_cast<size_t>(query_tokens)].known)
+    return query_terms_[static_cast<size_t>(query_tokens)];
+  const double q = static_cast<double>(query_tokens);
+  QueryTerms t;
+  t.known = true;
+  t.dense = dense_layer_seconds(q);
+  t.all_reduce = all_reduce_seconds(q);
+  t.embedding = embedding_seconds(q);
+  t.lm_head = lm_head_seconds(q);
+  if (keep) {
+    if (query_terms_.size() <= static_cast<size_t>(query_tokens)) query_terms_.resize(static_cast<size_t>(query_tokens) + 1);
+    query_terms_[static_cast<size_t>(query_tokens)] = t;
+  }
+  return t;
+}
+
+double ProfiledCostModel::cpu_terms(int64_t sequences) const {
+  const bool keep = sequences >= 0 && sequences < kKeptTerms;
+  if (keep && static_cast<size_t>(sequences) < cpu_terms_.size() && !std::isnan(cpu_terms_[static_cast<size_t>(sequences)]))
+    return cpu_terms_[static_cast<size_t>(sequences)];
+  const double t = cpu_overhead_seconds(static_cast<double>(sequences));
+  if (keep) {
+    if (cpu_terms_.size() <= static_cast<size_t>(sequences)) cpu_terms_.resize(static_cast<size_t>(sequences) + 1, NAN);
+    cpu_terms_[static_cast<size_t>(sequences)] = t;
+  }
+  return t;
+}
+
 double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
-  const double q = static_cast<double>(work.query_tokens), layers = static_cast<double>(model_.n_layers);
-  // A planned run of decode iterations repeats the batch's query tokens and sequences: the terms that depend only
-  // on them are kept from the previous call (the same values, so the same sum to the last bit).
-  DecodeTerms& c = decode_terms_;
-  if (q != c.query_tokens) {
-    c.query_tokens = q;
-    c.dense = dense_layer_seconds(q);
-    c.all_reduce = all_reduce_seconds(q);
-    c.embedding = embedding_seconds(q);
-    c.lm_head = lm_head_seconds(q);
-  }
-  if (work.sequences != c.sequences) {
-    c.sequences = work.sequences;
-    c.cpu = cpu_overhead_seconds(static_cast<double>(work.sequences));
-  }
+  const double layers = static_cast<double>(model_.n_layers);
+  const QueryTerms c = query_terms(work.query_tokens);
   return layers * (c.dense + decode_attention_seconds(work.attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
-         c.embedding + c.lm_head + c.cpu;
+         c.embedding + c.lm_head + cpu_terms(work.sequences);
 }
 
 std::string ProfiledCostModel::source() const {

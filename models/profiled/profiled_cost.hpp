@@ -86,14 +86,21 @@ class ProfiledCostModel : public StepCostModel {
   double weight_bytes_ = 0;
   std::string not_covered_;
   mutable bool extrapolated_ = false;
-  // decode_seconds' terms for the last query tokens and sequences it was asked (one simulation per process: no
-  // two threads share a cost model).
-  struct DecodeTerms {
-    double query_tokens = -1;
-    int64_t sequences = -1;
-    double dense = 0, all_reduce = 0, embedding = 0, lm_head = 0, cpu = 0;
+  // decode_seconds' terms that depend only on the batch's query tokens, and the CPU overhead that depends only on
+  // its sequences, kept per value once computed (a decode batch's size changes as requests join and leave, and each
+  // term costs several interpolations; a kept value is the same value, so results are bit-identical). Up to
+  // kKeptTerms query tokens or sequences; beyond, computed each time. One simulation per process: no two threads
+  // share a cost model.
+  static constexpr int64_t kKeptTerms = 1 << 16;
+  struct QueryTerms {
+    bool known = false;
+    double dense = 0, all_reduce = 0, embedding = 0, lm_head = 0;
   };
-  mutable DecodeTerms decode_terms_;
+  QueryTerms query_terms(int64_t query_tokens) const;
+  double cpu_terms(int64_t sequences) const;
+  mutable std::vector<QueryTerms> query_terms_;
+  mutable std::vector<double> cpu_terms_;  // NaN: not computed yet
+  mutable size_t decode_attention_segment_ = 0;  // Curve::at's search hint: the segment of the last decode step
 };
 
 }  // namespace lynx

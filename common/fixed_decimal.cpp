@@ -1,0 +1,68 @@
+#include "common/fixed_decimal.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace lynx {
+
+namespace {
+using u128 = unsigned __int128;
+
+// Decimal digits of v (no sign), appended.
+void append_u128(std::string& out, u128 v) {
+  char digits[40];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) out += digits[--n];
+}
+}  // namespace
+
+void append_fixed9(std::string& out, double value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  const bool negative = (bits >> 63) != 0;
+  const int biased_exponent = static_cast<int>((bits >> 52) & 0x7ff);
+  uint64_t significand = bits & ((uint64_t{1} << 52) - 1);
+  int exponent = 0;  // value = significand * 2^exponent
+  if (biased_exponent == 0) {
+    exponent = -1074;  // subnormal (or zero)
+  } else {
+    significand |= uint64_t{1} << 52;
+    exponent = biased_exponent - 1075;
+  }
+  // Beyond what 128 bits hold exactly (|value| >= 2^74, 1.9e22 s), or not finite: printf itself.
+  if (biased_exponent == 0x7ff || exponent > 74 - 53) {
+    char text[400];
+    const int n = std::snprintf(text, sizeof text, "%.9f", value);
+    out.append(text, static_cast<size_t>(n));
+    return;
+  }
+  const u128 scaled = static_cast<u128>(significand) * 1000000000u;  // < 2^83
+  u128 nanos = 0;                                                    // round(|value| * 1e9), half to even
+  if (exponent >= 0) {
+    nanos = scaled << exponent;  // < 2^104
+  } else if (-exponent < 100) {
+    const int shift = -exponent;
+    nanos = scaled >> shift;
+    const u128 remainder = scaled & ((u128{1} << shift) - 1);
+    const u128 half = u128{1} << (shift - 1);
+    if (remainder > half || (remainder == half && (nanos & 1) != 0)) ++nanos;
+  }  // else |value| * 1e9 < 2^-16: rounds to 0
+  if (negative) out += '-';
+  append_u128(out, nanos / 1000000000u);
+  out += '.';
+  char fraction[10];
+  uint64_t f = static_cast<uint64_t>(nanos % 1000000000u);
+  for (int i = 8; i >= 0; --i) {
+    fraction[i] = static_cast<char>('0' + f % 10);
+    f /= 10;
+  }
+  out.append(fraction, 9);
+}
+
+}  // namespace lynx

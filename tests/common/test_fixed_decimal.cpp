@@ -1,0 +1,61 @@
+// append_fixed9 (common/fixed_decimal.hpp) against printf's "%.9f", the reference it replaces, on every kind of
+// value: exact half-nanosecond ties (k/1024 s), random values across 30 binary orders of magnitude, negative,
+// zero and negative zero, subnormals, integers, and the 2^74 edge where it hands over to printf.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "common/fixed_decimal.hpp"
+
+using namespace lynx;
+
+namespace {
+std::string reference(double v) {
+  char text[400];
+  std::snprintf(text, sizeof text, "%.9f", v);
+  return text;
+}
+std::string ours(double v) {
+  std::string out;
+  append_fixed9(out, v);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("append_fixed9 writes what printf's %.9f writes") {
+  int64_t mismatches = 0;
+  auto check = [&](double v) {
+    if (ours(v) != reference(v)) {
+      if (++mismatches <= 5) FAIL_CHECK(v << ": " << ours(v) << " vs printf " << reference(v));
+    }
+  };
+  for (double v : {0.0, -0.0, 1.0, -1.0, 0.5e-9, 1.5e-9, 2.5e-9, 1e-10, 4.9999999999e-10, 5e-10, 0.1, 0.3,
+                   123456.789, 3599.999999999, 1e9, 1e15, 1e20, std::ldexp(1.0, 74), std::ldexp(1.0, 74) - 4096,
+                   std::nextafter(std::ldexp(1.0, 74), 0.0), 4.9406564584124654e-324, 2.2250738585072014e-308,
+                   std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0)})
+    check(v);
+  // Exact ties: k/1024 s is an odd number of half nanoseconds when k is odd.
+  for (int64_t k = -5000; k <= 200000; ++k) check(static_cast<double>(k) / 1024.0);
+  // Near-ties: one ulp either side of them.
+  for (int64_t k = 1; k <= 20000; k += 2) {
+    const double t = static_cast<double>(k) / 1024.0;
+    check(std::nextafter(t, 0.0));
+    check(std::nextafter(t, 1e9));
+  }
+  std::mt19937_64 rng(20261201);
+  std::uniform_real_distribution<double> exponent(-30.0, 24.0), unit(0.0, 1.0);
+  for (int i = 0; i < 2000000; ++i) {
+    const double magnitude = std::exp2(exponent(rng)) * unit(rng);
+    check(i % 7 == 0 ? -magnitude : magnitude);
+  }
+  // Times as the simulator makes them: sums of step times.
+  double t = 0;
+  for (int i = 0; i < 200000; ++i) {
+    t += 0.0123456789 * unit(rng);
+    check(t);
+  }
+  CHECK(mismatches == 0);
+}
