@@ -286,9 +286,7 @@ WorkloadBuild workload_build_report(const WorkloadSpec& spec, uint64_t seed) {
   return build;
 }
 
-std::vector<Request> workload_build(const WorkloadSpec& spec, uint64_t seed) {
-  WorkloadBuild build = workload_build_report(spec, seed);
-  const TraceReadReport& r = build.read;
+void workload_read_notes(const TraceReadReport& r) {
   if (r.bad_rows_skipped > 0)
     std::fprintf(stderr, "lynxsim: note: %s: skipped %lld bad rows of %lld (first: %s)\n", r.path.c_str(),
                  static_cast<long long>(r.bad_rows_skipped), static_cast<long long>(r.rows),
@@ -296,6 +294,11 @@ std::vector<Request> workload_build(const WorkloadSpec& spec, uint64_t seed) {
   if (r.failed_rows > 0 && !r.failed_kept)
     std::fprintf(stderr, "lynxsim: note: %s: dropped %lld failed requests (0 output tokens; keep_failed keeps them)\n",
                  r.path.c_str(), static_cast<long long>(r.failed_rows));
+}
+
+std::vector<Request> workload_build(const WorkloadSpec& spec, uint64_t seed) {
+  WorkloadBuild build = workload_build_report(spec, seed);
+  workload_read_notes(build.read);
   return std::move(build.requests);
 }
 

@@ -52,4 +52,7 @@ WorkloadBuild workload_build_report(const WorkloadSpec& spec, uint64_t seed);
 // The same, returning the requests only; skipped bad rows and dropped failed rows are noted on stderr.
 std::vector<Request> workload_build(const WorkloadSpec& spec, uint64_t seed);
 
+// Those notes on stderr: skipped bad rows and dropped failed requests of a trace read (nothing for a clean read).
+void workload_read_notes(const TraceReadReport& report);
+
 }  // namespace lynx

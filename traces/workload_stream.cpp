@@ -1,7 +1,6 @@
 #include "traces/workload_stream.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <queue>
 #include <vector>
 
@@ -244,14 +243,7 @@ std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t
     if (stream->next(r)) return true;
     if (*noted) return false;
     *noted = true;
-    const TraceReadReport& report = stream->read_report();
-    if (report.bad_rows_skipped > 0)
-      std::fprintf(stderr, "lynxsim: note: %s: skipped %lld bad rows of %lld (first: %s)\n", report.path.c_str(),
-                   static_cast<long long>(report.bad_rows_skipped), static_cast<long long>(report.rows),
-                   report.first_bad_rows.front().c_str());
-    if (report.failed_rows > 0 && !report.failed_kept)
-      std::fprintf(stderr, "lynxsim: note: %s: dropped %lld failed requests (0 output tokens; keep_failed keeps them)\n",
-                   report.path.c_str(), static_cast<long long>(report.failed_rows));
+    workload_read_notes(stream->read_report());
     return false;
   };
 }
