@@ -62,13 +62,6 @@ nlohmann::json workload_record(const WorkloadSpec& spec, const nlohmann::json& w
   return w;
 }
 
-// Requests a workload generated as it is needed will have, when that is known before the run (0: not known).
-uint64_t streamed_request_count(const WorkloadSpec& spec) {
-  const TraceTransforms& t = spec.transforms;
-  if (!spec.synthetic || t.has_time_window) return 0;
-  const int64_t count = t.first_n > 0 ? std::min(t.first_n, spec.synthetic_spec.count) : spec.synthetic_spec.count;
-  return static_cast<uint64_t>(count);
-}
 }  // namespace
 
 RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir, const RunExtras& extras) {
@@ -108,7 +101,8 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
         if (timeline) timeline->add(r);
       };
     if (extras.progress != nullptr)
-      extras.progress->start(inputs.request_source ? streamed_request_count(spec) : inputs.requests.size());
+      extras.progress->start(inputs.request_source ? static_cast<uint64_t>(workload_count(spec, config.seed))
+                                                  : inputs.requests.size());
     outcome.summary = simulate_to_files(out_dir, inputs, source, &result, watch);
     if (timeline) timeline->commit();
   } catch (...) {

@@ -236,6 +236,18 @@ bool WorkloadStream::next(Request& r) { return pipeline_->next(r); }
 
 const TraceReadReport& WorkloadStream::read_report() const { return pipeline_->read_report(); }
 
+int64_t workload_count(const WorkloadSpec& spec, uint64_t seed) {
+  // The time window and first N decide which requests are kept; spreading and rescaling move them, never drop one.
+  if (spec.synthetic && !spec.transforms.has_time_window)
+    return spec.transforms.first_n > 0 ? std::min(spec.transforms.first_n, spec.synthetic_spec.count)
+                                       : spec.synthetic_spec.count;
+  SelectedSource source(spec, seed);
+  Request r;
+  while (source.next(r)) {
+  }
+  return source.kept();
+}
+
 std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed) {
   auto stream = std::make_shared<WorkloadStream>(spec, seed);
   auto noted = std::make_shared<bool>(false);

@@ -46,6 +46,10 @@ class WorkloadStream {
   std::unique_ptr<Pipeline> pipeline_;
 };
 
+// The number of requests the workload has, by one pass that keeps none of them (a trace is read once more; a
+// synthetic workload without a time window is counted without drawing). For a progress meter's total.
+int64_t workload_count(const WorkloadSpec& spec, uint64_t seed);
+
 // A WorkloadStream as a function, for SimulationInputs::request_source; the trace's notes (skipped bad rows,
 // dropped failed requests) go to stderr at the end, as workload_build writes them.
 std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed);

@@ -127,3 +127,18 @@ TEST_CASE("a streamed workload fails as the build does") {
   same_error(R"({"trace": ")" + bad + R"("})");
   same_error(R"({"trace": ")" + bad + R"(", "spread_same_timestamp": true, "target_rate_per_s": 1})");
 }
+
+TEST_CASE("workload_count is the number of requests the stream yields") {
+  const std::string m = kMooncake;
+  for (const std::string& w :
+       {"{" + m + "}", "{" + m + R"(, "time_window_s": [600, 1200], "spread_same_timestamp": true})",
+        "{" + m + R"(, "first_n": 777, "target_rate_per_s": 3})",
+        std::string(R"({"synthetic": {"arrival": "poisson", "rate_per_s": 4, "count": 3000,
+            "input_tokens": {"fixed": 100}, "output_tokens": {"fixed": 10}}, "first_n": 1234})"),
+        std::string(R"({"synthetic": {"arrival": "poisson", "rate_per_s": 4, "count": 3000,
+            "input_tokens": {"fixed": 100}, "output_tokens": {"fixed": 10}}, "time_window_s": [10, 300]})")}) {
+    CAPTURE(w);
+    WorkloadSpec spec = parse(w);
+    CHECK(workload_count(spec, 3) == static_cast<int64_t>(streamed(spec, 3).size()));
+  }
+}
