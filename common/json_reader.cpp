@@ -322,10 +322,6 @@ double JsonObject::non_negative_number(const std::string& key) {
   return field(key).get<double>();
 }
 
-double JsonObject::number_or(const std::string& key, double fallback) { return has(key) ? number(key) : fallback; }
-double JsonObject::positive_number_or(const std::string& key, double fallback) {
-  return has(key) ? positive_number(key) : fallback;
-}
 double JsonObject::non_negative_number_or(const std::string& key, double fallback) {
   return has(key) ? non_negative_number(key) : fallback;
 }
@@ -334,10 +330,6 @@ int64_t JsonObject::positive_integer(const std::string& key) {
   if (!has(key) || !(*value_)[key].is_number_integer() || (*value_)[key].get<int64_t>() <= 0)
     fail(key, "a positive integer");
   return field(key).get<int64_t>();
-}
-
-int64_t JsonObject::positive_integer_or(const std::string& key, int64_t fallback) {
-  return has(key) ? positive_integer(key) : fallback;
 }
 
 int64_t JsonObject::non_negative_integer_or(const std::string& key, int64_t fallback) {
@@ -373,12 +365,6 @@ std::string JsonObject::choice_or(const std::string& key, const std::vector<std:
 JsonObject JsonObject::object(const std::string& key) {
   if (!has(key) || !(*value_)[key].is_object()) fail(key, "a JSON object");
   return JsonObject(field(key), origin_, path_of(key));
-}
-
-JsonObject JsonObject::object_or_empty(const std::string& key) {
-  static const nlohmann::json kEmpty = nlohmann::json::object();
-  if (!has(key)) return JsonObject(kEmpty, origin_, path_of(key));
-  return object(key);
 }
 
 const nlohmann::json& JsonObject::array(const std::string& key) {

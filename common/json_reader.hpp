@@ -55,11 +55,8 @@ class JsonObject {
   double number(const std::string& key);                // any finite number
   double positive_number(const std::string& key);       // > 0
   double non_negative_number(const std::string& key);   // >= 0
-  double number_or(const std::string& key, double fallback);
-  double positive_number_or(const std::string& key, double fallback);
   double non_negative_number_or(const std::string& key, double fallback);
   int64_t positive_integer(const std::string& key);     // integer > 0
-  int64_t positive_integer_or(const std::string& key, int64_t fallback);
   int64_t non_negative_integer_or(const std::string& key, int64_t fallback);
   // A file path (common/data_folder.hpp: "@data/..." in the data folder, else relative to base_dir); a missing
   // data file is an error naming this field.
@@ -70,8 +67,6 @@ class JsonObject {
   std::string choice_or(const std::string& key, const std::vector<std::string>& choices, const std::string& fallback);
   // A nested object or array, marked as read.
   JsonObject object(const std::string& key);
-  // The nested object, or an empty one when absent (its fields then take their declared defaults).
-  JsonObject object_or_empty(const std::string& key);
   const nlohmann::json& array(const std::string& key);
   const nlohmann::json& raw(const std::string& key);   // any value, marked as read
 

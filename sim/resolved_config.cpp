@@ -62,8 +62,4 @@ ResolvedConfig resolve_config(const nlohmann::json& root, const std::string& ori
   return r;
 }
 
-ResolvedConfig resolve_config_file(const std::string& path) {
-  return resolve_config(json_parse_file(path, true), path, fs::path(path).parent_path().string());
-}
-
 }  // namespace lynx

@@ -27,6 +27,5 @@ struct ResolvedConfig {
 
 // Validates `root` (errors name `origin` and the JSON path), then resolves its input paths.
 ResolvedConfig resolve_config(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
-ResolvedConfig resolve_config_file(const std::string& path);
 
 }  // namespace lynx

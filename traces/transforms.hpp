@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "traces/random.hpp"
 #include "traces/request.hpp"
 
 namespace lynx {
@@ -53,5 +54,20 @@ void transforms_finish(std::vector<Request>& requests, const TraceTransforms& tr
 
 // The spreading of step 3 alone (exposed for tests).
 void spread_same_timestamp(std::vector<Request>& requests, double step_s, uint64_t seed);
+
+// The pieces of steps 3 and 4, shared by transforms_finish (a whole list) and traces/workload_stream (a stream):
+// The median gap between distinct timestamps (nearest rank); 0 without gaps. Reorders `gaps`.
+double median_distinct_gap(std::vector<double>& gaps);
+// Whether spreading applies with that median: throws when the step must be inferred but every one of `requests`
+// (>= 2) shares one timestamp; false for a single request (nothing to spread).
+bool spreading_applies(double step_s, double median_gap, int64_t requests);
+// Spreads the `count` requests at `group` (sharing timestamp t = group[0].arrival_s, count >= 2): the given step, or
+// the gap to the next timestamp (next_s; has_next false for the last group), or the median gap when that gap is
+// over 1.5 median gaps or there is no next group. `draws` is scratch.
+void spread_group(Request* group, size_t count, bool has_next, double next_s, double step_s, double median_gap,
+                  Rng& rng, std::vector<double>& draws);
+// The factor step 4 multiplies arrivals by, given the workload's count and its first and last (spread) arrivals;
+// throws when time_scale and target_rate_per_s are both given or the rate cannot be set.
+double rescale_factor(const TraceTransforms& transforms, int64_t requests, double first_s, double last_s);
 
 }  // namespace lynx

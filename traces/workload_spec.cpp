@@ -258,34 +258,6 @@ WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& ba
   return spec;
 }
 
-WorkloadBuild workload_build_report(const WorkloadSpec& spec, uint64_t seed) {
-  WorkloadBuild build;
-  RequestSelector selector(spec.transforms);
-  std::string source;
-  if (spec.synthetic) {
-    source = "the synthetic workload";
-    for (Request& r : synthetic_generate(spec.synthetic_spec, seed)) {
-      RequestSelector::Verdict v = selector.offer(r);
-      if (v == RequestSelector::Verdict::stop) break;
-      if (v == RequestSelector::Verdict::keep) build.requests.push_back(std::move(r));
-    }
-  } else {
-    source = spec.trace_path;
-    build.read = trace_read_each(spec.trace_path, spec.read, [&](Request&& r) {
-      RequestSelector::Verdict v = selector.offer(r);
-      if (v == RequestSelector::Verdict::stop) return false;
-      if (v == RequestSelector::Verdict::keep) build.requests.push_back(std::move(r));
-      return !selector.done();
-    });
-  }
-  if (build.requests.empty())
-    throw_error("%s: the workload is empty: the time window [%g, %g) s holds no request of %s",
-                spec.origin.empty() ? "workload" : spec.origin.c_str(), spec.transforms.window_begin_s,
-                spec.transforms.window_end_s, source.c_str());
-  transforms_finish(build.requests, spec.transforms, seed);
-  return build;
-}
-
 void workload_read_notes(const TraceReadReport& r) {
   if (r.bad_rows_skipped > 0)
     std::fprintf(stderr, "lynxsim: note: %s: skipped %lld bad rows of %lld (first: %s)\n", r.path.c_str(),

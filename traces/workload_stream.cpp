@@ -64,9 +64,8 @@ class SelectedSource {
   bool ended_ = false;
 };
 
-// First pass for an inferred spreading step: the median gap between distinct timestamps (nearest rank, as
-// spread_same_timestamp computes it) and the number of requests.
-double median_distinct_gap(const WorkloadSpec& spec, uint64_t seed, int64_t& requests) {
+// First pass for an inferred spreading step: the median gap between distinct timestamps and the number of requests.
+double median_gap_pass(const WorkloadSpec& spec, uint64_t seed, int64_t& requests) {
   SelectedSource source(spec, seed);
   std::vector<double> gaps;
   Request r;
@@ -78,10 +77,7 @@ double median_distinct_gap(const WorkloadSpec& spec, uint64_t seed, int64_t& req
     any = true;
   }
   requests = source.kept();
-  if (gaps.empty()) return 0;
-  const size_t rank = (gaps.size() + 1) / 2 - 1;
-  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(rank), gaps.end());
-  return gaps[rank];
+  return median_distinct_gap(gaps);
 }
 
 struct Spreading {
@@ -150,18 +146,9 @@ class WorkloadStream::Pipeline {
       }
       group_.push_back(std::move(r));
     }
-    if (group_.size() >= 2) {
-      const double t = group_.front().arrival_s;
-      double step = spreading_.step_s;
-      if (step <= 0) {
-        const double gap = have_held_ ? held_.arrival_s - t : 0;
-        step = have_held_ && gap <= 1.5 * spreading_.median_gap ? gap : spreading_.median_gap;
-      }
-      draws_.clear();
-      for (size_t i = 0; i < group_.size(); ++i) draws_.push_back(rng_.uniform01());
-      std::sort(draws_.begin(), draws_.end());
-      for (size_t i = 0; i < group_.size(); ++i) group_[i].arrival_s = t + draws_[i] * step;
-    }
+    if (group_.size() >= 2)
+      spread_group(group_.data(), group_.size(), have_held_, have_held_ ? held_.arrival_s : 0, spreading_.step_s,
+                   spreading_.median_gap, rng_, draws_);
     for (Request& g : group_) {
       if (scale_ != 1) g.arrival_s *= scale_;
       const double arrival_s = g.arrival_s;
@@ -191,43 +178,24 @@ WorkloadStream::WorkloadStream(const WorkloadSpec& workload, uint64_t seed) : sp
   const TraceTransforms& t = spec.transforms;
   Spreading spreading;
   if (t.spread_same_timestamp) {
-    spreading.on = true;
     spreading.step_s = t.spread_step_s;
-    if (t.spread_step_s <= 0) {
-      int64_t requests = 0;
-      spreading.median_gap = median_distinct_gap(spec, seed, requests);
-      if (spreading.median_gap <= 0) {
-        if (requests >= 2)
-          throw_error("cannot spread requests over their timestamp step: all %lld requests share one timestamp, so "
-                      "the step cannot be inferred (give spread_step_s)",
-                      static_cast<long long>(requests));
-        spreading.on = false;  // a single request: nothing to spread
-      }
-    }
+    int64_t requests = 0;
+    if (t.spread_step_s <= 0) spreading.median_gap = median_gap_pass(spec, seed, requests);
+    spreading.on = spreading_applies(spreading.step_s, spreading.median_gap, requests);
   }
-  if (t.target_rate_per_s > 0 && t.time_scale != 1)
-    throw_error("time_scale and target_rate_per_s both rescale time: give one of them");
-  double scale = t.time_scale;
+  double first_s = 0, last_s = 0;
+  int64_t requests = 0;
   if (t.target_rate_per_s > 0) {
-    // First pass: the count and span of the spread, unscaled arrivals (trace_stats_compute's rate).
+    // First pass: the count and span of the spread, unscaled arrivals.
     Pipeline unscaled(spec, seed, spreading, 1);
     Request r;
-    int64_t requests = 0;
-    double first_s = 0, last_s = 0;
     while (unscaled.next(r)) {
       first_s = requests == 0 ? r.arrival_s : std::min(first_s, r.arrival_s);
       last_s = requests == 0 ? r.arrival_s : std::max(last_s, r.arrival_s);
       ++requests;
     }
-    const double span_s = last_s - first_s;
-    if (requests < 2 || !(span_s > 0))
-      throw_error("cannot set the arrival rate to %g/s: the workload has %lld requests over %g s (needs at least 2 "
-                  "requests over a positive span)",
-                  t.target_rate_per_s, static_cast<long long>(requests), span_s);
-    const double rate_per_s = static_cast<double>(requests - 1) / span_s;
-    scale = rate_per_s / t.target_rate_per_s;
   }
-  pipeline_ = std::make_unique<Pipeline>(spec, seed, spreading, scale);
+  pipeline_ = std::make_unique<Pipeline>(spec, seed, spreading, rescale_factor(t, requests, first_s, last_s));
 }
 
 WorkloadStream::~WorkloadStream() = default;
@@ -235,6 +203,16 @@ WorkloadStream::~WorkloadStream() = default;
 bool WorkloadStream::next(Request& r) { return pipeline_->next(r); }
 
 const TraceReadReport& WorkloadStream::read_report() const { return pipeline_->read_report(); }
+
+WorkloadBuild workload_build_report(const WorkloadSpec& spec, uint64_t seed) {
+  WorkloadBuild build;
+  SelectedSource source(spec, seed);
+  Request r;
+  while (source.next(r)) build.requests.push_back(std::move(r));
+  build.read = source.read_report();
+  transforms_finish(build.requests, spec.transforms, seed);
+  return build;
+}
 
 int64_t workload_count(const WorkloadSpec& spec, uint64_t seed) {
   // The time window and first N decide which requests are kept; spreading and rescaling move them, never drop one.

@@ -22,7 +22,7 @@ TEST_CASE("json object fields: types, ranges, paths and unknown fields") {
   CHECK(o.positive_number("x") == 2.5);
   CHECK(o.positive_integer("n") == 3);
   CHECK(o.string("s") == "hi");
-  CHECK(o.number_or("absent", 7.0) == 7.0);
+  CHECK(o.non_negative_number_or("absent", 7.0) == 7.0);
   CHECK_THROWS_WITH_AS(o.positive_number("neg"), "f.json: $.neg: expected a positive number, got -1", LynxError);
   CHECK_THROWS_WITH_AS(o.positive_integer("x"), "f.json: $.x: expected a positive integer, got 2.5", LynxError);
   CHECK_THROWS_WITH_AS(o.string("missing"), "f.json: $.missing: missing field, expected a string", LynxError);

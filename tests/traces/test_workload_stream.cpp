@@ -1,6 +1,7 @@
-// The streamed workload (traces/workload_stream.hpp) against the whole build (workload_build), which stays the
-// reference: for every kind of source and every transform, the same requests in the same order with the same ids
-// and bit-identical arrival times, and the same errors.
+// The streamed workload (traces/workload_stream.hpp) against the whole build (workload_build: the same selected rows
+// in a list, spread group by group and stable-sorted): for every kind of source and every transform, the stream's
+// group buffer and reorder queue give the same requests in the same order with the same ids and bit-identical
+// arrival times, and the same errors.
 #include <doctest/doctest.h>
 
 #include <string>
