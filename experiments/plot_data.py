@@ -203,6 +203,13 @@ class Results:
         cluster = self.cluster.get(facet, "")
         return "%s\n%s" % (head, cluster) if cluster else head
 
+    def finish_panel(self, ax, facet, ylabel, legend_size=7):
+        """A facet's panel: its y label, the facet's title (what ran), a light grid and the legend."""
+        ax.set_ylabel(ylabel)
+        ax.set_title(self.title(facet), fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=legend_size)
+
     def x_axis(self, ax):
         """The swept x: log scale with a tick at every value, written as numbers, when numeric; and its label."""
         if self.numeric_x:

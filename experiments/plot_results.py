@@ -71,10 +71,7 @@ def plot_speculation(res, out_dir, written):
                     markerfacecolor="none", color=color, label="%s first draft kept" % s)
         res.x_axis(ax)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_ylabel("share")
-        ax.set_title(res.title(facet), fontsize=8)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        res.finish_panel(ax, facet, "share", legend_size=7)
     save(fig, out_dir, "speculation", written)
 
 
@@ -96,10 +93,7 @@ def plot_relative(res, out_dir, written):
         res.x_axis(ax)
         log_y_if_positive(ax)  # overloaded baselines put the others orders of magnitude below 1
         ax.axhline(1.0, color="grey", lw=0.8)
-        ax.set_ylabel("median first-token time / %s's" % baseline)
-        ax.set_title(res.title(facet), fontsize=8)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        res.finish_panel(ax, facet, "median first-token time / %s's" % baseline, legend_size=7)
     save(fig, out_dir, "ttft_relative_to_%s" % baseline, written)
 
 
@@ -152,10 +146,7 @@ def plot_ratios(res, out_dir, written):
         if finite and max(finite) / min(finite) > 10:
             log_axis(ax.yaxis)  # ratios spanning decades
         ax.axhline(1.0, color="grey", lw=0.8)
-        ax.set_ylabel("ratio of median first-token times")
-        ax.set_title(res.title(facet), fontsize=8)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        res.finish_panel(ax, facet, "ratio of median first-token times", legend_size=8)
     save(fig, out_dir, "ratios", written)
 
 
