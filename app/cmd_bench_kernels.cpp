@@ -2,6 +2,7 @@
 // CUDA GPU and writes the cost table the simulator reads (kernels/costs/<device>.json); or derives a stand-in table
 // from a GPU's datasheet bandwidth (--device datasheet), marked as not measured.
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,8 +19,10 @@
 namespace lynx {
 
 namespace {
+enum class BenchDevice { cpu, cuda, datasheet };
+
 struct BenchKernelsOptions {
-  std::string device = "cpu";
+  BenchDevice device = BenchDevice::cpu;
   std::string out;
   KernelBenchOptions bench;
   std::string device_name = "NVIDIA H200";
@@ -33,9 +36,9 @@ void run_bench_kernels(const BenchKernelsOptions& o) {
   const std::vector<std::string> formats = o.bench.formats.empty() ? kernel_bench_default_formats() : o.bench.formats;
   for (const auto& name : formats) kv_format_parse(name);  // reject a bad name before measuring anything
   CostTable table;
-  if (o.device == "cpu") {
+  if (o.device == BenchDevice::cpu) {
     table = kernel_bench_cpu(o.bench, stderr);
-  } else if (o.device == "cuda") {
+  } else if (o.device == BenchDevice::cuda) {
 #if defined(LYNX_HAVE_CUDA)
     table = kernel_bench_cuda(o.bench, stderr);
 #else
@@ -59,8 +62,10 @@ void add_bench_kernels_command(CLI::App& app) {
   auto o = std::make_shared<BenchKernelsOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench-kernels", "Measure the KV kernels (encode, decode, attention) of every format; write the cost table");
+  const std::map<std::string, BenchDevice> devices{
+      {"cpu", BenchDevice::cpu}, {"cuda", BenchDevice::cuda}, {"datasheet", BenchDevice::datasheet}};
   cmd->add_option("--device", o->device, "cpu, cuda, or datasheet (a table derived from --hbm-bytes-per-s)")
-      ->check(CLI::IsMember({"cpu", "cuda", "datasheet"}));
+      ->transform(CLI::CheckedTransformer(devices));
   cmd->add_option("--out", o->out, "Write the cost table (JSON) here, e.g. kernels/costs/cpu.json");
   cmd->add_flag("--quick", o->bench.quick, "Tiny sizes, 2 repeats: checks the table is complete, measures nothing");
   cmd->add_option("--format", o->bench.formats, "KV format, repeatable (default: a standard set); " +

@@ -5,6 +5,7 @@
 // --format names) with their bits and the exact bytes per token of a reference model.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,10 @@
 namespace lynx {
 
 namespace {
+enum class ListWhat { models, gpus, formats };
+
 struct ListOptions {
-  std::string what;
+  ListWhat what = ListWhat::models;
   bool json = false;
   std::string models_catalog, gpus_catalog;
   std::string model = "llama-3.1-8b";
@@ -193,9 +196,9 @@ void list_formats(const ListOptions& o) {
 void add_list_command(CLI::App& app) {
   auto o = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "List the models, GPUs or KV formats a configuration can name");
-  cmd->add_option("what", o->what, "models, gpus or formats")
-      ->required()
-      ->check(CLI::IsMember({"models", "gpus", "formats"}));
+  const std::map<std::string, ListWhat> whats{
+      {"models", ListWhat::models}, {"gpus", ListWhat::gpus}, {"formats", ListWhat::formats}};
+  cmd->add_option("what", o->what, "models, gpus or formats")->required()->transform(CLI::CheckedTransformer(whats));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--models-catalog", o->models_catalog,
                   "User model catalog JSON: adds to or overrides the shipped entries by name");
@@ -206,9 +209,11 @@ void add_list_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
   cmd->add_option("--format", o->formats, "formats: list these names (repeatable; default: a standard set)");
   cmd->callback([o] {
-    if (o->what == "models") list_models(*o);
-    else if (o->what == "gpus") list_gpus(*o);
-    else list_formats(*o);
+    switch (o->what) {
+      case ListWhat::models: list_models(*o); break;
+      case ListWhat::gpus: list_gpus(*o); break;
+      case ListWhat::formats: list_formats(*o); break;
+    }
   });
 }
 

@@ -33,7 +33,7 @@ void run_experiment(const RunOptions& o) {
   check_output_location(options.out_dir, true, "--out");
   parse_shard(o.shard, options.shard_index, options.shard_count);
   std::fprintf(stderr, "%s: %zu points (%s of %zu axes), writing %s\n", o.experiment.c_str(), e.points.size(),
-               e.mode.c_str(), e.axes.size(), options.out_dir.c_str());
+               sweep_mode_name(e.mode), e.axes.size(), options.out_dir.c_str());
   SweepReport report = sweep_run(e, options);
   std::printf("%zu points selected: %zu ran, %zu already finished, %zu failed; results in %s (summary.csv)\n",
               report.selected, report.ran, report.skipped, report.failed, options.out_dir.c_str());

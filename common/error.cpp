@@ -6,17 +6,32 @@
 
 namespace lynx {
 
-void throw_error(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
+namespace {
+std::string format_message(const char* format, va_list args) {
   va_list copy;
   va_copy(copy, args);
   int length = std::vsnprintf(nullptr, 0, format, copy);
   va_end(copy);
   std::vector<char> text(static_cast<size_t>(length > 0 ? length : 0) + 1);
   std::vsnprintf(text.data(), text.size(), format, args);
+  return text.data();
+}
+}  // namespace
+
+void throw_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::string message = format_message(format, args);
   va_end(args);
-  throw LynxError(text.data());
+  throw LynxError(message);
+}
+
+void throw_internal_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::string message = format_message(format, args);
+  va_end(args);
+  throw InternalError(message);
 }
 
 }  // namespace lynx

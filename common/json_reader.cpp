@@ -167,7 +167,7 @@ void JsonObject::fail(const std::string& key, const std::string& expected) const
 bool JsonObject::has(const std::string& key) const {
   // A bound reader reading an undeclared key is a bug (the reference would not list the field): exit 3.
   if (section_ && !schema_find(*section_, key.c_str()))
-    throw std::logic_error("the reader of " + path_ + " reads \"" + key + "\", which its schema section \"" +
+    throw InternalError("the reader of " + path_ + " reads \"" + key + "\", which its schema section \"" +
                            section_->title + "\" does not declare");
   known_.insert(key);
   return value_->contains(key);
@@ -249,15 +249,21 @@ std::string JsonObject::get(const StringField& f) {
   return string(f.key);
 }
 
-std::string JsonObject::get(const ChoiceField& f) {
-  if (!has(f.key) && f.default_value) return f.default_value;
+std::string JsonObject::get(const ChoiceField& f) { return f.choices[choice_index(f)]; }
+
+size_t JsonObject::choice_index(const ChoiceField& f) {
+  if (!has(f.key) && f.default_value) {
+    for (size_t i = 0; f.choices[i]; ++i)
+      if (std::string_view(f.default_value) == f.choices[i]) return i;
+    throw_internal_error("%s: the default \"%s\" is not one of its choices", f.key, f.default_value);
+  }
   const std::string expected = choices_text(f.choices);
   if (!has(f.key) || !(*value_)[f.key].is_string()) fail(f.key, expected);
-  const std::string value = (*value_)[f.key].get<std::string>();
+  const std::string& value = (*value_)[f.key].get_ref<const std::string&>();
   for (size_t i = 0; f.choices[i]; ++i)
     if (value == f.choices[i]) {
       read_.insert(f.key);
-      return value;
+      return i;
     }
   fail(f.key, expected);
 }

@@ -41,6 +41,13 @@ class JsonObject {
   int64_t get(const IntegerField& field);
   std::string get(const StringField& field);   // absent without a default: an error
   std::string get(const ChoiceField& field);
+  // The same as the position of the value in field.choices: a reader's enum lists its values in that order, so
+  // after validation a choice is an enum and its string exists only in the declaration (choice_name gives it back).
+  size_t choice_index(const ChoiceField& field);
+  template <typename Enum>
+  Enum get_enum(const ChoiceField& field) {
+    return static_cast<Enum>(choice_index(field));
+  }
   bool get(const BoolField& field);
   // Resolved (see input_path); "" when absent and the field has a when_absent.
   std::string get(const PathField& field, const std::string& base_dir);

@@ -137,6 +137,10 @@ constexpr SchemaSection schema_section(const char* title, const char* meaning, c
   return SchemaSection{title, meaning, fields, N};
 }
 
+// The name of choice `index` of a choice field: how an enum read by JsonObject::get_enum is spelt in messages and
+// result files (the enum's values are in the order of the field's choices).
+inline const char* choice_name(const ChoiceField& field, size_t index) { return field.choices[index]; }
+
 // The declaration of `key` in `section`, or nullptr.
 const SchemaField* schema_find(const SchemaSection& section, const char* key);
 

@@ -123,6 +123,8 @@ void validate_point(const Experiment& e, const SweepPoint& p) {
 }
 }  // namespace
 
+const char* sweep_mode_name(SweepMode mode) { return choice_name(kMode, static_cast<size_t>(mode)); }
+
 Experiment experiment_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir,
                                 bool validate) {
   Experiment e;
@@ -135,7 +137,7 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
   e.base = top.get(kBase).value();
   if (top.has(kSweep.key)) {
     JsonObject sweep = top.get(kSweep);
-    e.mode = sweep.get(kMode);
+    e.mode = sweep.get_enum<SweepMode>(kMode);
     const nlohmann::json& axes = sweep.get(kAxes);
     for (size_t i = 0; i < axes.size(); ++i) {
       JsonObject axis(axes[i], origin, json_index_path("$.sweep.axes", i), &kAxisSection);
@@ -166,7 +168,7 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
                                     axis.path().c_str(), q.c_str());
       e.axes.push_back(a);
     }
-    if (e.mode == "zip")
+    if (e.mode == SweepMode::zip)
       for (size_t i = 1; i < e.axes.size(); ++i)
         if (e.axes[i].values.size() != e.axes[0].values.size())
           throw_error("%s: $.sweep.axes[%zu].values: zip needs every axis to have %zu values, got %zu", origin.c_str(), i,
@@ -185,7 +187,7 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
   // with --shard across machines instead).
   constexpr size_t kMaxPoints = 100000;
   size_t count = 1;
-  if (e.mode == "zip") {
+  if (e.mode == SweepMode::zip) {
     count = e.axes.empty() ? 1 : e.axes[0].values.size();
   } else {
     for (const SweepAxis& a : e.axes) {
@@ -209,8 +211,8 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
     size_t rest = index;
     std::vector<size_t> choice(e.axes.size());
     for (size_t a = e.axes.size(); a-- > 0;) {  // last axis varies fastest
-      choice[a] = e.mode == "zip" ? index : rest % e.axes[a].values.size();
-      if (e.mode != "zip") rest /= e.axes[a].values.size();
+      choice[a] = e.mode == SweepMode::zip ? index : rest % e.axes[a].values.size();
+      if (e.mode != SweepMode::zip) rest /= e.axes[a].values.size();
     }
     for (size_t a = 0; a < e.axes.size(); ++a) {
       const SweepAxis& axis = e.axes[a];

@@ -44,12 +44,17 @@ struct SweepPoint {
   nlohmann::json config;              // base with the axis values set
 };
 
+// How the axes combine: every combination, or the i-th value of every axis together (the order experiment.cpp
+// declares the names "cross", "zip").
+enum class SweepMode { cross, zip };
+const char* sweep_mode_name(SweepMode mode);
+
 struct Experiment {
   std::string origin;                 // the experiment file
   std::string base_dir;               // its directory
   std::string name, description;
   nlohmann::json base;
-  std::string mode = "cross";
+  SweepMode mode = SweepMode::cross;
   std::vector<SweepAxis> axes;
   nlohmann::json plot;                // passed to the plotting script as is (validated there)
   nlohmann::json source;              // the whole file, copied into results

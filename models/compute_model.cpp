@@ -48,10 +48,8 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
                                                     const std::vector<GpuSpec>& gpus, int tensor_parallel,
                                                     const ComputeChoice& choice) {
   auto roofline = std::make_shared<ComputeCostModel>(model, gpu, tensor_parallel, choice.weights);
-  if (choice.model == "roofline") return roofline;
-  if (choice.model != "auto" && choice.model != "profiled")
-    throw_error("unknown compute model \"%s\" (expected auto, profiled or roofline)", choice.model.c_str());
-  const bool required = choice.model == "profiled";
+  if (choice.model == ComputeModelKind::roofline) return roofline;
+  const bool required = choice.model == ComputeModelKind::profiled;
   const std::string manifest = choice.profiles_manifest.empty() ? default_profiles_manifest_path()
                                                                 : choice.profiles_manifest;
   const std::string data_dir = choice.calibration_dir.empty() ? calibration_dir() : choice.calibration_dir;

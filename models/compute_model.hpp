@@ -15,8 +15,11 @@
 
 namespace lynx {
 
+// The configuration's compute_model, in the order it declares the names "auto", "profiled", "roofline".
+enum class ComputeModelKind { automatic, profiled, roofline };
+
 struct ComputeChoice {
-  std::string model = "auto";           // "auto" | "profiled" | "roofline"
+  ComputeModelKind model = ComputeModelKind::automatic;
   WeightsDtype weights = WeightsDtype::bf16;
   std::string profiles_manifest;        // "" = models/catalog/profiles.json
   std::string calibration_dir;          // "" = calibration_dir()

@@ -7,12 +7,6 @@
 
 namespace lynx {
 
-WeightsDtype weights_dtype_parse(const std::string& name) {
-  if (name == "bf16") return WeightsDtype::bf16;
-  if (name == "fp8") return WeightsDtype::fp8;
-  throw_error("unknown weights dtype \"%s\" (expected bf16 or fp8)", name.c_str());
-}
-
 const char* weights_dtype_name(WeightsDtype dtype) { return dtype == WeightsDtype::fp8 ? "fp8" : "bf16"; }
 
 ComputeCostModel::ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, int64_t tensor_parallel,

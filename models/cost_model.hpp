@@ -17,7 +17,7 @@
 namespace lynx {
 
 enum class WeightsDtype { bf16, fp8 };
-WeightsDtype weights_dtype_parse(const std::string& name);  // "bf16" | "fp8"
+// Its name, as the configuration's weights_dtype spells it (sim/sim_config.cpp declares the choices in this order).
 const char* weights_dtype_name(WeightsDtype dtype);
 
 class ComputeCostModel : public StepCostModel {

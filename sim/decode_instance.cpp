@@ -4,7 +4,7 @@
 
 #include "common/error.hpp"
 #include "models/kv_size.hpp"
-#include "sim/input_checks.hpp"
+#include "sim/capacity.hpp"
 
 namespace lynx {
 
@@ -21,8 +21,9 @@ DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
 void DecodeInstance::assign(RequestState& request) {
   request.record.decode_instance = index_;
   request.memory_bytes =
-      full_bytes_per_token_ * static_cast<double>(request.request.input_tokens + request.request.output_tokens);
+      decode_reservation_bytes(full_bytes_per_token_, request.request.input_tokens, request.request.output_tokens);
   assigned_bytes_ += request.memory_bytes;
+  context_.loads->decode_load_changed(index_);
 }
 
 void DecodeInstance::request_memory(RequestState& request) {
@@ -39,7 +40,7 @@ void DecodeInstance::grant_waiting() {
     reserved_bytes_ += r->memory_bytes;
     r->record.decode_memory_wait_s = context_.loop->now() - r->memory_requested_s;
     r->advance(RequestPhase::transferring);
-    context_.on_memory_granted(*r);
+    context_.transfer->memory_granted(*r);
   }
 }
 
@@ -169,8 +170,10 @@ void DecodeInstance::finish_iterations(uint64_t generation) {
   members_.clear();
   auto done = std::stable_partition(running_.begin(), running_.end(),
                                     [](RequestState* r) { return r->phase != RequestPhase::done; });
-  for (auto it = done; it != running_.end(); ++it) context_.on_done(**it);  // may free it
+  const bool finished_any = done != running_.end();
+  for (auto it = done; it != running_.end(); ++it) context_.done->request_done(**it);  // may free it
   running_.erase(done, running_.end());
+  if (finished_any) context_.loads->decode_load_changed(index_);
   busy_ = false;
   grant_waiting();
   maybe_start_iteration();

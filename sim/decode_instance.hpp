@@ -23,7 +23,7 @@ class DecodeInstance {
 
   // The router sends the request here (at its arrival): counts towards load().
   void assign(RequestState& request);
-  // Asks for the request's KV memory; context.on_memory_granted runs when it is reserved (maybe at once).
+  // Asks for the request's KV memory; context.transfer->memory_granted runs when it is reserved (maybe at once).
   void request_memory(RequestState& request);
   // The request's KV is usable (its protocol said so): it joins at the next iteration.
   void on_kv_ready(RequestState& request);

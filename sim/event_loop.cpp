@@ -27,7 +27,7 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<std::string
     : EventLoop(network, single_nic_nodes(node_names)) {}
 
 EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes) {
-  if (g_loop != nullptr) throw_error("one simulation per process: SimGrid's engine cannot be created twice");
+  if (g_loop != nullptr) throw_internal_error("one simulation per process: SimGrid's engine cannot be created twice");
   g_loop = this;
   int argc = 1;
   char name[] = "lynxsim";
@@ -54,7 +54,7 @@ void EventLoop::at(double time_s, std::function<void()> handler) {
 }
 
 void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> handler) {
-  if (order >= kFirstSequence) throw_error("at_first: order %llu out of range", static_cast<unsigned long long>(order));
+  if (order >= kFirstSequence) throw_internal_error("at_first: order %llu out of range", static_cast<unsigned long long>(order));
   if (time_s < now()) time_s = now();
   events_.push(Event{time_s, order, std::move(handler)});
   if (!dispatching_) arm_timer();
@@ -62,7 +62,7 @@ void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> ha
 
 EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
                                       std::function<void()> on_delivered) {
-  if (bytes == 0) throw_error("send: a flow needs a positive byte count");
+  if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
   if (on_send) on_send(src, dst, bytes, weight);
   size_t slot;
   if (!free_flows_.empty()) {
@@ -199,7 +199,7 @@ void EventLoop::run() {
   engine_->run();
   if (error_) std::rethrow_exception(error_);
   if (!events_.empty() || flows_in_flight_ > 0)
-    throw_error("simulation stopped with %zu events and %zu flows left", events_.size(), flows_in_flight_);
+    throw_internal_error("simulation stopped with %zu events and %zu flows left", events_.size(), flows_in_flight_);
 }
 
 }  // namespace lynx

@@ -28,9 +28,9 @@ kr::Action* network_action_of(const simgrid::s4u::Comm* comm) {
 }  // namespace
 
 void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
-  if (!(weight > 0)) throw_error("flow weight must be positive, got %g", weight);
+  if (!(weight > 0)) throw_internal_error("flow weight must be positive, got %g", weight);
   kr::Action* action = network_action_of(comm.get());
-  if (action == nullptr) throw_error("set_flow_weight: the comm has no running network action");
+  if (action == nullptr) throw_internal_error("set_flow_weight: the comm has no running network action");
   simgrid::kernel::actor::simcall_answered([action, weight] { action->set_sharing_penalty(1.0 / weight); });
 }
 

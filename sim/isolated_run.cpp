@@ -34,6 +34,9 @@ std::string run_isolated(const std::function<std::string()>& work) {
     int code = 0;
     try {
       out = "ok:" + work();
+    } catch (const InternalError& e) {
+      out = std::string("internal:") + e.what();
+      code = 1;
     } catch (const std::exception& e) {
       out = std::string("error:") + e.what();
       code = 1;
@@ -54,6 +57,7 @@ std::string run_isolated(const std::function<std::string()>& work) {
   if (WIFSIGNALED(status)) throw_error("simulation process died of signal %d", WTERMSIG(status));
   if (received.rfind("ok:", 0) == 0) return received.substr(3);
   if (received.rfind("error:", 0) == 0) throw LynxError(received.substr(6));
+  if (received.rfind("internal:", 0) == 0) throw InternalError(received.substr(9));
   throw_error("simulation process exited with status %d and no result", WEXITSTATUS(status));
 }
 

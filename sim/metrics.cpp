@@ -215,14 +215,14 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
                        {"prefix_cache", c.prefill.prefix_cache}};
   config["decode"] = {{"instances", c.decode.instances}, {"gpu", in.decode_gpu.name}, {"tp", c.decode.tensor_parallel},
                       {"max_batch", c.decode.max_batch}};
-  config["network"] = {{"topology", c.network.topology}, {"nic_gbps", c.network.nic_gbps},
+  config["network"] = {{"topology", topology_name(c.network.topology)}, {"nic_gbps", c.network.nic_gbps},
                        {"nics_per_instance", c.network.nics_per_instance}, {"latency_us", c.network.latency_us},
-                       {"link_sharing", c.network.link_sharing},
-                       {"model", c.network.model}};
+                       {"link_sharing", link_sharing_name(c.network.link_sharing)},
+                       {"model", network_model_name(c.network.model)}};
   config["transfer"] = {{"chunk_layers", c.transfer.chunk_layers}, {"anchor_weight", c.transfer.anchor_weight},
-                        {"mode", c.transfer.mode}, {"residual_policy", c.transfer.residual_policy}};
-  if (c.transfer.residual_policy == "aging") config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
-  config["router"] = c.router;
+                        {"mode", transfer_mode_name(c.transfer.mode)}, {"residual_policy", residual_policy_name(c.transfer.residual_policy)}};
+  if (c.transfer.residual_policy == ResidualPolicy::aging) config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
+  config["router"] = router_policy_name(c.router);
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;
   sources["workload"] = workload_source;
@@ -240,7 +240,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   auto chosen = [](const std::shared_ptr<const StepCostModel>& cost) {
     return cost ? cost->source().substr(0, cost->source().find(' ')) : std::string();
   };
-  sources["compute_model"] = {{"configured", c.compute_model}, {"weights_dtype", c.weights_dtype},
+  sources["compute_model"] = {{"configured", compute_model_name(c.compute_model)}, {"weights_dtype", weights_dtype_name(c.weights_dtype)},
                               {"prefill", chosen(in.prefill_cost)}, {"decode", chosen(in.decode_cost)}};
   sources["model_catalog"] = in.model.file + (in.model.overrides ? " (overrides the shipped entry)" : "");
   nlohmann::json summary;

@@ -36,10 +36,16 @@ extern constexpr SchemaSection kNetworkSection = schema_section(
     "Network", "The datacenter network between the instances; bandwidths per NIC in Gbps (1e9 bit/s), latencies "
     "one way.", kNetworkFields);
 
+const char* topology_name(Topology topology) { return choice_name(kTopology, static_cast<size_t>(topology)); }
+const char* link_sharing_name(LinkSharing sharing) {
+  return choice_name(kLinkSharing, static_cast<size_t>(sharing));
+}
+const char* network_model_name(NetworkModel model) { return choice_name(kModel, static_cast<size_t>(model)); }
+
 NetworkConfig network_config_from_json(JsonObject& o) {
   o.bind(kNetworkSection);
   NetworkConfig n;
-  n.topology = o.get(kTopology);
+  n.topology = o.get_enum<Topology>(kTopology);
   n.nic_gbps = o.get(kNicGbps);
   n.nics_per_instance = static_cast<int>(o.get(kNicsPerInstance));
   n.latency_us = o.get(kLatencyUs);
@@ -47,8 +53,8 @@ NetworkConfig network_config_from_json(JsonObject& o) {
   n.hosts_per_rack = static_cast<int>(o.get(kHostsPerRack));
   n.oversubscription = o.get(kOversubscription);
   n.uplink_gbps = o.has(kUplinkGbps.key) ? o.get(kUplinkGbps) : 0;
-  n.link_sharing = o.get(kLinkSharing);
-  n.model = o.get(kModel);
+  n.link_sharing = o.get_enum<LinkSharing>(kLinkSharing);
+  n.model = o.get_enum<NetworkModel>(kModel);
   o.finish();
   return n;
 }

@@ -15,8 +15,13 @@
 
 namespace lynx {
 
+// The choices of "cluster.network", in the order network_config.cpp declares them (their names: *_name below).
+enum class Topology { star, leaf_spine };
+enum class LinkSharing { split_duplex, shared };
+enum class NetworkModel { exact, lv08 };
+
 struct NetworkConfig {
-  std::string topology = "star";        // "star" | "leaf-spine"
+  Topology topology = Topology::star;
   double nic_gbps = 100;                // per NIC
   int nics_per_instance = 0;            // 0: one NIC per GPU of the instance (its tp)
   double latency_us = 5;                // one way, between two nodes under the same switch
@@ -24,9 +29,14 @@ struct NetworkConfig {
   int hosts_per_rack = 8;               // leaf-spine
   double oversubscription = 1;          // leaf-spine: rack NIC capacity / uplink capacity
   double uplink_gbps = 0;               // leaf-spine: explicit uplink capacity (0 = from oversubscription)
-  std::string link_sharing = "split-duplex";  // "split-duplex" | "shared"
-  std::string model = "exact";          // "exact" (CM02, no cross traffic, no TCP window cap) | "lv08"
+  LinkSharing link_sharing = LinkSharing::split_duplex;
+  NetworkModel model = NetworkModel::exact;  // exact: CM02, no cross traffic, no TCP window cap
 };
+
+// The configuration's spelling of each choice (for messages and result files).
+const char* topology_name(Topology topology);
+const char* link_sharing_name(LinkSharing sharing);
+const char* network_model_name(NetworkModel model);
 
 // The fields of "cluster.network", declared once (network_config.cpp): read by network_config_from_json (which binds
 // `o` to it) and printed by `lynxsim config --schema`.

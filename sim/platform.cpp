@@ -36,7 +36,7 @@ DirectedLink make_link(sg4::NetZone* zone, const std::string& name, double bytes
 }  // namespace
 
 Platform platform_build(const NetworkConfig& network, const std::vector<PlatformNode>& nodes) {
-  if (network.model == "exact") {
+  if (network.model == NetworkModel::exact) {
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:1e30");
@@ -44,12 +44,12 @@ Platform platform_build(const NetworkConfig& network, const std::vector<Platform
     sg4::Engine::set_config("network/model:LV08");
   }
   Platform p;
-  const double latency_factor = network.model == "lv08" ? kLv08LatencyFactor : 1.0;
+  const double latency_factor = network.model == NetworkModel::lv08 ? kLv08LatencyFactor : 1.0;
   p.latency_s = network.latency_us * 1e-6 * latency_factor;
   p.cross_rack_latency_s = (network.latency_us + network.spine_latency_us) * 1e-6 * latency_factor;
   p.nic_bytes_per_s = network.nic_gbps * 1e9 / 8;
-  const bool split_duplex = network.link_sharing == "split-duplex";
-  const bool leaf_spine = network.topology == "leaf-spine";
+  const bool split_duplex = network.link_sharing == LinkSharing::split_duplex;
+  const bool leaf_spine = network.topology == Topology::leaf_spine;
 
   // Routes are per endpoint, not per pair (a full zone with a route for every pair grew as n^2: 1M routes and
   // 0.5 s at 512+512 instances): star, one star zone whose every host has its NIC up towards the switch and down

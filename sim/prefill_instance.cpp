@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/input_checks.hpp"
+#include "sim/capacity.hpp"
 
 namespace lynx {
 
@@ -21,6 +21,7 @@ void PrefillInstance::enqueue(RequestState& request) {
   request.record.prefill_instance = index_;
   queue_.push_back(&request);
   outstanding_tokens_ += request.request.input_tokens;
+  context_.loads->prefill_load_changed(index_);
   if (!busy_) start_iteration();
 }
 
@@ -96,7 +97,7 @@ void PrefillInstance::start_iteration() {
 void PrefillInstance::finish_group(std::vector<Piece> pieces, int group, double iteration_s) {
   const double now = context_.loop->now();
   const int chunks = context_.chunks;
-  const bool layer_wise = context_.inputs->config.transfer.mode == "layer-wise";
+  const bool layer_wise = context_.inputs->config.transfer.mode == TransferMode::layer_wise;
   if (group >= 0) {
     for (const Piece& p : pieces) {
       if (!p.last) continue;
@@ -119,11 +120,12 @@ void PrefillInstance::finish_group(std::vector<Piece> pieces, int group, double 
         }
       }
       // Chunks are handed over after the bookkeeping above: a sent chunk may release the request's memory.
-      if (layer_wise) context_.on_chunk_ready(*p.request, group);
+      if (layer_wise) context_.transfer->chunk_ready(*p.request, group);
       if (group == chunks - 1) {
         outstanding_tokens_ -= p.request->request.input_tokens;
+        context_.loads->prefill_load_changed(index_);
         if (!layer_wise)
-          for (int c = 0; c < chunks; ++c) context_.on_chunk_ready(*p.request, c);
+          for (int c = 0; c < chunks; ++c) context_.transfer->chunk_ready(*p.request, c);
       }
     }
     if (group == chunks - 1) {

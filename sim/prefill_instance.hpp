@@ -27,7 +27,7 @@ class PrefillInstance {
   // Prompt tokens queued or in progress (the router's load measure).
   int64_t outstanding_tokens() const { return outstanding_tokens_; }
   // Leading prompt blocks of the request cached here (0 without a prefix cache): the prefix-aware router's measure.
-  int64_t cached_blocks(const RequestState& request) const { return cache_ ? cache_->peek(request.request.prefix_block_hashes) : 0; }
+  int64_t cached_blocks(const Request& request) const { return cache_ ? cache_->peek(request.prefix_block_hashes) : 0; }
   int node() const { return node_; }
 
  private:

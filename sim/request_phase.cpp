@@ -35,7 +35,7 @@ bool request_phase_edge_legal(RequestPhase from, RequestPhase to) {
 
 void request_phase_check(int64_t request_id, RequestPhase from, RequestPhase to) {
   if (!request_phase_edge_legal(from, to))
-    throw_error("request %lld: illegal transition from %s to %s", static_cast<long long>(request_id),
+    throw_internal_error("request %lld: illegal transition from %s to %s", static_cast<long long>(request_id),
                 request_phase_name(from), request_phase_name(to));
 }
 

@@ -58,7 +58,7 @@ nlohmann::json workload_record(const WorkloadSpec& spec, const nlohmann::json& w
     }
   }
   w["transforms"] = transforms_applied(spec);
-  w["over_context"] = spec.over_context;
+  w["over_context"] = over_context_name(spec.over_context);
   return w;
 }
 
@@ -73,7 +73,7 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
                                          "would be ignored)");
   // The workload is read as it is needed (bounded memory for any length), unless over_context "skip" or "truncate"
   // must renumber the requests first.
-  std::function<bool(Request&)> stream = spec.over_context == "error" ? workload_stream(spec, config.seed) : nullptr;
+  std::function<bool(Request&)> stream = spec.over_context == OverContextPolicy::error ? workload_stream(spec, config.seed) : nullptr;
   SimulationInputs inputs = simulation_inputs(config, stream ? std::vector<Request>{} : workload_build(spec, config.seed));
   inputs.request_source = std::move(stream);
   const std::string source = describe_workload(spec);

@@ -151,6 +151,15 @@ extern constexpr SchemaSection kSimConfigSection = schema_section(
     "Simulation", "One simulated cluster, model, KV format and workload. Relative paths resolve against the "
     "configuration file's directory.", kTopFields);
 
+const char* router_policy_name(RouterPolicy router) { return choice_name(kRouter, static_cast<size_t>(router)); }
+const char* transfer_mode_name(TransferMode mode) { return choice_name(kMode, static_cast<size_t>(mode)); }
+const char* residual_policy_name(ResidualPolicy policy) {
+  return choice_name(kResidualPolicy, static_cast<size_t>(policy));
+}
+const char* compute_model_name(ComputeModelKind model) {
+  return choice_name(kComputeModel, static_cast<size_t>(model));
+}
+
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir) {
   SimConfig c;
   c.origin = origin;
@@ -170,16 +179,16 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     c.decode = pool_from_json(cluster.get(kDecode), true);
     JsonObject network = cluster.get(kNetwork);
     c.network = network_config_from_json(network);
-    c.router = cluster.get(kRouter);
+    c.router = cluster.get_enum<RouterPolicy>(kRouter);
     cluster.finish();
   }
   {
     JsonObject t = top.get(kTransfer);
     c.transfer.chunk_layers = static_cast<int>(t.get(kChunkLayers));
     c.transfer.anchor_weight = t.get(kAnchorWeight);
-    c.transfer.mode = t.get(kMode);
-    c.transfer.residual_policy = t.get(kResidualPolicy);
-    if (c.transfer.residual_policy == "aging") c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
+    c.transfer.mode = t.get_enum<TransferMode>(kMode);
+    c.transfer.residual_policy = t.get_enum<ResidualPolicy>(kResidualPolicy);
+    if (c.transfer.residual_policy == ResidualPolicy::aging) c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
     else if (t.has(kResidualMaxWaitMs.key))
       t.fail(kResidualMaxWaitMs.key, "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
     t.finish();
@@ -198,8 +207,8 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     l.finish();
   }
   c.kernel_costs = top.get(kKernelCosts, base_dir);
-  c.compute_model = top.get(kComputeModel);
-  c.weights_dtype = top.get(kWeightsDtype);
+  c.compute_model = top.get_enum<ComputeModelKind>(kComputeModel);
+  c.weights_dtype = top.get_enum<WeightsDtype>(kWeightsDtype);
   {
     JsonObject s = top.get(kSlo);
     c.slo.ttft_ms = s.get(kSloTtft);

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/compute_model.hpp"
+#include "models/cost_model.hpp"
 #include "sim/network_config.hpp"
 
 namespace lynx {
@@ -28,15 +30,21 @@ struct PoolConfig {
                                         // per iteration, slower, the same timeline; for checking)
 };
 
+// The configuration's choices as enums, in the order sim_config.cpp declares their names (the *_name functions
+// below give them back for messages and result files).
+enum class RouterPolicy { least_loaded, round_robin, prefix_aware };
+enum class TransferMode { layer_wise, after_prefill };
+enum class ResidualPolicy { weighted, aging };
+
 struct TransferConfig {
   int chunk_layers = 4;          // layers per KV transfer chunk
   double anchor_weight = 1000;   // lynx anchor flows' sharing weight against residual (and other) flows' 1;
                                  // 1e6 behaves as strict priority (tested against 100 residual flows)
-  std::string mode = "layer-wise";  // chunks leave as their layers finish, or all after the prefill ("after-prefill")
+  TransferMode mode = TransferMode::layer_wise;  // chunks leave as their layers finish, or all after the prefill
   // Lynx residuals: "weighted" (every residual chunk weight 1 against anchors' anchor_weight) or "aging" (a residual
   // chunk that leaves residual_max_wait_ms or more after the request's transfer started gets the anchor weight:
   // newer anchors no longer pre-empt it).
-  std::string residual_policy = "weighted";
+  ResidualPolicy residual_policy = ResidualPolicy::weighted;
   double residual_max_wait_ms = 0;
 };
 
@@ -60,12 +68,12 @@ struct SimConfig {
   uint64_t seed = 1;
   PoolConfig prefill, decode;
   NetworkConfig network;
-  std::string router = "least-loaded";
+  RouterPolicy router = RouterPolicy::least_loaded;
   TransferConfig transfer;
   LynxConfig lynx;
   std::string kernel_costs;  // "" = kernels/costs/<gpu>.json if shipped, else roofline defaults
-  std::string compute_model = "auto";  // "auto" | "profiled" | "roofline"
-  std::string weights_dtype = "bf16";  // "bf16" | "fp8"
+  ComputeModelKind compute_model = ComputeModelKind::automatic;
+  WeightsDtype weights_dtype = WeightsDtype::bf16;
   SloConfig slo;
   std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs; else entries added to or overriding them
   nlohmann::json workload;   // parsed by the traces library
@@ -73,6 +81,11 @@ struct SimConfig {
 
 // The root section of a configuration file, for the reference and the annotated example.
 extern const SchemaSection kSimConfigSection;
+
+const char* router_policy_name(RouterPolicy router);
+const char* transfer_mode_name(TransferMode mode);
+const char* residual_policy_name(ResidualPolicy policy);
+const char* compute_model_name(ComputeModelKind model);
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
 SimConfig sim_config_load(const std::string& path);

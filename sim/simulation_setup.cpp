@@ -83,7 +83,7 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel);
   ComputeChoice compute;
   compute.model = config.compute_model;
-  compute.weights = weights_dtype_parse(config.weights_dtype);
+  compute.weights = config.weights_dtype;
   in.prefill_cost = located("$.compute_model", [&] {
     return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, compute);
   });

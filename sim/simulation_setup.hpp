@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "sim/simulation.hpp"
+#include "sim/simulation_inputs.hpp"
 
 namespace lynx {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
-#include "sim/input_checks.hpp"
+#include "sim/capacity.hpp"
 
 namespace lynx {
 
@@ -75,7 +75,10 @@ class LynxProtocol final : public ProtocolBase {
   double stream_weight(const RequestState& r, int stream, double now_s) const override {
     const TransferConfig& t = in_.config.transfer;
     if (stream == kAnchor) return t.anchor_weight;
-    const bool aged = t.residual_policy == "aging" && (now_s - r.record.transfer_start_s) * 1e3 >= t.residual_max_wait_ms;
+    // The same sum as the re-weighting event's time (stream_reweight_after_s), so that at that event the residual
+    // is aged: (now - start) * 1e3 >= wait_ms could round below the wait there and leave the flows in flight at 1.
+    const bool aged = t.residual_policy == ResidualPolicy::aging &&
+                      now_s >= r.record.transfer_start_s + stream_reweight_after_s(kResidual);
     return aged ? t.anchor_weight : 1.0;
   }
   uint64_t stream_bytes(int stream, const KvStreamBytes& chunk) const override {
@@ -83,7 +86,7 @@ class LynxProtocol final : public ProtocolBase {
   }
   double stream_reweight_after_s(int stream) const override {
     const TransferConfig& t = in_.config.transfer;
-    return stream == kResidual && t.residual_policy == "aging" ? t.residual_max_wait_ms * 1e-3 : -1;
+    return stream == kResidual && t.residual_policy == ResidualPolicy::aging ? t.residual_max_wait_ms * 1e-3 : -1;
   }
   StreamEvent on_stream_complete(RequestState& r, int stream, double now_s) const override {
     if (stream == kAnchor) {

@@ -12,7 +12,7 @@
 
 #include "kernels/kv_format.hpp"
 #include "sim/request_state.hpp"
-#include "sim/simulation.hpp"
+#include "sim/simulation_inputs.hpp"
 
 namespace lynx {
 

@@ -228,6 +228,10 @@ void transforms_from_json(JsonObject& o, TraceTransforms& t) {
 }
 }  // namespace
 
+const char* over_context_name(OverContextPolicy policy) {
+  return choice_name(kOverContext, static_cast<size_t>(policy));
+}
+
 extern constexpr SchemaSection kWorkloadSection = schema_section(
     "Workload",
     "A trace (read, then transformed) or a synthetic workload; the transforms apply to both, in this order: "
@@ -253,7 +257,7 @@ WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& ba
   transforms_from_json(workload, spec.transforms);
   spec.prefix_block_tokens_given = workload.has(kPrefixBlockTokens.key);
   spec.prefix_block_tokens = workload.get(kPrefixBlockTokens);
-  spec.over_context = workload.get(kOverContext);
+  spec.over_context = workload.get_enum<OverContextPolicy>(kOverContext);
   workload.finish();
   return spec;
 }

@@ -21,9 +21,14 @@
 
 namespace lynx {
 
+// A request longer than the model's context: an error, skipped, or its prompt truncated (workload.over_context, in
+// the order workload_spec.cpp declares the names).
+enum class OverContextPolicy { error, skip, truncate };
+const char* over_context_name(OverContextPolicy policy);
+
 struct WorkloadSpec {
   bool prefix_block_tokens_given = false;  // set in the JSON (the simulator refuses it without a prefix cache)
-  std::string over_context = "error";      // a request longer than the model's context: "error" | "skip" | "truncate"
+  OverContextPolicy over_context = OverContextPolicy::error;
   std::string trace_path;          // a trace (resolved path), or empty for a synthetic workload
   TraceReadOptions read;
   bool synthetic = false;

@@ -112,11 +112,11 @@ TEST_CASE("auto chooses the profiled model where measurements cover the GPU and 
   auto tiny = make_step_cost(find_model(models(), "stories260k"), find_gpu(gpus(), "h100-sxm"), gpus(), 1, choice);
   CHECK(tiny->source().find("roofline") == 0);
   CHECK(tiny->source().find("profiled model not used") != std::string::npos);
-  choice.model = "profiled";
+  choice.model = ComputeModelKind::profiled;
   CHECK_THROWS_WITH_AS(make_step_cost(find_model(models(), "stories260k"), find_gpu(gpus(), "h100-sxm"), gpus(), 1,
                                       choice),
                        doctest::Contains("compute_model \"profiled\""), LynxError);
-  choice.model = "roofline";
+  choice.model = ComputeModelKind::roofline;
   auto roofline = make_step_cost(find_model(models(), "llama-3.1-8b"), find_gpu(gpus(), "h200-sxm"), gpus(), 1, choice);
   CHECK(roofline->source().find("roofline") == 0);
   // Ascend 910B's nearest measured GPU by datasheet peaks is the A100.

@@ -147,7 +147,7 @@ TEST_CASE("weighted sharing 9:1 gives the heavier flow 90% of the link") {
 }
 
 TEST_CASE("split-duplex links carry both directions at full rate, shared links split them") {
-  for (const char* sharing : {"split-duplex", "shared"}) {
+  for (LinkSharing sharing : {LinkSharing::split_duplex, LinkSharing::shared}) {
     NetworkConfig net;
     net.latency_us = 0;
     net.link_sharing = sharing;
@@ -155,7 +155,7 @@ TEST_CASE("split-duplex links carry both directions at full rate, shared links s
       loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
       loop.send(1, 0, 1000000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
     });
-    const double expected = std::string(sharing) == "shared" ? 0.16 : 0.08;
+    const double expected = sharing == LinkSharing::shared ? 0.16 : 0.08;
     CHECK(t[0] == doctest::Approx(expected).epsilon(1e-12));
     CHECK(t[1] == doctest::Approx(expected).epsilon(1e-12));
   }
@@ -163,7 +163,7 @@ TEST_CASE("split-duplex links carry both directions at full rate, shared links s
 
 TEST_CASE("leaf-spine: cross-rack flows share the oversubscribed uplink and pay the spine latency") {
   NetworkConfig net;
-  net.topology = "leaf-spine";
+  net.topology = Topology::leaf_spine;
   net.hosts_per_rack = 2;
   net.oversubscription = 2;  // uplink = 2 x 100 Gbps / 2 = 100 Gbps
   net.latency_us = 3;
@@ -182,9 +182,9 @@ TEST_CASE("leaf-spine: cross-rack flows share the oversubscribed uplink and pay 
 
 TEST_CASE("lv08 applies SimGrid's default correction factors") {
   NetworkConfig net;
-  net.model = "lv08";
+  net.model = NetworkModel::lv08;
   net.latency_us = 5;
-  net.link_sharing = "shared";
+  net.link_sharing = LinkSharing::shared;
   auto t = deliveries(net, 2, [](EventLoop& loop, std::vector<double>& times) {
     loop.send(0, 1, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
   });

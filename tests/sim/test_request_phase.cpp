@@ -34,10 +34,10 @@ TEST_CASE("an illegal transition is an error naming the request and both phases"
   r.advance(RequestPhase::prefilling);
   r.advance(RequestPhase::awaiting_memory);
   CHECK_THROWS_WITH_AS(r.advance(RequestPhase::decoding),
-                       "request 42: illegal transition from awaiting_memory to decoding", LynxError);
+                       "request 42: illegal transition from awaiting_memory to decoding", InternalError);
   CHECK(r.phase == RequestPhase::awaiting_memory);
   r.advance(RequestPhase::transferring);
   r.advance(RequestPhase::drafting);
   CHECK_THROWS_WITH_AS(r.advance(RequestPhase::done), "request 42: illegal transition from drafting to done",
-                       LynxError);
+                       InternalError);  // a bug, never the input's fault: lynxsim exits 3
 }

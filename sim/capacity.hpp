@@ -1,0 +1,42 @@
+// The GPU memory arithmetic of the two pools, in one place: what an instance has for KV once its weights are
+// loaded, what a request holds on each side, and the format's bytes per token. The instances reserve and release
+// against these numbers (prefill: the prompt's bf16 KV until it has left; decode: the whole KV of prompt and output
+// in the wire format, reserved FIFO before the transfer); input_checks.hpp refuses, before the run, a request
+// that could never fit. Bytes are decimal (an HBM of 141 GB is 141e9 bytes, as datasheets count it).
+#pragma once
+#include <cstdint>
+
+#include "models/catalog.hpp"
+#include "sim/sim_config.hpp"
+#include "sim/simulation_inputs.hpp"
+
+namespace lynx {
+
+// Bytes of one model replica's weights in the configured weights_dtype (bf16: 2 per parameter, fp8: 1).
+double weight_bytes(const SimulationInputs& in);
+
+// A pool's replica memory before the weights: its tp GPUs' HBM less the reserved fraction.
+double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool);
+
+// Bytes of one decode instance's GPU memory left for KV caches: pool_usable_bytes less the weights.
+double decode_kv_capacity_bytes(const SimulationInputs& in);
+// Bytes of one prefill instance's GPU memory left for the KV it computes and has not yet sent (and, with prefix
+// caching, cached prefixes): likewise.
+double prefill_kv_capacity_bytes(const SimulationInputs& in);
+
+// The KV a request's prefill holds on the prefill GPU until it is sent: its prompt's KV in bf16, the format the
+// prefill computes (it is quantized into wire chunks as it leaves).
+double prefill_kv_bytes(const SimulationInputs& in, int64_t prompt_tokens);
+
+// Steady-state KV bytes per token of the run's format (whole cache, and its anchor stream alone), measured over
+// 65,536 tokens so that KIVI's fp16 tail and fp8's per-tensor scale are amortised away.
+struct KvBytesPerToken {
+  double full = 0;
+  double anchor = 0;
+};
+KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in);
+
+// What a request reserves on its decode instance: its whole KV, prompt and output, at `full_bytes_per_token`.
+double decode_reservation_bytes(double full_bytes_per_token, int64_t input_tokens, int64_t output_tokens);
+
+}  // namespace lynx

@@ -1,0 +1,120 @@
+#include "sim/transfer_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "models/kv_size.hpp"
+
+namespace lynx {
+
+TransferEngine::TransferEngine(const SimContext& context, TransferEnds& ends, int prefill_nics, int decode_nics)
+    : context_(context), loop_(*context.loop), protocol_(*context.protocol), ends_(ends) {
+  const SimConfig& c = context.inputs->config;
+  nic_shares_ = nic_flow_shares(c.prefill.tensor_parallel, prefill_nics, c.decode.tensor_parallel, decode_nics);
+}
+
+TransferEngine::~TransferEngine() {
+  if (flow_log_ != nullptr) {
+    loop_.on_send = nullptr;
+    std::fclose(flow_log_);
+  }
+}
+
+void TransferEngine::log_flows_to(const std::string& path) {
+  flow_log_ = std::fopen(path.c_str(), "wb");
+  if (flow_log_ == nullptr) throw_error("%s: cannot write the flow log", path.c_str());
+  loop_.on_send = [this](int src, int dst, uint64_t bytes, double weight) {
+    const FlowLogEntry e{loop_.now(), src, dst, bytes, weight};
+    std::fwrite(&e, sizeof e, 1, flow_log_);
+  };
+}
+
+void TransferEngine::chunk_ready(RequestState& r, int chunk) {
+  r.ready_chunks.push_back(chunk);
+  if (r.phase == RequestPhase::prefilling)
+    ends_.request_decode_memory(r);  // may grant at once and send
+  else if (r.phase != RequestPhase::awaiting_memory)
+    memory_granted(r);
+}
+
+void TransferEngine::memory_granted(RequestState& r) {
+  const int streams = protocol_.stream_count();
+  for (int chunk : r.ready_chunks) {
+    if (std::isnan(r.record.transfer_start_s)) start_transfer(r);
+    for (int s = 0; s < streams; ++s) r.streams[static_cast<size_t>(s)].queue.push_back(chunk);
+  }
+  r.ready_chunks.clear();
+  for (int s = 0; s < streams; ++s) pump(r, s);
+}
+
+void TransferEngine::start_transfer(RequestState& r) {
+  r.record.transfer_start_s = loop_.now();
+  sending_.emplace(r.sequence, &r);
+  for (int s = 0; s < protocol_.stream_count(); ++s) {
+    const double after_s = protocol_.stream_reweight_after_s(s);
+    if (after_s < 0) continue;
+    loop_.at(loop_.now() + after_s, [this, sequence = r.sequence, s] {
+      auto it = sending_.find(sequence);
+      if (it == sending_.end()) return;  // every stream sent before its weight was due to change
+      RequestState& request = *it->second;
+      RequestState::Stream& stream = request.streams[static_cast<size_t>(s)];
+      const double weight = protocol_.stream_weight(request, s, loop_.now());
+      for (const void* flow : stream.sending) loop_.reweight(flow, weight);
+    });
+  }
+}
+
+// Sends the next chunk of one of the request's streams if that connection is idle, with the stream's weight:
+// one flow per NIC pair of the two instances (nic_shares.hpp).
+void TransferEngine::pump(RequestState& r, int s) {
+  RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
+  if (stream.flows_sending > 0 || stream.queue.empty()) return;
+  const int chunk = stream.queue.front();
+  stream.queue.pop_front();
+  ++stream.chunks_issued;
+  const Platform& platform = loop_.platform();
+  const int src = platform.first_endpoint[static_cast<size_t>(ends_.prefill_node(r))];
+  const int dst = platform.first_endpoint[static_cast<size_t>(ends_.decode_node(r))];
+  const std::vector<uint64_t> bytes = split_bytes(protocol_.stream_bytes(s, chunk_bytes(r, chunk)), nic_shares_);
+  const double weight = protocol_.stream_weight(r, s, loop_.now());
+  for (size_t k = 0; k < bytes.size(); ++k) {
+    if (bytes[k] == 0) continue;
+    ++stream.flows_sending;
+    ++stream.flows_issued;
+    // The flow's handle, known once send returns, leaves `sending` when the flow's last byte is out.
+    auto handle = std::make_shared<EventLoop::FlowHandle>(nullptr);
+    *handle = loop_.send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], weight,
+                         [this, &r, s, handle] { on_flow_sent(r, s, *handle); },
+                         [this, &r, s] { on_flow_delivered(r, s); });
+    stream.sending.push_back(*handle);
+  }
+}
+
+void TransferEngine::on_flow_sent(RequestState& r, int s, EventLoop::FlowHandle flow) {
+  RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
+  stream.sending.erase(std::find(stream.sending.begin(), stream.sending.end(), flow));
+  if (--stream.flows_sending > 0) return;
+  if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
+      ++r.streams_sent == protocol_.stream_count()) {
+    sending_.erase(r.sequence);
+    ends_.kv_sent(r);
+  }
+  pump(r, s);
+}
+
+void TransferEngine::on_flow_delivered(RequestState& r, int s) {
+  RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
+  ++stream.flows_delivered;
+  if (stream.chunks_issued < context_.chunks || stream.flows_delivered < stream.flows_issued) return;
+  const StreamEvent event = protocol_.on_stream_complete(r, s, loop_.now());
+  if (event == StreamEvent::kv_usable) ends_.kv_usable(r);
+  else if (event == StreamEvent::replan) ends_.kv_changed(r);
+}
+
+KvStreamBytes TransferEngine::chunk_bytes(const RequestState& r, int chunk) const {
+  return layers_kv_bytes(context_.inputs->model, context_.inputs->format, r.request.input_tokens,
+                         context_.chunk_layer_count(chunk));
+}
+
+}  // namespace lynx

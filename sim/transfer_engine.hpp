@@ -1,0 +1,71 @@
+// The transfer engine: everything between "a chunk of a request's KV is ready" and "its bytes have arrived".
+// A ready chunk waits until the request's decode instance has reserved memory (the first ready chunk asks for it);
+// then each of the protocol's streams (one, or Lynx's anchor and residual) sends its chunks in order, one at a
+// time, as one connection would (an RDMA QP: a request's stream takes one fair share of a link, and a backlog does
+// not multiply flows). A chunk leaves as one flow per NIC pair of the two instances, by the overlap of the GPUs'
+// KV-head shares (nic_shares.hpp), with the stream's sharing weight; a stream whose weight changes over time (Lynx
+// residuals with aging) has its flows in flight re-weighted when it does. When every stream has sent its last
+// chunk the prefill instance frees the request's memory; when a stream's last flow is delivered the protocol says
+// what that means (the KV usable, or a decode re-plan) and the decode instance is told.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/nic_shares.hpp"
+#include "sim/sim_context.hpp"
+
+namespace lynx {
+
+// What the engine asks of the instances at a request's two ends (the run forwards to the request's prefill and
+// decode instance; a test may answer itself).
+class TransferEnds {
+ public:
+  virtual ~TransferEnds() = default;
+  virtual int prefill_node(const RequestState& request) const = 0;  // platform node of its prefill instance
+  virtual int decode_node(const RequestState& request) const = 0;
+  // Its first chunk is ready: reserve its KV memory on the decode instance, then call memory_granted.
+  virtual void request_decode_memory(RequestState& request) = 0;
+  // Every stream has sent its last chunk: the prefill instance may free the request's memory.
+  virtual void kv_sent(RequestState& request) = 0;
+  // A stream's last flow is delivered and the protocol says the KV is now usable, or the decode plan must change.
+  virtual void kv_usable(RequestState& request) = 0;
+  virtual void kv_changed(RequestState& request) = 0;
+};
+
+class TransferEngine : public TransferRequests {
+ public:
+  // `ends` must outlive the engine. Each prefill instance has `prefill_nics` NICs, each decode instance
+  // `decode_nics`; the context's loop, inputs and protocol are the run's.
+  TransferEngine(const SimContext& context, TransferEnds& ends, int prefill_nics, int decode_nics);
+  ~TransferEngine() override;
+  TransferEngine(const TransferEngine&) = delete;
+  TransferEngine& operator=(const TransferEngine&) = delete;
+
+  // Appends a FlowLogEntry (simulation_inputs.hpp) to `path` for every flow as it starts (benchmarks replay them).
+  void log_flows_to(const std::string& path);
+
+  void chunk_ready(RequestState& request, int chunk) override;
+  void memory_granted(RequestState& request) override;
+
+ private:
+  void start_transfer(RequestState& r);
+  void pump(RequestState& r, int stream);
+  void on_flow_sent(RequestState& r, int stream, EventLoop::FlowHandle flow);
+  void on_flow_delivered(RequestState& r, int stream);
+  KvStreamBytes chunk_bytes(const RequestState& r, int chunk) const;
+
+  const SimContext& context_;
+  EventLoop& loop_;
+  const TransferProtocol& protocol_;
+  TransferEnds& ends_;
+  std::vector<NicFlowShare> nic_shares_;  // the same for every request: the pools' tp and NICs
+  // Requests whose streams are still sending, by sequence: a weight change due later finds its request here, or
+  // nothing to re-weight.
+  std::unordered_map<int64_t, RequestState*> sending_;
+  std::FILE* flow_log_ = nullptr;
+};
+
+}  // namespace lynx
