@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
     // 3. Cost per request from 8+8 to 512+512 instances, the load scaled with the instances.
     if (!skip_scale) {
       std::printf("cost per simulated request, 8+8 -> 512+512 instances (load x instances/8, 20,000 requests):\n");
-      for (const char* topology : {"star", "leaf-spine"}) {
+      for (lynx::Topology topology : {lynx::Topology::star, lynx::Topology::leaf_spine}) {
         double cost[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {
           const int instances = k == 0 ? 8 : 512;
@@ -275,7 +275,7 @@ int main(int argc, char** argv) {
           cost[k] = median(per_request);
         }
         std::printf("  %-10s 8+8 %7.1f us/request   512+512 %7.1f us/request   growth %.2f x  (target <= 1.5)\n",
-                    topology, cost[0] * 1e6, cost[1] * 1e6, cost[1] / cost[0]);
+                    lynx::topology_name(topology), cost[0] * 1e6, cost[1] * 1e6, cost[1] / cost[0]);
         std::fflush(stdout);
       }
     }

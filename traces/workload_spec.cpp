@@ -191,7 +191,7 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
 
 SyntheticSpec synthetic_from_json(JsonObject& o, const std::string& base_dir) {
   SyntheticSpec s;
-  s.arrival = o.get(kArrival) == "gamma" ? ArrivalProcess::gamma : ArrivalProcess::poisson;
+  s.arrival = o.get_enum<ArrivalProcess>(kArrival);  // kArrivals lists the enum's values in order
   s.rate_per_s = o.get(kRatePerS);
   if (s.arrival == ArrivalProcess::gamma) s.cv = o.get(kCv);
   else if (o.has(kCv.key)) o.fail(kCv.key, "no cv for poisson arrivals (their CV is 1; use \"arrival\": \"gamma\")");
