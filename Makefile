@@ -37,7 +37,7 @@ test: build data
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # README.md's tables of figures (each between `<!-- figures:NAME -->` markers) recomputed from the code, sweeps
-# included (about 2.5 min on 2 cores); a table that differs is printed as a diff and fails. Tables of wall-clock
+# included (about 1 min on 2 cores); a table that differs is printed as a diff and fails. Tables of wall-clock
 # measurements are marked as such and not compared. ctest's cli:readme-figures-fast checks the fast tables alone.
 figures: build data
 	./scripts/figures.sh --check --jobs $(JOBS) $(BUILD)

@@ -67,6 +67,12 @@ class Context:
         path = os.path.join(self.work_dir, f"{self._count:03d}-{label}")
         return path
 
+    def once(self, key, compute):
+        """compute() the first time key is asked for in this invocation, its value afterwards."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
     def lynx(self, *args, cwd=REPO):
         """Runs lynxsim with args from the project folder; its stdout. A failure is a FigureError with its stderr."""
         cmd = [self.lynxsim, *map(str, args)]
