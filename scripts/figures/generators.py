@@ -1,0 +1,392 @@
+"""The generators of README.md's tables: one function per `<!-- figures:NAME -->` block, returning the table's
+Markdown. Each runs the project's own commands (or reads a file the code wrote and a test keeps current) and rounds
+as the README does. `fast` ones take seconds (checked by ctest's cli:readme-figures-fast); the rest are sweeps,
+checked by `make figures`."""
+import csv
+import json
+import os
+
+from lynx import REPO, FigureError, median, select
+
+GENERATORS = {}
+
+
+class Generator:
+    def __init__(self, name, fast, about, func):
+        self.name, self.fast, self.about, self.func = name, fast, about, func
+
+    def generate(self, ctx):
+        return self.func(ctx)
+
+
+def generator(name, fast, about):
+    def register(func):
+        GENERATORS[name] = Generator(name, fast, about, func)
+        return func
+    return register
+
+
+def table(header, rows, empty="  "):
+    """A Markdown table: header cells, then rows of cells (strings); an empty cell is written as `empty`."""
+    def line(cells):
+        return "|" + "|".join(f" {c} " if c else empty for c in cells) + "|"
+    return "\n".join([line(header), "|" + "---|" * len(header)] + [line(r) for r in rows])
+
+
+def fixed(x, digits):
+    return f"{x:.{digits}f}"
+
+
+def pct(x, digits):
+    return f"{100 * x:.{digits}f}%"
+
+
+def ms(x):
+    """Milliseconds as whole numbers, as the README's latency tables print them."""
+    return f"{x:.0f}"
+
+
+def read_json(relative):
+    with open(os.path.join(REPO, relative), encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Functional decoder: models/accuracy/stories260k.json (written by `make accuracy`; test_decoder fails when it is
+# stale, so the file is what the decoder computes).
+
+ACCURACY_FILE = "models/accuracy/stories260k.json"
+
+
+def mean_accepted(histogram, k):
+    """Mean drafts accepted of k: row k-1 holds the prompts accepting m = 0..k drafts."""
+    row = histogram[k - 1]
+    return sum(m * n for m, n in enumerate(row)) / sum(row)
+
+
+@generator("accuracy", True, f"perplexity, agreement and acceptance per KV format ({ACCURACY_FILE})")
+def accuracy(ctx):
+    acc = read_json(ACCURACY_FILE)
+    formats = acc["formats"]
+    # Anchor-only perplexity with 3 decimals; a format and its -rq twin that would print the same get a fourth.
+    anchor_digits = {}
+    for name, f in formats.items():
+        if "anchor_only_perplexity" in f:
+            twin = name[:-3] if name.endswith("-rq") else name + "-rq"
+            same = twin in formats and fixed(formats[twin]["anchor_only_perplexity"], 3) == \
+                fixed(f["anchor_only_perplexity"], 3)
+            anchor_digits[name] = 4 if same else 3
+    rows = [["fp32", fixed(acc["reference"]["perplexity"], 4)] + [""] * 8]
+    for name, f in formats.items():
+        row = [f"`{name}`", fixed(f["perplexity"], 4), f"{f['perplexity_delta_vs_fp32']:+.4f}",
+               pct(f["top1_agreement_vs_fp32"], 2), fixed(f["greedy_agreement_mean_tokens"], 2)]
+        if "speculation" in f:
+            s = f["speculation"]
+            if s["k_max"] != 64:
+                raise FigureError(f"{ACCURACY_FILE}: {name}: k_max {s['k_max']}, the table shows k=64")
+            row += [fixed(f["anchor_only_perplexity"], anchor_digits[name]),
+                    pct(f["anchor_only_top1_agreement_vs_fp32"], 2), fixed(s["per_token_acceptance_rate"], 4),
+                    fixed(mean_accepted(s["accepted_histogram"], 8), 2), fixed(s["mean_accepted_at_k_max"], 2)]
+        else:
+            row += [""] * 5
+        rows.append(row)
+    return table(["format", "perplexity", "Δ vs fp32", "top-1 vs fp32", "greedy agreement (of 64)",
+                  "anchor-only perplexity", "anchor-only top-1", "per-token acceptance", "accepted of k=8",
+                  "accepted of k=64"], rows, empty=" ")
+
+
+@generator("accuracy-by-length", True, f"lynx-a4r4-g64 acceptance by prompt length ({ACCURACY_FILE})")
+def accuracy_by_length(ctx):
+    formats = read_json(ACCURACY_FILE)["formats"]
+    rq = {e["prompt_tokens"]: e for e in formats["lynx-a4r4-g64-rq"]["speculation_by_prompt_length"]}
+    rows = []
+    for e in formats["lynx-a4r4-g64"]["speculation_by_prompt_length"]:
+        h, n = e["accepted_histogram"], e["prompts"]
+        rows.append([str(e["prompt_tokens"]), str(n), fixed(e["per_token_acceptance_rate"], 4), pct(h[0][0] / n, 1),
+                     fixed(mean_accepted(h, 8), 2), fixed(mean_accepted(h, 64), 2),
+                     fixed(rq[e["prompt_tokens"]]["per_token_acceptance_rate"], 4)])
+    return table(["prompt tokens", "prompts", "per-token acceptance", "first draft rejected", "accepted of k=8",
+                  "accepted of k=64", "`-rq` per-token"], rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kernels: kernels/costs/cpu.json (written by `lynxsim bench-kernels --device cpu`, a measurement committed once;
+# the table shows the committed file, which the simulator reads).
+
+@generator("cpu-kernels", True, "CPU kernel speeds of the committed kernels/costs/cpu.json")
+def cpu_kernels(ctx):
+    costs = read_json("kernels/costs/cpu.json")
+    kernels = ["encode", "decode_full", "decode_anchor", "attention_full", "attention_anchor"]
+    by_format = {}
+    for k in costs["kernels"]:
+        by_format.setdefault(k["format"], {})[k["kernel"]] = k
+    rows = []
+    for name, entries in by_format.items():
+        row = [f"`{name}`"]
+        for kernel in kernels:
+            e = entries.get(kernel)
+            row.append(f"{e['ratio_to_copy']:.2f} ({e['elements_per_s'] / 1e9:.2f})" if e else "")
+        rows.append(row)
+    return table(["format"] + kernels, rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Traces: lynxsim trace-stats --json of the data folder's two traces.
+
+TRACES = [("Mooncake conversation (Apache-2.0)", "@data/traces/mooncake/conversation_trace.jsonl"),
+          ("Azure 2023 code (CC-BY-4.0)", "@data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv")]
+
+
+def share(x):
+    """A share of requests as the traces table writes it: one decimal, and a plain 0% for none."""
+    return "0%" if x == 0 else pct(x, 1)
+
+
+@generator("traces", True, "lynxsim trace-stats --json of the Mooncake and Azure 2023 code traces")
+def traces(ctx):
+    rows = []
+    for label, path in TRACES:
+        s = json.loads(ctx.lynx("trace-stats", path, "--json"))
+        t = s["input_tokens"]
+        rows.append([label, f"{s['rows']:,}", f"{s['span_s']:,.1f} s", f"{s['rate_per_s']:.2f}/s",
+                     " / ".join(f"{t[k]:,.0f}" for k in ("mean", "p50", "p99", "max")),
+                     f"{share(t['share_over_8k'])} / {share(t['share_over_32k'])}",
+                     pct(s["prefix_hit_ratio"], 1) if "prefix_hit_ratio" in s else "n/a"])
+    return table(["trace", "rows", "span", "rate", "input mean / p50 / p99 / max", "over 8K / 32K", "prefix hit"],
+                 rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Calibrated compute: lynxsim validate (the MAPE per group and the diagnostic breakdown). The MAPEs are recomputed
+# from validation.csv (4 decimals per row) so that rounding to the README's one decimal is not a rounding of the
+# printed two; they are checked against the printed figures.
+
+def validation_report(ctx):
+    def compute():
+        out = ctx.folder("validate")
+        printed = ctx.lynx("validate", "--out", out, "--no-plot")
+        groups, breakdown, section = {}, {}, None
+        for line in printed.split("\n"):
+            if line.startswith("group ") and line.split()[-1] == "MAPE_%":
+                section = groups
+            elif line.startswith("breakdown"):
+                section = breakdown
+            elif section is not None and line.strip() and not line.startswith("wrote"):
+                parts = line.rsplit(None, 2)
+                section[parts[0].strip()] = (int(parts[1]), float(parts[2]))
+        with open(os.path.join(out, "validation.csv"), encoding="utf-8", newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["included"] == "1"]
+        return groups, breakdown, rows
+    return ctx.once("validate", compute)
+
+
+def mape(rows, name, printed):
+    """MAPE in % of rows, checked against the figure validate printed for the group (rows, MAPE_%)."""
+    if name not in printed:
+        raise FigureError(f"lynxsim validate printed no group {name!r} (printed: {', '.join(printed)})")
+    value = 100 * sum(abs(float(r["predicted_ms"]) / float(r["measured_ms"]) - 1) for r in rows) / len(rows)
+    n, shown = printed[name]
+    if n != len(rows) or abs(value - shown) > 0.006:
+        raise FigureError(f"{name}: validation.csv gives {len(rows)} rows, MAPE {value:.3f}%; validate printed "
+                          f"{n} rows, {shown}%")
+    return value, n
+
+
+VALIDATION_GROUPS = [  # README label (rows appended), group as validate names it
+    ("H100 decode, Llama-2-70B TP 2/4/8 (splitwise-sim, {n})", "H100 decode (splitwise-sim)"),
+    ("H100 prefill, Llama-2-70B TP 2/4/8 (splitwise-sim, {n})", "H100 prefill (splitwise-sim)"),
+    ("A100 decode ({n})", "A100 decode (splitwise-sim)"),
+    ("A100 prefill ({n})", "A100 prefill (splitwise-sim)"),
+    ("H100 per-op prefill sums, Llama-3.1-8B/70B TP 1/2/4 (LLMServingSim, {n})", "H100 prefill op sums (LLMServingSim)"),
+]
+
+
+@generator("validation", True, "lynxsim validate: MAPE per group of end-to-end measurements")
+def validation(ctx):
+    groups, _, rows = validation_report(ctx)
+    out = []
+    for label, group in VALIDATION_GROUPS:
+        value, n = mape([r for r in rows if r["group"] == group], group, groups)
+        out.append([label.format(n=n), pct(value / 100, 1)])
+    return table(["group (rows)", "MAPE"], out)
+
+
+@generator("validation-breakdown", True, "lynxsim validate: splitwise-sim prefill MAPE by batch size and TP")
+def validation_breakdown(ctx):
+    _, breakdown, rows = validation_report(ctx)
+    split = 2048
+
+    def cell(gpu, label, select_row):
+        group = f"{gpu} prefill (splitwise-sim)"
+        chosen = [r for r in rows if r["group"] == group and select_row(r)]
+        return mape(chosen, f"{group}, {label}", breakdown)
+
+    def both(label, select_row):
+        return [cell(gpu, label, select_row) for gpu in ("H100", "A100")]
+
+    small = both(f"<= {split} batched tokens", lambda r: float(r["batched_tokens"]) <= split)
+    large = both(f"> {split} batched tokens", lambda r: float(r["batched_tokens"]) > split)
+    tps = [both(f"TP {tp}", lambda r, tp=tp: int(r["tp"]) == tp) for tp in (2, 4, 8)]
+    for h, a in [small, large] + tps:
+        if h[1] != a[1]:
+            raise FigureError(f"H100 and A100 prefill have different row counts ({h[1]}, {a[1]}): one label")
+    rows_out = [[f"up to {split:,} prompt tokens per batch ({small[0][1]})", pct(small[0][0] / 100, 1),
+                 pct(small[1][0] / 100, 1)],
+                [f"above {split:,} ({large[0][1]})", pct(large[0][0] / 100, 1), pct(large[1][0] / 100, 1)],
+                [f"TP 2 / TP 4 / TP 8 ({' / '.join(str(t[0][1]) for t in tps)})",
+                 " / ".join(pct(t[0][0] / 100, 1) for t in tps), " / ".join(pct(t[1][0] / 100, 1) for t in tps)]]
+    return table(["prefill rows (splitwise-sim)", "H100", "A100"], rows_out)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The paper's regime: experiments/lynx_headline.json (one 32K-token request per point).
+
+HEADLINE = "experiments/lynx_headline.json"
+NICS = [10, 25, 40, 50, 100]
+# The points the tables show: measured acceptance (null: the accuracy file), int8 against Lynx (and int4).
+HEADLINE_POINTS = {"lynx.acceptance_rate": [None], "format": ["int8-g64", "lynx-a4r4-g64"]}
+COMPUTE_POINTS = {"lynx.acceptance_rate": [None], "format": ["int8-g64", "int4-g64", "lynx-a4r4-g64"]}
+
+
+def ratio(points, mode, metric, numerator="int8-g64", denominator="lynx-a4r4-g64", nic=None, acceptance=None):
+    """numerator's median `metric` over denominator's, as the experiment's `ratios` define them."""
+    def value(fmt):
+        p = select(points, format=fmt, transfer__mode=mode, cluster__network__nic_gbps=nic,
+                   lynx__acceptance_rate=acceptance)
+        return p[f"median_{metric}_ms"]
+    return value(numerator) / value(denominator)
+
+
+@generator("headline", True, f"int8 over Lynx first-token times, one 32K request ({HEADLINE})")
+def headline(ctx):
+    points = ctx.run_experiment(HEADLINE, only=HEADLINE_POINTS)
+    rows = []
+    for nic in NICS:
+        row = [f"{nic} Gbps"]
+        for mode in ("after-prefill", "layer-wise"):
+            row += [fixed(ratio(points, mode, m, nic=nic), 3) for m in ("ttft_spec", "ttft_correct", "ttft")]
+        rows.append(row)
+    return table(["NIC", "after prefill: / ttft_spec", "/ ttft_correct", "/ ttft", "layer-wise: / ttft_spec",
+                  "/ ttft_correct", "/ ttft"], rows)
+
+
+def old_roofline_catalog(ctx):
+    """The GPU catalog of the roofline this project used before it was calibrated: the shipped h200-sxm with the
+    guessed 0.5 MFU / 0.7 MBU (the values models/catalog/gpus.json held before commit 3099440)."""
+    gpus = read_json("models/catalog/gpus.json")["gpus"]
+    h200 = dict(next(g for g in gpus if g["name"] == "h200-sxm"))
+    h200.update(compute_efficiency=0.5, memory_efficiency=0.7)
+    h200["efficiency_source"] = "guessed (the project's first roofline)"
+    return ctx.write_json("old-roofline-gpus", {"gpus": [h200]})
+
+
+@generator("headline-compute", False, f"the headline ratio on the profiled, roofline and old roofline models "
+           f"({HEADLINE})")
+def headline_compute(ctx):
+    profiled = ctx.run_experiment(HEADLINE, only=COMPUTE_POINTS)
+    roofline = ctx.run_experiment(HEADLINE, ["compute_model=roofline"], only=HEADLINE_POINTS)
+    old = ctx.run_experiment(HEADLINE, ["compute_model=roofline", f"gpus_catalog={old_roofline_catalog(ctx)}"],
+                             only=HEADLINE_POINTS)
+    rows = []
+    for nic in NICS:
+        row = [f"{nic} Gbps"]
+        for mode in ("after-prefill", "layer-wise"):
+            p, r, o = (fixed(ratio(pts, mode, "ttft_spec", nic=nic), 3) for pts in (profiled, roofline, old))
+            row.append(f"{p} ({r}) [{o}]")
+        # Lynx's first token over int4's, KV sent after the prefill (where the transfer is exposed), profiled.
+        row.append(fixed(ratio(profiled, "after-prefill", "ttft_spec", "lynx-a4r4-g64", "int4-g64", nic=nic), 3))
+        rows.append(row)
+    return table(["NIC", "KV sent after prefill: profiled (roofline) [old roofline]",
+                  "KV streamed layer by layer: profiled (roofline) [old roofline]", "Lynx first token / int4 TTFT"],
+                 rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The Mooncake trace: prefix caching (experiments/prefix_caching.json), the anchor-width frontier
+# (experiments/anchor_width.json) and the residual policies (prefix_caching.json's base at 10 Gbps).
+
+PREFIX = "experiments/prefix_caching.json"
+PREFIX_NICS = [10, 25, 100]  # the bandwidths the table shows (the experiment sweeps 50 and 200 Gbps too)
+
+
+@generator("prefix-caching", False, f"the whole Mooncake trace with and without a prefix cache ({PREFIX})")
+def prefix_caching(ctx):
+    points = ctx.run_experiment(PREFIX, only={"cluster.network.nic_gbps": PREFIX_NICS})
+    rows = []
+    for fmt in ("int8-g64", "lynx-a4r4-g64"):
+        for nic in PREFIX_NICS:
+            off, on = (select(points, format=fmt, cluster__network__nic_gbps=nic, cluster__prefill__prefix_cache=c)
+                       for c in (False, True))
+
+            def pair(metric):
+                return f"{ms(off[metric])} / {ms(on[metric])}"
+            if off["prefix_cache_hit_ratio"] != 0:
+                raise FigureError(f"{off.folder}: a hit ratio without a cache")
+            rows.append([str(nic), fmt, "off / on", f"0 / {pct(on['prefix_cache_hit_ratio'], 1)}",
+                         pair("mean_ttft_ms"), pair("median_ttft_ms"), pair("p99_ttft_ms"),
+                         pair("mean_exposed_transfer_ms")])
+    return table(["NIC Gbps", "format", "cache", "hit ratio", "TTFT mean", "TTFT p50", "TTFT p99",
+                  "exposed transfer mean"], rows)
+
+
+ANCHOR = "experiments/anchor_width.json"
+
+
+def two_digits(x):
+    """A share with two significant digits, as the frontier table prints the first drafts kept."""
+    v = 100 * x
+    return f"{v:.1f}%" if v < 9.95 else f"{v:.0f}%"
+
+
+@generator("anchor-width", False, f"the anchor-width frontier at 10 Gbps, first 3,000 Mooncake requests ({ANCHOR})")
+def anchor_width(ctx):
+    points = ctx.run_experiment(ANCHOR, only={"cluster.network.nic_gbps": [10]})  # the table's bandwidth
+
+    def at(fmt):
+        return select(points, format=fmt)
+    metrics = ["median_ttft_spec_ms", "median_ttft_correct_ms", "median_ttft_ms", "median_e2el_ms"]
+    rows = []
+    for fmt, label in (("int8-g64", "int8-g64"), ("int4-g64", "int4-g64 (lossy)")):
+        rows.append([label] + [ms(at(fmt)[m]) for m in metrics] + ["-"])
+    splits = [f"lynx-a{a}r{8 - a}-g64" for a in range(2, 7)]
+    best = min((at(f)["median_ttft_correct_ms"], f) for s in splits for f in (s, s + "-rq"))[1]
+    for s in splits:
+        bit, rq = at(s), at(s + "-rq")
+        row = [f"{s} / -rq"]
+        for m in metrics:
+            cells = [ms(p[m]) for p in (bit, rq)]
+            if m == "median_ttft_correct_ms":
+                cells = [f"**{c}**" if f == best else c for c, f in zip(cells, (s, s + "-rq"))]
+            row.append(" / ".join(cells))
+        row.append(" / ".join(two_digits(p["first_draft_kept_rate"]) for p in (bit, rq)))
+        rows.append(row)
+    return table(["format", "ttft_spec", "ttft_correct", "ttft", "e2el", "first draft kept"], rows)
+
+
+RESIDUAL_WAITS_MS = [25, 100, 250, 1000]
+
+
+def residual_base(ctx):
+    """prefix_caching.json's base configuration (no prefix cache, least-loaded router) at 10 Gbps."""
+    base = read_json(PREFIX)["base"]
+    base["cluster"]["network"]["nic_gbps"] = 10
+    return ctx.write_json("residual-base", base)
+
+
+@generator("residual-policy", False, f"Lynx residual policies, the whole Mooncake trace at 10 Gbps ({PREFIX}'s base)")
+def residual_policy(ctx):
+    base = residual_base(ctx)
+    runs = [(base, ["format=int8-g64"]), (base, ["format=lynx-a4r4-g64"])]
+    runs += [(base, ["format=lynx-a4r4-g64", "transfer.residual_policy=aging", f"transfer.residual_max_wait_ms={w}"])
+             for w in RESIDUAL_WAITS_MS]
+    points = ctx.simulate_many(runs)
+    labels = ["int8-g64 (no speculation)", "lynx, `weighted` (default)"] + \
+        [f"lynx, `aging`, {w} ms" for w in RESIDUAL_WAITS_MS]
+    rows = []
+    for label, p in zip(labels, points):
+        def stats(metric, kinds):
+            return " / ".join(ms(p[f"{k}_{metric}_ms"]) for k in kinds)
+        rows.append([label, stats("ttft_spec", ("median", "mean")), stats("ttft_correct", ("median", "mean")),
+                     stats("ttft", ("median", "mean", "p99")), stats("e2el", ("mean", "p99"))])
+    return table(["policy (`transfer.residual_policy`)", "ttft_spec p50 / mean", "ttft_correct p50 / mean",
+                  "ttft p50 / mean / p99", "e2el mean / p99"], rows)
