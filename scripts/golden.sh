@@ -23,16 +23,27 @@ trap 'rm -rf "$tmp"' EXIT
 for name in "${cases[@]}"; do
   [ -f "$src/tests/golden/$name/config.json" ] || { echo "golden.sh: no case tests/golden/$name/config.json" >&2; exit 2; }
   start=$(date +%s%N)
-  "$lynxsim" simulate --config "$src/tests/golden/$name/config.json" --out "$tmp/$name" --quiet --no-progress 2>/dev/null
+  if ! "$lynxsim" simulate --config "$src/tests/golden/$name/config.json" --out "$tmp/$name" --quiet --no-progress \
+       2>"$tmp/$name.err"; then
+    cat "$tmp/$name.err" >&2
+    echo "golden.sh: case $name failed; no expectation was rewritten" >&2
+    exit 1
+  fi
   echo "golden $name: simulated in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 done
+moved=0
 for name in "${cases[@]}"; do
   case_dir=$src/tests/golden/$name
-  if [ -f "$case_dir/summary.json" ] && [ -f "$case_dir/requests.json" ]; then
-    "$compare" check "$case_dir" "$tmp/$name" || true
-  else
+  if [ ! -f "$case_dir/summary.json" ] || [ ! -f "$case_dir/requests.json" ]; then
     echo "golden $name: new case"
+    moved=$((moved + 1))
+  elif ! "$compare" check "$case_dir" "$tmp/$name"; then
+    moved=$((moved + 1))
   fi
   "$compare" write "$case_dir" "$tmp/$name"
 done
-echo "golden: ${#cases[@]} case(s) written; commit them with a message that says why the numbers moved"
+if [ "$moved" -eq 0 ]; then
+  echo "golden: nothing moved; ${#cases[@]} case(s) rewritten as they were"
+else
+  echo "golden: $moved of ${#cases[@]} case(s) moved and rewritten; the commit message must say why the numbers moved"
+fi

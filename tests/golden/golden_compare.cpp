@@ -1,6 +1,8 @@
 // golden_compare: a run folder against a golden case's committed expectations (tests/golden/README.md).
 //   golden_compare check CASE_DIR RUN_DIR   exit 0 when the run reproduces the case; else 1, every moved field listed
 //   golden_compare write CASE_DIR RUN_DIR   rewrites CASE_DIR/summary.json and CASE_DIR/requests.json (make golden)
+//   golden_compare mirrors COPY ORIGINAL [DOTTED.PATH...]   a case's configuration equals the one it copies but for
+//                                                          the paths named (comments aside)
 // summary.json: every number at relative tolerance 1e-9; integers, strings, booleans, nulls and the structure (keys,
 // array lengths, types) exactly. Paths inside the project folder or the data folder are normalised to
 // "@project/..." and "@data/..." (the folders of common/data_folder.hpp, found as lynxsim finds them) on both sides.
@@ -63,17 +65,7 @@ nlohmann::json read_summary(const std::string& run_dir) {
 
 // ---- summary.json: every difference, by JSON path ----
 
-std::string number_text(const nlohmann::json& v) {
-  if (v.is_number_float()) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", v.get<double>());
-    return text;
-  }
-  return v.dump();
-}
-
 std::string shown(const nlohmann::json& v) {
-  if (v.is_number()) return number_text(v);
   if (v.is_structured()) return v.is_object() ? "an object" : "an array of " + std::to_string(v.size());
   return v.dump();
 }
@@ -95,7 +87,7 @@ void compare_json(const nlohmann::json& old_value, const nlohmann::json& new_val
                   std::vector<std::string>& moved) {
   if (old_value.is_number() && new_value.is_number()) {
     if (!numbers_agree(old_value, new_value))
-      moved.push_back(path + ": " + number_text(old_value) + " -> " + number_text(new_value) + " (" +
+      moved.push_back(path + ": " + shown(old_value) + " -> " + shown(new_value) + " (" +
                       relative_change(old_value.get<double>(), new_value.get<double>()) + ")");
     return;
   }
@@ -212,7 +204,7 @@ void compare_requests(const nlohmann::json& old_digest, const nlohmann::json& ne
     } else if (before.at("sha256") != after->at("sha256")) {
       std::string line = "column " + name + " moved";
       if (!before.at("sum").is_null() && !after->at("sum").is_null())
-        line += ": sum " + number_text(before.at("sum")) + " -> " + number_text(after->at("sum")) + " (" +
+        line += ": sum " + shown(before.at("sum")) + " -> " + shown(after->at("sum")) + " (" +
                 relative_change(before.at("sum").get<double>(), after->at("sum").get<double>()) + ")";
       moved.push_back(line);
     }
@@ -265,16 +257,46 @@ void write(const std::string& case_dir, const std::string& run_dir) {
   write_file_atomic(case_dir + "/summary.json", summary.dump(2) + "\n");
   write_file_atomic(case_dir + "/requests.json", requests.dump(2) + "\n");
 }
+void erase_dotted(nlohmann::json& value, const std::string& dotted) {
+  nlohmann::json* at = &value;
+  size_t start = 0;
+  for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', start)) {
+    const std::string key = dotted.substr(start, dot - start);
+    if (!at->is_object() || !at->contains(key)) return;
+    at = &(*at)[key];
+    start = dot + 1;
+  }
+  if (at->is_object()) at->erase(dotted.substr(start));
+}
+
+int mirrors(const std::string& copy_path, const std::string& original_path, const std::vector<std::string>& except) {
+  nlohmann::json copy = json_parse_file(copy_path, true), original = json_parse_file(original_path, true);
+  for (const auto& dotted : except) {
+    erase_dotted(copy, dotted);
+    erase_dotted(original, dotted);
+  }
+  std::vector<std::string> moved;
+  compare_json(original, copy, "$", moved);
+  if (moved.empty()) {
+    std::printf("%s follows %s\n", copy_path.c_str(), original_path.c_str());
+    return 0;
+  }
+  std::printf("%s no longer follows %s (original -> copy); change both:\n", copy_path.c_str(), original_path.c_str());
+  for (const auto& line : moved) std::printf("  %s\n", line.c_str());
+  return 1;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string command = argc == 4 ? argv[1] : "";
-  if (command != "check" && command != "write") {
-    std::fprintf(stderr, "usage: golden_compare check|write CASE_DIR RUN_DIR\n");
+  const std::string command = argc >= 4 ? argv[1] : "";
+  if (!((command == "check" || command == "write") && argc == 4) && command != "mirrors") {
+    std::fprintf(stderr, "usage: golden_compare check|write CASE_DIR RUN_DIR\n"
+                         "       golden_compare mirrors COPY ORIGINAL [DOTTED.PATH...]\n");
     return 2;
   }
   try {
     if (command == "check") return check(argv[2], argv[3]);
+    if (command == "mirrors") return mirrors(argv[2], argv[3], std::vector<std::string>(argv + 4, argv + argc));
     write(argv[2], argv[3]);
     return 0;
   } catch (const std::exception& e) {
