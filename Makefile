@@ -5,13 +5,14 @@
 #   make figures  recompute every table of figures in README.md and fail with a diff where one differs
 #                 (scripts/figures.sh; `scripts/figures.sh build` rewrites them)
 #   make accuracy  rebuild and regenerate the committed accuracy file models/accuracy/stories260k.json
+#   make golden  rerun the golden cases (tests/golden/) and rewrite their expected summary.json and requests.json
 #   make asan-test  build the test suite with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and run it
 #   make fuzz   build the libFuzzer harnesses with clang (build-fuzz/) and run each for FUZZ_SECONDS (default 600)
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps data build demo test figures bench accuracy asan-build asan-test fuzz-build fuzz fuzz-short clean
+.PHONY: deps data build demo test figures bench accuracy golden asan-build asan-test fuzz-build fuzz fuzz-short clean
 
 deps:
 	./scripts/install-deps.sh
@@ -47,6 +48,13 @@ bench: build
 
 accuracy: build
 	./scripts/accuracy.sh $(BUILD)
+
+# The golden tests' expectations (tests/golden/README.md): a commit that runs this says in its message why the
+# numbers moved. Builds only what the cases need.
+golden: deps data
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target lynxsim golden_compare
+	./scripts/golden.sh $(BUILD)
 
 # Sanitized test suite (CI runs it after `make test`). CUDA off: the sanitizers do not see device code, and the
 # CUDA runtime's own allocations are reported as leaks. The environment it runs in is in scripts/asan-test.sh.
