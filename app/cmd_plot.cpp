@@ -1,6 +1,8 @@
 // lynxsim plot: the plots of a results directory. Without --metric, the experiment's standard plots (its plot
 // section); with --metric, one metric's statistic against the swept x, or (--cdf) its per-request CDF.
-// Options are checked here (an unknown one is exit 2 with the valid values); the script draws the plots.
+// The metrics and statistics offered are the plot metric table's (experiments/plot_metrics.hpp); an unknown value is
+// exit 2 with the valid ones, and the combination is checked with the results (experiments/plot_request.hpp)
+// before the script draws.
 #include <cstdio>
 
 #include "app/commands.hpp"
@@ -14,6 +16,17 @@ std::string joined(const std::vector<std::string>& names) {
   for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
   return text;
 }
+
+// "ttft: TTFT (first verified token), ms; ...": every metric of the table, what it is and its unit.
+std::string metric_list() {
+  std::string text;
+  for (const PlotMetric& m : plot_metrics()) {
+    text += std::string(text.empty() ? "" : "; ") + m.name + ": " + m.label + ", " + m.unit;
+    if (m.kind == PlotMetricKind::mean_only) text += " (mean only)";
+    if (m.kind == PlotMetricKind::one_value) text += " (one value per point)";
+  }
+  return text;
+}
 }  // namespace
 
 void add_plot_command(CLI::App& app) {
@@ -24,10 +37,7 @@ void add_plot_command(CLI::App& app) {
   plot->add_option("results", *dir, "Results directory written by `lynxsim run`")->required();
   plot->add_option("--metric", o->metric,
                    "Plot this metric against the swept x, a line per series (default: none, the experiment's "
-                   "standard TTFT plots). ttft/ttft_spec/ttft_correct: first verified/speculative/correct token; "
-                   "tpot, itl (mean only), e2el, kv_transfer, exposed_transfer in ms; goodput, "
-                   "request_throughput (requests/s), output_throughput (tokens/s), slo_attainment: one value "
-                   "per point")
+                   "standard TTFT plots). " + metric_list())
       ->check(CLI::IsMember(plot_metric_names()));
   plot->add_option("--stat", o->stat,
                    "Statistic of --metric over the point's requests: " + joined(plot_stat_names()) +

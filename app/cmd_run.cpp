@@ -6,7 +6,7 @@
 #include "common/error.hpp"
 #include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/plot.hpp"  // plot_results, plot_section_check
+#include "experiments/plot.hpp"  // plot_results, plot_request_read
 #include "experiments/results.hpp"
 #include "experiments/sweep_runner.hpp"
 
@@ -25,7 +25,7 @@ struct RunOptions {
 
 void run_experiment(const RunOptions& o) {
   Experiment e = experiment_load_with_overrides(o.experiment, config_overrides_parse(o.sets));
-  if (!e.plot.is_null()) plot_section_check(e.plot, o.experiment);  // before a sweep, not after it
+  if (!e.plot.is_null() || o.plot) (void)plot_request_read(e);  // the plots it names, before a sweep, not after it
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;

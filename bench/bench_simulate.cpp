@@ -37,7 +37,7 @@
 #include "common/json_reader.hpp"
 #include "sim/flow_priority.hpp"
 #include "sim/isolated_run.hpp"
-#include "sim/metrics.hpp"
+#include "sim/run_files.hpp"
 #include "sim/platform.hpp"
 #include "sim/run_config.hpp"
 #include "sim/simulation.hpp"

@@ -56,7 +56,7 @@ struct Experiment {
   nlohmann::json base;
   SweepMode mode = SweepMode::cross;
   std::vector<SweepAxis> axes;
-  nlohmann::json plot;                // passed to the plotting script as is (validated there)
+  nlohmann::json plot;                // as written (keys, types: here; what it names: experiments/plot_request.hpp)
   nlohmann::json source;              // the whole file, copied into results
   std::vector<SweepPoint> points;
 };

@@ -3,34 +3,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "common/data_folder.hpp"
-#include "common/json_reader.hpp"
+#include "experiments/results.hpp"
 
 namespace lynx {
 
-const std::vector<std::string>& plot_metric_names() {
-  static const std::vector<std::string> names = {
-      "ttft", "ttft_spec", "ttft_correct", "tpot", "itl", "e2el", "kv_transfer", "exposed_transfer",
-      "goodput", "slo_attainment", "request_throughput", "output_throughput"};
-  return names;
-}
+namespace {
+// A file under the temporary folder, removed when dropped: the plot request handed to the script.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(const std::string& text) {
+    std::string name = (std::filesystem::temp_directory_path() / "lynxsim-plot-request-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) throw_error("cannot create a temporary file in %s: %s", name.c_str(), std::strerror(errno));
+    path_ = name;
+    size_t written = 0;
+    while (written < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+      if (n <= 0) break;
+      written += static_cast<size_t>(n);
+    }
+    const bool closed = ::close(fd) == 0;
+    if (written != text.size() || !closed) throw_error("%s: cannot write: %s", path_.c_str(), std::strerror(errno));
+  }
+  ~TemporaryFile() { std::remove(path_.c_str()); }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  const std::string& path() const { return path_; }
 
-const std::vector<std::string>& plot_stat_names() {
-  static const std::vector<std::string> names = {"p50", "p90", "p99", "mean"};
-  return names;
-}
+ private:
+  std::string path_;
+};
+}  // namespace
 
-void plot_results(const std::string& results_dir, const PlotOptions& o) {
-  std::vector<std::string> args;
-  if (!o.metric.empty()) args.insert(args.end(), {"--metric", o.metric});
-  if (!o.stat.empty()) args.insert(args.end(), {"--stat", o.stat});
-  if (o.cdf) args.push_back("--cdf");
-  for (const std::string& at : o.at_values) args.insert(args.end(), {"--at", at});
-  if (!o.data_file.empty()) args.insert(args.end(), {"--data", o.data_file});
-  if (!o.out_dir.empty()) args.insert(args.end(), {"--out", o.out_dir});
-  run_plot_script("plot_results.py", results_dir, args);
+void plot_results(const std::string& results_dir, const PlotOptions& options) {
+  std::error_code error;
+  if (!std::filesystem::exists(results_dir + "/experiment.json", error))
+    throw_error("%s/experiment.json: not found (is %s a results directory of `lynxsim run`?)", results_dir.c_str(),
+                results_dir.c_str());
+  const Experiment e = read_experiment_copy(results_dir);
+  const PlotRequest request = plot_request_read(e, options);
+  const std::string out_dir = options.out_dir.empty() ? results_dir : options.out_dir;
+  const TemporaryFile file(plot_request_json(request, e, results_dir, out_dir).dump());
+  run_plot_script("plot_results.py", results_dir, {file.path()});
 }
 
 void run_plot_script(const std::string& script_name, const std::string& results_dir,
@@ -60,60 +81,6 @@ void run_plot_script(const std::string& script_name, const std::string& results_
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw_error("plotting %s failed (%s %s exited with status %d)", results_dir.c_str(), python.c_str(),
                 script.c_str(), WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-}
-
-namespace {
-// Metrics with a distribution (a median) in summary.json: what ratios and frontier can name.
-const std::vector<std::string> kDistributionMetrics = {"ttft", "ttft_spec", "ttft_correct", "tpot", "e2el",
-                                                       "kv_transfer", "exposed_transfer"};
-
-void check_metric(const nlohmann::json& name, const std::string& origin, const std::string& path) {
-  for (const std::string& m : kDistributionMetrics)
-    if (name == m) return;
-  std::string valid;
-  for (const std::string& m : kDistributionMetrics) valid += (valid.empty() ? "" : ", ") + m;
-  throw_error("%s: %s: \"%s\" is not a metric with a median (valid: %s)", origin.c_str(), path.c_str(),
-              name.get<std::string>().c_str(), valid.c_str());
-}
-
-void check_strings(const nlohmann::json& v, const std::string& origin, const std::string& path, size_t count,
-                   const char* expected) {
-  bool ok = v.is_array() && (count == 0 || v.size() == count);
-  if (ok)
-    for (const auto& e : v) ok = ok && e.is_string();
-  if (!ok) throw_error("%s: %s: expected %s, got %s", origin.c_str(), path.c_str(), expected, v.dump().c_str());
-}
-}  // namespace
-
-void plot_section_check(const nlohmann::json& plot, const std::string& origin) {
-  JsonObject o(plot, origin, "$.plot");
-  o.string_or("x", "cluster.network.nic_gbps");
-  o.string_or("series", "format");
-  if (o.has("facet")) {
-    const nlohmann::json& facet = o.raw("facet");
-    if (!facet.is_string()) check_strings(facet, origin, o.path_of("facet"), 0, "a swept path or a list of them");
-  }
-  o.string_or("baseline", "bf16");
-  if (o.has("cdf_at")) o.number("cdf_at");
-  if (o.has("ratios")) {
-    const nlohmann::json& ratios = o.array("ratios");
-    for (size_t i = 0; i < ratios.size(); ++i) {
-      JsonObject r(ratios[i], origin, json_index_path(o.path_of("ratios"), i));
-      for (const char* side : {"numerator", "denominator"}) {
-        const nlohmann::json& pair = r.raw(side);
-        check_strings(pair, origin, r.path_of(side), 2, "[series, metric], e.g. [\"int8-g64\", \"ttft\"]");
-        check_metric(pair[1], origin, json_index_path(r.path_of(side), 1));
-      }
-      r.finish();
-    }
-  }
-  if (o.has("frontier")) {
-    const nlohmann::json& frontier = o.array("frontier");
-    check_strings(frontier, origin, o.path_of("frontier"), 0, "a list of metric names");
-    for (size_t i = 0; i < frontier.size(); ++i)
-      check_metric(frontier[i], origin, json_index_path(o.path_of("frontier"), i));
-  }
-  o.finish();
 }
 
 }  // namespace lynx

@@ -1,6 +1,8 @@
-"""A lynxsim results directory as the plotting scripts read it: the experiment (experiment.json, its plot section
-checked), the points' metrics (summary.csv), the sweep axes they vary and the panel layout (a panel per facet).
-Bad input raises PlotInputError with one line naming the file and JSON path; the caller prints it and exits 2."""
+"""A lynxsim results directory as the plotting scripts read it: the points' metrics (summary.csv), the panel layout
+(a panel per facet) and the figure helpers, for the plot request lynxsim hands over (experiments/plot_request.hpp:
+the experiment's plot section and the options, already checked against the sweep, with the metric table and the
+per-request values of each CDF). Nothing of the request is checked again here; a results file that is missing or
+incomplete raises PlotInputError with one line naming it, which the caller prints before exiting 2."""
 import csv
 import json
 import math
@@ -16,20 +18,10 @@ AXIS_LABELS = {
     "workload.synthetic.rate_per_s": "arrival rate (requests/s)",
     "workload.target_rate_per_s": "arrival rate (requests/s)",
 }
-# The plot section of an experiment: key -> what it holds (the message of an unknown key lists them).
-PLOT_KEYS = {
-    "x": "the swept path on the x axis (default cluster.network.nic_gbps)",
-    "series": "the swept path drawn as one line per value (default format)",
-    "facet": "a swept path or list of them, one panel per value",
-    "baseline": "the series the relative plot divides by (default bf16)",
-    "cdf_at": "an x value: per-request TTFT CDFs there",
-    "ratios": "[{numerator: [series, metric], denominator: [series, metric]}, ...]: printed and plotted",
-    "frontier": "metric names: their medians against the Lynx anchor bits",
-}
 
 
 class PlotInputError(Exception):
-    """Bad input (an option, a plot section, a results folder): one line, exit 2."""
+    """A results folder the request cannot be drawn from: one line, exit 2."""
 
 
 def number(text):
@@ -39,82 +31,24 @@ def number(text):
         return text
 
 
-def csv_text(value):
-    """An axis value as summary.csv writes it (experiments/results.cpp)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float):
-        return "%.10g" % value
-    if isinstance(value, int):
-        return str(value)
-    return json.dumps(value, separators=(",", ":"))
-
-
-def check_plot_section(spec, origin):
-    """Rejects a plot section with unknown keys or wrongly typed values, naming origin and the JSON path."""
-    where = "%s: $.experiment.plot" % origin
-    if not isinstance(spec, dict):
-        raise PlotInputError("%s: expected an object" % where)
-    for key, value in spec.items():
-        if key not in PLOT_KEYS:
-            raise PlotInputError("%s.%s: unknown plot option (valid: %s)" % (where, key, ", ".join(PLOT_KEYS)))
-        ok = {"x": isinstance(value, str), "series": isinstance(value, str), "baseline": isinstance(value, str),
-              "facet": isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)),
-              "cdf_at": isinstance(value, (int, float)) and not isinstance(value, bool),
-              "ratios": isinstance(value, list),
-              "frontier": isinstance(value, list) and all(isinstance(v, str) for v in value)}[key]
-        if not ok:
-            raise PlotInputError("%s.%s: expected %s" % (where, key, PLOT_KEYS[key]))
-
-
 class Results:
     """One results directory: rows of summary.csv indexed by (facet, series, x), and the figure helpers."""
 
-    def __init__(self, results_dir):
-        self.dir = results_dir
-        path = os.path.join(results_dir, "experiment.json")
-        if not os.path.exists(path):
-            raise PlotInputError("%s: not found (is %s a results directory of `lynxsim run`?)" % (path, results_dir))
-        with open(path) as f:
-            self.experiment = json.load(f)["experiment"]
-        summary_path = os.path.join(results_dir, "summary.csv")
+    def __init__(self, request):
+        self.request = request
+        self.dir = request["results"]
+        summary_path = os.path.join(self.dir, "summary.csv")
         if not os.path.exists(summary_path):
             raise PlotInputError("%s: not found" % summary_path)
         with open(summary_path) as f:
             self.rows = list(csv.DictReader(f))
         if not self.rows:
             raise PlotInputError("%s: no finished points" % summary_path)
-        self.spec = self.experiment.get("plot", {})
-        check_plot_section(self.spec, path)
-        sweep_axes = self.experiment.get("sweep", {}).get("axes", [])
-        axes, self.axis_values, linked = [], {}, {}
-        for a in sweep_axes:
-            paths = a["paths"] if "paths" in a else [a["path"]]
-            axes += paths
-            for k, p in enumerate(paths):
-                self.axis_values[p] = [csv_text(v[k] if "paths" in a else v) for v in a["values"]]
-                linked[p] = paths
-        self.x_key = self.spec.get("x", "cluster.network.nic_gbps")
-        self.series_key = self.spec.get("series", "format")
-        facet = self.spec.get("facet")
-        self.facet_keys = facet if isinstance(facet, list) else ([facet] if facet else [])
-        self.baseline = self.spec.get("baseline", "bf16")
-        for key in [self.x_key, self.series_key] + self.facet_keys:
-            if key not in axes:
-                raise PlotInputError("%s: $.experiment.plot: \"%s\" is not a sweep axis (axes: %s)" % (
-                    path, key, ", ".join(axes)))
-        named = set()
-        for key in [self.x_key, self.series_key] + self.facet_keys:
-            named.update(linked.get(key, [key]))
-        for key in axes:
-            if key not in named and len({r[key] for r in self.rows}) > 1:
-                raise PlotInputError("%s: $.experiment.plot: axis \"%s\" has several values; name it as \"facet\"" % (
-                    path, key))
-        self.check_metric_names(path)
+        self.metrics = request["metrics"]
+        self.x_key = request["x"]
+        self.series_key = request["series"]
+        self.facet_keys = request["facets"]
+        self.baseline = request["baseline"]
         self.facets = list(dict.fromkeys(self.facet_of(r) for r in self.rows))
         self.series = list(dict.fromkeys(r[self.series_key] for r in self.rows))
         self.xs = self.ordered(r[self.x_key] for r in self.rows)
@@ -126,22 +60,17 @@ class Results:
         # What ran, per facet (a facet may change the model or the pools): from its first point's summary.json.
         self.cluster = {f: self.cluster_text(next(r for r in self.rows if self.facet_of(r) == f)) for f in self.facets}
 
-    def check_metric_names(self, path):
-        """The metrics named by ratios and frontier have medians in summary.csv."""
-        named = []
-        for i, ratio in enumerate(self.spec.get("ratios", [])):
-            for side in ("numerator", "denominator"):
-                where = "ratios[%d].%s" % (i, side)
-                pair = ratio.get(side) if isinstance(ratio, dict) else None
-                if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)):
-                    raise PlotInputError("%s: $.experiment.plot.%s: expected [series, metric]" % (path, where))
-                named.append((where, pair[1]))
-        named += [("frontier[%d]" % i, name) for i, name in enumerate(self.spec.get("frontier", []))]
-        for where, name in named:
-            if "median_%s_ms" % name not in self.rows[0]:
-                valid = [c[len("median_"):-len("_ms")] for c in self.rows[0] if c.startswith("median_")]
-                raise PlotInputError("%s: $.experiment.plot.%s: \"%s\" is not a metric with a median (valid: %s)" % (
-                    path, where, name, ", ".join(valid)))
+    def column(self, metric, stat):
+        """The summary.csv column of a metric's statistic (the metric table of the request)."""
+        return self.metrics[metric]["columns"][stat]
+
+    def request_values(self, point, metric):
+        """A point's per-request values of a metric (ms, ascending), as lynxsim read them from its requests.csv."""
+        values = self.request["request_values"].get(point, {}).get(metric)
+        if values is None:
+            raise PlotInputError("%s: summary.csv lists a point with no finished run (no %s values)" % (
+                os.path.join(self.dir, point), metric))
+        return values
 
     @staticmethod
     def ordered(values):
@@ -171,7 +100,7 @@ class Results:
         return row is not None and row.get("overloaded", "").lower() in ("true", "1")
 
     def colour(self, s):
-        return series_colour(s, self.axis_values.get(self.series_key, []))
+        return series_colour(s, self.request["series_values"])
 
     def cluster_text(self, row):
         """What ran: model, pools and workload, from the point's summary.json (two lines, to fit a panel)."""
@@ -199,7 +128,7 @@ class Results:
         return fig, panels[:len(self.facets)]
 
     def title(self, facet):
-        head = str(facet) if facet else self.experiment.get("name", "")
+        head = str(facet) if facet else self.request["experiment"]
         cluster = self.cluster.get(facet, "")
         return "%s\n%s" % (head, cluster) if cluster else head
 

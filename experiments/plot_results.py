@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""Plots a lynxsim results directory (what `lynxsim run` wrote). Without --metric: the experiment's standard plots,
-as its plot section asks: TTFT against the swept x axis (p50 and p99, a line per series, Lynx's three first-token
-times), speculation rates, TTFT relative to a baseline series, per-request TTFT CDFs at one x value, ratio tables
-(printed and plotted) and the anchor-width frontier. With --metric: that metric's statistic against x, or its
-per-request CDF (--cdf) at chosen x values (plot_metrics.py). PNG and SVG, written whole and byte-identical for the
-same inputs (plot_style.py). Bad input: one line on stderr, exit status 2.
-Uses only the standard library and matplotlib (Debian's python3-matplotlib)."""
-import argparse
-import csv
-import os
+"""Plots a lynxsim results directory (what `lynxsim run` wrote) as `lynxsim plot` asks:
+    plot_results.py RESULTS REQUEST.json
+REQUEST.json is the plot request lynxsim wrote (experiments/plot_request.hpp): the experiment's plot section and the
+command's options, checked against the sweep, the metric table and the per-request values of each CDF. Without a
+metric: the experiment's standard plots, as its plot section asks: TTFT against the swept x axis (p50 and p99, a line
+per series, Lynx's three first-token times), speculation rates, TTFT relative to a baseline series, per-request TTFT
+CDFs at one x value, ratio tables (printed and plotted) and the anchor-width frontier. With a metric: its statistic
+against x, or its per-request CDF at chosen x values (plot_metrics.py). PNG and SVG, written whole and
+byte-identical for the same inputs (plot_style.py). A results folder that cannot be drawn: one line on stderr, exit
+status 2. Uses only the standard library and matplotlib (Debian's python3-matplotlib)."""
+import json
 import re
 import sys
 
 from plot_data import PlotInputError, Results
-from plot_metrics import METRICS, STATS, check_cdf, cdf_at_values, plot_cdf, plot_metric, resolve, write_data
+from plot_metrics import plot_cdf, plot_metric, write_data
 from plot_style import OTHER_COLOURS, log_axis, plt, save
 
 # Lynx's three first-token times: distinct line styles and markers, so a series on top of another stays visible.
@@ -40,10 +41,10 @@ def plot_ttft(res, out_dir, written):
             kinds = FIRST_TOKEN_KINDS if is_lynx(s) else FIRST_TOKEN_KINDS[:1]
             for metric_name, what, style, marker, size in kinds:
                 suffix = (" " + what) if is_lynx(s) else ""
-                p50 = [res.metric(facet, s, x, "median_%s_ms" % metric_name) for x in res.xs]
+                p50 = [res.metric(facet, s, x, res.column(metric_name, "p50")) for x in res.xs]
                 ax.plot(res.px, p50, style, marker=marker, markersize=size, markerfacecolor="none", color=color,
                         label="%s%s p50" % (s, suffix))
-                ax.plot(res.px, [res.metric(facet, s, x, "p99_%s_ms" % metric_name) for x in res.xs], style,
+                ax.plot(res.px, [res.metric(facet, s, x, res.column(metric_name, "p99")) for x in res.xs], style,
                         marker=marker, markersize=size * 0.7, color=color, alpha=0.35, label="%s%s p99" % (s, suffix))
                 if metric_name == "ttft":
                     res.mark_overloaded(ax, facet, s, p50)
@@ -86,7 +87,7 @@ def plot_relative(res, out_dir, written):
             # The same definition on both sides: the baseline has no speculation, so its three times are equal.
             for metric_name, what, style, marker, size in (FIRST_TOKEN_KINDS if is_lynx(s) else
                                                            FIRST_TOKEN_KINDS[:1]):
-                column = "median_%s_ms" % metric_name
+                column = res.column(metric_name, "p50")
                 ax.plot(res.px, [res.metric(facet, s, x, column) / res.metric(facet, baseline, x, column)
                                  for x in res.xs], style, marker=marker, markersize=size, markerfacecolor="none",
                         color=res.colour(s), label="%s: p50 %s / %s's" % (s, what, baseline))
@@ -99,21 +100,19 @@ def plot_relative(res, out_dir, written):
 
 def plot_ttft_cdf(res, out_dir, written):
     """Per-request TTFT CDFs (Lynx: its three first-token times) at the plot section's cdf_at."""
-    if "cdf_at" not in res.spec:
+    at = res.request["ttft_cdf_at"]
+    if at is None:
         return
-    at = cdf_at_values(res, [])[0]
     fig, panels = res.facet_grid(4.2)
     for ax, facet in zip(panels, res.facets):
         for s in res.series:
             row = res.row(facet, s, at)
             if row is None:
                 continue
-            with open(os.path.join(res.dir, row["point"], "requests.csv")) as f:
-                reqs = list(csv.DictReader(f))
-            for column, style, suffix in [("ttft_s", "-", "")] + ([("ttft_correct_s", "--", " first correct"),
-                                                                   ("ttft_spec_s", ":", " first speculative")]
-                                                                  if is_lynx(s) else []):
-                values = sorted(float(r[column]) * 1e3 for r in reqs)
+            for metric_name, style, suffix in [("ttft", "-", "")] + ([("ttft_correct", "--", " first correct"),
+                                                                      ("ttft_spec", ":", " first speculative")]
+                                                                     if is_lynx(s) else []):
+                values = res.request_values(row["point"], metric_name)
                 ax.plot(values, [(k + 1) / len(values) for k in range(len(values))], style, color=res.colour(s),
                         label=s + suffix)
         log_axis(ax.xaxis)
@@ -127,7 +126,7 @@ def plot_ttft_cdf(res, out_dir, written):
 
 def plot_ratios(res, out_dir, written):
     """Ratio tables: printed, and plotted against x."""
-    ratios = res.spec.get("ratios", [])
+    ratios = res.request["ratios"]
     if not ratios:
         return
     fig, panels = res.facet_grid(4.2)
@@ -135,7 +134,7 @@ def plot_ratios(res, out_dir, written):
         for ratio in ratios:
             (ns, nm), (ds, dm) = ratio["numerator"], ratio["denominator"]
             name = "%s %s / %s %s" % (ns, nm, ds, dm) + ("" if nm == dm else "  [different definitions]")
-            values = [res.metric(facet, ns, x, "median_%s_ms" % nm) / res.metric(facet, ds, x, "median_%s_ms" % dm)
+            values = [res.metric(facet, ns, x, res.column(nm, "p50")) / res.metric(facet, ds, x, res.column(dm, "p50"))
                       for x in res.xs]
             print("%s%s" % (("[%s] " % facet) if facet else "", name))
             for x, v in zip(res.xs, values):
@@ -153,7 +152,7 @@ def plot_ratios(res, out_dir, written):
 def plot_frontier(res, out_dir, written):
     """Each metric's median against the Lynx anchor's bits, a line per x value and split; printed: the format with
     the lowest median at each x."""
-    frontier = res.spec.get("frontier", [])
+    frontier = res.request["frontier"]
     if not frontier:
         return
     pattern = re.compile(r"^lynx-a(\d+)r(\d+)-g(\d+)(-rq)?$")
@@ -168,7 +167,7 @@ def plot_frontier(res, out_dir, written):
                                 if (pattern.match(s).group(4) or "") == split)
                 if not chosen:
                     continue
-                ax.plot([a for a, _ in chosen], [res.metric(None, s, x, "median_%s_ms" % name) for _, s in chosen],
+                ax.plot([a for a, _ in chosen], [res.metric(None, s, x, res.column(name, "p50")) for _, s in chosen],
                         style, marker="o", markerfacecolor="none" if split else None,
                         color=OTHER_COLOURS[i % len(OTHER_COLOURS)],
                         label="%s %s, %s split" % (x, res.x_label, "residual-quant" if split else "bit-slice"))
@@ -183,74 +182,43 @@ def plot_frontier(res, out_dir, written):
     for name in frontier:
         print("lowest median %s per %s among the Lynx splits (others for reference):" % (name, res.x_short))
         for x in res.xs:
-            best = min(lynx, key=lambda s: res.metric(None, s, x, "median_%s_ms" % name))
-            reference = "".join("  %s %.1f" % (o, res.metric(None, o, x, "median_%s_ms" % name)) for o in others)
-            print("  %s = %-6s %-18s %.1f ms%s" % (res.x_short, x, best,
-                                                   res.metric(None, best, x, "median_%s_ms" % name), reference))
+            median = res.column(name, "p50")
+            best = min(lynx, key=lambda s: res.metric(None, s, x, median))
+            reference = "".join("  %s %.1f" % (o, res.metric(None, o, x, median)) for o in others)
+            print("  %s = %-6s %-18s %.1f ms%s" % (res.x_short, x, best, res.metric(None, best, x, median), reference))
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose errors are one line and exit status 2, like every lynxsim error."""
-
-    def error(self, message):
-        raise PlotInputError(message)
-
-
-def parse_args(argv):
-    p = OneLineParser(prog="plot_results.py", description=__doc__.split("\n")[0])
-    p.add_argument("results", help="results directory written by `lynxsim run`")
-    p.add_argument("--metric", help="metric to plot against x (%s)" % ", ".join(METRICS))
-    p.add_argument("--stat", help="its statistic (%s; default p50, itl: mean)" % ", ".join(STATS))
-    p.add_argument("--cdf", action="store_true", help="per-request CDF of --metric instead")
-    p.add_argument("--at", action="append", default=[], help="x value of a CDF (repeatable; default: cdf_at)")
-    p.add_argument("--data", help="also write the plotted values as JSON to this file")
-    p.add_argument("--out", help="folder of the plot files (default: the results directory)")
-    a = p.parse_args(argv)
-    if a.metric is None:
-        for option, given in (("--stat", a.stat), ("--cdf", a.cdf), ("--at", a.at), ("--data", a.data)):
-            if given:
-                raise PlotInputError("%s needs --metric (one of: %s)" % (option, ", ".join(METRICS)))
-    else:
-        resolve(a.metric, None if a.cdf else a.stat)  # checks the pair before anything is read or written
-        if a.cdf:
-            if a.stat:
-                raise PlotInputError("--stat: a CDF shows every request; leave --stat out with --cdf")
-            check_cdf(a.metric)
-        elif a.at:
-            raise PlotInputError("--at needs --cdf")
-    if a.data and not os.path.isdir(os.path.dirname(os.path.abspath(a.data))):
-        raise PlotInputError("--data %s: its folder does not exist" % a.data)
-    if a.out is not None and not os.path.isdir(a.out):
-        raise PlotInputError("--out %s: not a directory" % a.out)
-    return a
-
-
-def main(argv):
-    a = parse_args(argv)
-    res = Results(a.results)
-    out_dir = a.out if a.out is not None else a.results
+def main(request_path):
+    with open(request_path) as f:
+        request = json.load(f)
+    res = Results(request)
+    out_dir = request["out"]
     written = []
-    if a.metric is None:
+    metric = request["metric"]
+    if metric is None:
         for plot in (plot_ttft, plot_speculation, plot_relative, plot_ttft_cdf, plot_ratios, plot_frontier):
             plot(res, out_dir, written)
     else:
-        data = (plot_cdf(res, a.metric, a.at, out_dir, written) if a.cdf else
-                plot_metric(res, a.metric, a.stat, out_dir, written))
-        if a.data:
-            write_data(a.data, data)
-            written.append(a.data)
+        data = (plot_cdf(res, metric["name"], metric["at"], out_dir, written) if metric["cdf"] else
+                plot_metric(res, metric["name"], metric["stat"], metric["column"], out_dir, written))
+        if request["data"]:
+            write_data(request["data"], data)
+            written.append(request["data"])
     for path in written:
         print("wrote %s" % path)
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.stderr.write("usage: plot_results.py RESULTS REQUEST.json (written by `lynxsim plot`)\n")
+        sys.exit(2)
     try:
-        main(sys.argv[1:])
+        main(sys.argv[2])
     except PlotInputError as e:
         sys.stderr.write("lynxsim: error: %s\n" % e)
         sys.exit(2)
     except (KeyError, ValueError, IndexError, TypeError, OSError) as e:
         # A results folder whose files were edited or cut: one line naming it, never a traceback.
         sys.stderr.write("lynxsim: error: %s: not a complete results directory of `lynxsim run` (%s: %s)\n" % (
-            next((v for v in sys.argv[1:] if not v.startswith("-")), "?"), type(e).__name__, e))
+            sys.argv[1], type(e).__name__, e))
         sys.exit(2)

@@ -28,8 +28,7 @@ Experiment read_experiment_copy(const std::string& results_dir) {
   return experiment_from_json(source, path, base_dir, false);
 }
 
-namespace {
-std::string csv_field(const nlohmann::json& v) {
+std::string summary_csv_field(const nlohmann::json& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) {
@@ -39,7 +38,6 @@ std::string csv_field(const nlohmann::json& v) {
   }
   return v.dump();
 }
-}  // namespace
 
 void write_summary_csv(const std::string& out_dir, const Experiment& e) {
   std::vector<std::string> metric_names;
@@ -52,8 +50,9 @@ void write_summary_csv(const std::string& out_dir, const Experiment& e) {
     if (metric_names.empty())
       for (auto it = metrics.begin(); it != metrics.end(); ++it) metric_names.push_back(it.key());
     std::string row = p.name;
-    for (const auto& v : p.values) row += "," + csv_field(v);
-    for (const auto& name : metric_names) row += "," + csv_field(metrics.contains(name) ? metrics[name] : nullptr);
+    for (const auto& v : p.values) row += "," + summary_csv_field(v);
+    for (const auto& name : metric_names)
+      row += "," + summary_csv_field(metrics.contains(name) ? metrics[name] : nullptr);
     rows += row + "\n";
   }
   std::string header = "point";

@@ -15,6 +15,9 @@ void write_experiment_copy(const std::string& out_dir, const Experiment& experim
 Experiment read_experiment_copy(const std::string& results_dir);
 // Writes <out_dir>/summary.csv from the finished points present.
 void write_summary_csv(const std::string& out_dir, const Experiment& experiment);
+// A value as summary.csv writes it (an axis value, a metric): "" for null, a string as it is, a float as "%.10g",
+// anything else as JSON.
+std::string summary_csv_field(const nlohmann::json& v);
 // Joins the results of shards of one experiment into out_dir.
 void results_merge(const std::string& out_dir, const std::vector<std::string>& shard_dirs);
 

@@ -1,18 +1,11 @@
 #include "sim/metrics.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <charconv>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 
-#include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "common/fixed_decimal.hpp"
 #include "sim/transfer_protocol.hpp"
 
 namespace lynx {
@@ -109,30 +102,25 @@ double ValueStream::percentile(double pct) const {
 namespace {
 double mean(const ValueStream& v) { return v.size() == 0 ? NAN : v.sum() / static_cast<double>(v.size()); }
 
-// mean/median/p90/p99 of `ms` (milliseconds) as <stat>_<name>_ms.
-void add_distribution(nlohmann::json& j, const std::string& name, const ValueStream& ms) {
-  j["mean_" + name + "_ms"] = mean(ms);
-  j["median_" + name + "_ms"] = ms.percentile(50);
-  j["p90_" + name + "_ms"] = ms.percentile(90);
-  j["p99_" + name + "_ms"] = ms.percentile(99);
+// Every statistic of `ms` (milliseconds) as <stat prefix>_<name>_ms: mean, median, p90, p99.
+void add_distribution(nlohmann::json& j, const RequestDistribution& d, const ValueStream& ms) {
+  for (const SummaryStatistic& stat : kSummaryStatistics)
+    j[summary_metric_name(d, stat)] = stat.mean ? mean(ms) : ms.percentile(stat.percentile);
 }
 }  // namespace
 
 void MetricsStream::add(const RequestRecord& r) {
   const SimConfig& c = inputs_.config;
   ++count_;
-  ttft_.push_back(r.ttft_s() * 1e3);
-  ttft_spec_.push_back(r.ttft_spec_s() * 1e3);
-  ttft_correct_.push_back(r.ttft_correct_s() * 1e3);
+  for (size_t i = 0; i < kRequestDistributionCount; ++i) {
+    const RequestDistribution& d = kRequestDistributions[i];
+    if (r.output_tokens >= d.min_output_tokens) distributions_[i].push_back((r.*d.seconds)() * 1e3);
+  }
   if (r.first_draft_kept >= 0) {
     ++drafted_requests_;
     first_drafts_kept_ += r.first_draft_kept;
   }
-  e2el_.push_back(r.e2el_s() * 1e3);
-  transfer_.push_back(r.kv_transfer_s() * 1e3);
-  exposed_.push_back(r.exposed_transfer_s() * 1e3);
-  if (r.output_tokens > 1) {
-    tpot_.push_back(r.tpot_s() * 1e3);
+  if (r.output_tokens > 1) {  // the gaps between tokens: none for a single output token
     itl_time_ += r.end_s - r.first_token_s;
     itl_gaps_ += static_cast<double>(r.output_tokens - 1);
   }
@@ -164,14 +152,9 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["output_throughput"] = duration > 0 ? output_tokens / duration : NAN;
   j["request_goodput"] = duration > 0 ? static_cast<double>(good_) / duration : NAN;
   j["slo_attainment"] = n > 0 ? static_cast<double>(good_) / n : NAN;
-  add_distribution(j, "ttft", ttft_);
-  add_distribution(j, "ttft_spec", ttft_spec_);
-  add_distribution(j, "ttft_correct", ttft_correct_);
-  add_distribution(j, "tpot", tpot_);
+  for (size_t i = 0; i < kRequestDistributionCount; ++i)
+    add_distribution(j, kRequestDistributions[i], distributions_[i]);
   j["mean_itl_ms"] = itl_gaps_ > 0 ? itl_time_ / itl_gaps_ * 1e3 : NAN;
-  add_distribution(j, "e2el", e2el_);
-  add_distribution(j, "kv_transfer", transfer_);
-  add_distribution(j, "exposed_transfer", exposed_);
   j["mean_spec_tokens"] = n > 0 ? spec / n : NAN;
   j["mean_accepted_tokens"] = n > 0 ? accepted_ / n : NAN;
   j["rollback_rate"] = spec > 0 ? rolled_back_ / spec : 0.0;
@@ -249,130 +232,6 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   summary["sources"] = sources;
   summary["metrics"] = j;
   return summary;
-}
-
-namespace {
-// A time as "%.9f" (nanoseconds) writes it, an empty field for NaN (not applicable).
-void append_time(std::string& out, double seconds) {
-  out += ',';
-  if (!std::isnan(seconds)) append_fixed9(out, seconds);
-}
-void append_int(std::string& out, int64_t v) {
-  char text[24];
-  const auto [end, error] = std::to_chars(text, text + sizeof text, v);
-  (void)error;  // 24 bytes hold any int64
-  out += ',';
-  out.append(text, end);
-}
-}  // namespace
-
-const char* requests_csv_header() {
-  return "id,arrival_s,input_tokens,output_tokens,cached_tokens,prefill_instance,decode_instance,prefill_start_s,"
-         "prefill_end_s,prefill_memory_wait_s,decode_memory_wait_s,transfer_start_s,anchor_arrival_s,residual_arrival_s,decode_start_s,first_spec_token_s,first_token_s,"
-         "verify_s,end_s,ttft_spec_s,ttft_correct_s,ttft_s,tpot_s,e2el_s,spec_tokens,accepted_tokens,rolled_back_tokens,"
-         "first_draft_kept\n";
-}
-
-void append_requests_csv_row(std::string& out, const RequestRecord& r) {
-  out += std::to_string(r.id);  // the first field: no leading comma
-  append_time(out, r.arrival_s);
-  append_int(out, r.input_tokens);
-  append_int(out, r.output_tokens);
-  append_int(out, r.cached_tokens);
-  append_int(out, r.prefill_instance);
-  append_int(out, r.decode_instance);
-  for (double t : {r.prefill_start_s, r.prefill_end_s, r.prefill_memory_wait_s, r.decode_memory_wait_s,
-                   r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
-                   r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.ttft_spec_s(),
-                   r.ttft_correct_s(), r.ttft_s(), r.tpot_s(), r.e2el_s()})
-    append_time(out, t);
-  append_int(out, r.spec_tokens);
-  append_int(out, r.accepted_tokens);
-  append_int(out, r.rolled_back_tokens);
-  if (r.first_draft_kept >= 0) append_int(out, r.first_draft_kept);
-  else out += ',';
-  out += "\n";
-}
-
-std::string requests_csv(const std::vector<RequestRecord>& records) {
-  std::string out = requests_csv_header();
-  for (const RequestRecord& r : records) append_requests_csv_row(out, r);
-  return out;
-}
-
-RequestsCsvWriter::RequestsCsvWriter(const std::string& path)
-    : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())) {
-  file_ = std::fopen(tmp_path_.c_str(), "wb");
-  if (file_ == nullptr) throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
-  buffer_ = requests_csv_header();
-}
-
-RequestsCsvWriter::~RequestsCsvWriter() {
-  if (file_ != nullptr) {
-    std::fclose(file_);
-    std::remove(tmp_path_.c_str());
-  }
-}
-
-void RequestsCsvWriter::add(const RequestRecord& r) {
-  append_requests_csv_row(buffer_, r);
-  if (buffer_.size() >= (size_t{1} << 20)) flush();
-}
-
-void RequestsCsvWriter::flush() {
-  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-    throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
-  buffer_.clear();
-}
-
-void RequestsCsvWriter::commit() {
-  flush();
-  const bool ok = std::fflush(file_) == 0;
-  const bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  if (!ok || !closed) {
-    std::remove(tmp_path_.c_str());
-    throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
-  }
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    std::remove(tmp_path_.c_str());
-    throw_error("%s: cannot rename into place: %s", path_.c_str(), std::strerror(errno));
-  }
-}
-
-void write_simulation_results(const std::string& dir, const SimulationInputs& inputs, const SimulationResult& result,
-                              const std::string& workload_source) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw_error("%s: cannot create directory: %s", dir.c_str(), error.message().c_str());
-  write_file_atomic(dir + "/requests.csv", requests_csv(result.records));
-  write_file_atomic(dir + "/summary.json", summary_json(inputs, result, workload_source).dump(2) + "\n");
-}
-
-nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
-                                 const std::string& workload_source, SimulationResult* result_out,
-                                 const RecordSink& watch) {
-  std::error_code error;
-  const bool existed = std::filesystem::exists(dir, error);
-  std::filesystem::create_directories(dir, error);
-  if (error) throw_error("%s: cannot create directory: %s", dir.c_str(), error.message().c_str());
-  try {
-    RequestsCsvWriter csv(dir + "/requests.csv");
-    MetricsStream metrics(inputs);
-    SimulationResult result = simulate(inputs, [&](const RequestRecord& r) {
-      csv.add(r);
-      metrics.add(r);
-      if (watch) watch(r);
-    });
-    csv.commit();
-    nlohmann::json summary = summary_json(inputs, result, metrics, workload_source);
-    write_file_atomic(dir + "/summary.json", summary.dump(2) + "\n");
-    if (result_out != nullptr) *result_out = std::move(result);
-    return summary;
-  } catch (...) {
-    if (!existed) std::filesystem::remove_all(dir, error);  // a failed run leaves nothing behind
-    throw;
-  }
 }
 
 }  // namespace lynx

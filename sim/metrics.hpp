@@ -1,18 +1,21 @@
-// Results of one simulation: the per-request CSV and the summary JSON, with vLLM's benchmark metric names
-// (units in names: mean_ttft_ms, p99_tpot_ms, request_throughput in requests/s, ...) plus the transfer-specific
-// ones of DESIGN.md. Two TTFTs: ttft (first final token) and ttft_spec (first token produced, possibly
-// speculative); they are equal for formats without speculation. Percentiles interpolate linearly between order
-// statistics (numpy's default, as vLLM's benchmark). Output is deterministic: no wall-clock figures.
+// The metrics of one simulation, as its summary JSON gives them, with vLLM's benchmark metric names (units in
+// names: mean_ttft_ms, p99_tpot_ms, request_throughput in requests/s, ...) plus the transfer-specific ones of
+// DESIGN.md. Each per-request distribution (sim/request_distributions.hpp: ttft, ttft_spec, ttft_correct, tpot,
+// e2el, kv_transfer, exposed_transfer) has its mean, median, p90 and p99. Three TTFTs: ttft (first final token),
+// ttft_correct (first token verification keeps) and ttft_spec (first token produced, possibly speculative); they
+// are equal for formats without speculation. Percentiles interpolate linearly between order statistics (numpy's
+// default, as vLLM's benchmark). Output is deterministic: no wall-clock figures. The per-request CSV is
+// sim/requests_csv.hpp; running a simulation into its files is sim/run_files.hpp.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <cmath>
-
 #include <nlohmann/json.hpp>
 
+#include "sim/request_distributions.hpp"
 #include "sim/simulation.hpp"
 
 namespace lynx {
@@ -59,7 +62,7 @@ class MetricsStream {
   size_t count_ = 0;
   double drafted_requests_ = 0, first_drafts_kept_ = 0;
   int64_t acceptance_extrapolated_ = 0;  // drafted requests whose prompt is longer than any measured length
-  ValueStream ttft_, ttft_spec_, ttft_correct_, tpot_, e2el_, transfer_, exposed_;
+  ValueStream distributions_[kRequestDistributionCount];  // ms, as kRequestDistributions lists them
   double first_arrival_ = INFINITY, last_end_ = 0, output_tokens_ = 0, input_tokens_ = 0;
   double itl_time_ = 0, itl_gaps_ = 0, spec_ = 0, accepted_ = 0, rolled_back_ = 0, cached_ = 0, memory_wait_ = 0;
   double waiting_ = 0, served_ = 0;  // seconds summed over requests
@@ -71,38 +74,5 @@ nlohmann::json summary_json(const SimulationInputs& inputs, const SimulationResu
 // The same from metrics accumulated while the run streamed its records.
 nlohmann::json summary_json(const SimulationInputs& inputs, const SimulationResult& result,
                             const MetricsStream& metrics, const std::string& workload_source);
-std::string requests_csv(const std::vector<RequestRecord>& records);
-const char* requests_csv_header();
-// Appends one request's row (with its newline) of requests.csv.
-void append_requests_csv_row(std::string& out, const RequestRecord& r);
-
-// Writes <path> (requests.csv) a row at a time, to "<path>.tmp.<pid>", renamed over <path> by commit(): the same
-// bytes as requests_csv(), in bounded memory. Without commit() the temporary file is removed.
-class RequestsCsvWriter {
- public:
-  explicit RequestsCsvWriter(const std::string& path);
-  ~RequestsCsvWriter();
-  RequestsCsvWriter(const RequestsCsvWriter&) = delete;
-  RequestsCsvWriter& operator=(const RequestsCsvWriter&) = delete;
-  void add(const RequestRecord& r);
-  void commit();
-
- private:
-  void flush();
-  std::string path_, tmp_path_, buffer_;
-  std::FILE* file_ = nullptr;
-};
-
-// Writes <dir>/requests.csv and <dir>/summary.json (each atomically; the summary last, so a present summary means
-// a finished run). Creates dir if needed.
-void write_simulation_results(const std::string& dir, const SimulationInputs& inputs, const SimulationResult& result,
-                              const std::string& workload_source);
-
-// Simulates and writes <dir>/requests.csv and <dir>/summary.json as write_simulation_results does (the same bytes),
-// streaming: each finished request's row is written and its record dropped. Returns the summary. `watch`, if
-// given, is handed each record after its row (the progress meter, the timeline: run_config.hpp).
-nlohmann::json simulate_to_files(const std::string& dir, const SimulationInputs& inputs,
-                                 const std::string& workload_source, SimulationResult* result = nullptr,
-                                 const RecordSink& watch = nullptr);
 
 }  // namespace lynx

@@ -1,6 +1,7 @@
 // What the simulator records of each request: the times of every step of its path (seconds from the start of
 // the workload; NaN where a step does not apply, e.g. residual arrival for a single-stream format) and its token
-// counts. The per-request CSV is these records; the summary's metrics are computed from them.
+// counts. The per-request CSV is these records, one column per entry of sim/request_columns.hpp (a new member
+// needs its entry there); the summary's metrics are computed from them (sim/request_distributions.hpp).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -16,9 +17,9 @@ struct RequestRecord {
   int decode_instance = -1;
   double prefill_start_s = NAN;
   double prefill_end_s = NAN;
-  double prefill_memory_wait_s = 0;
+  double prefill_memory_wait_s = 0;  // time at the head of the prefill queue waiting for prefill GPU memory
   double decode_memory_wait_s = 0;   // from its decode memory request to the reservation (awaiting_memory)
-  int64_t cached_tokens = 0;         // prompt tokens served by the prefill instance's prefix cache (not prefilled)  // time at the head of the prefill queue waiting for prefill GPU memory
+  int64_t cached_tokens = 0;         // prompt tokens served by the prefill instance's prefix cache (not prefilled)
   double transfer_start_s = NAN;     // first chunk sent
   double anchor_arrival_s = NAN;     // every anchor chunk (lynx) or every chunk (other formats) arrived
   double residual_arrival_s = NAN;   // lynx: every residual chunk arrived

@@ -9,7 +9,7 @@
 #include "common/json_reader.hpp"
 #include "common/sha256.hpp"
 #include "sim/input_checks.hpp"
-#include "sim/metrics.hpp"
+#include "sim/run_files.hpp"
 #include "sim/simulation_setup.hpp"
 #include "sim/timeline.hpp"
 #include "traces/workload_spec.hpp"

@@ -5,7 +5,8 @@
 # - a format has the same colour in plots with different sets of formats;
 # - log axes are labelled with the swept numbers (10, 25, 100), never as powers of ten;
 # - plotting twice gives byte-identical PNG and SVG files;
-# - a bad option, statistic or plot-section key is exit 2 with one line naming the valid values, and writes nothing;
+# - a bad option, statistic or plot section is exit 2 with one line naming the valid values, and writes nothing,
+#   the same error from `lynxsim run` (before the sweep) and `lynxsim plot` (the results directory's copy);
 # - --help shows every option with its default.
 #   plot_metrics_check.sh LYNXSIM
 set -euo pipefail
@@ -85,16 +86,39 @@ bad "not a value of cluster.network.nic_gbps (10, 25, 100)" plot "$tmp/a" --metr
 bad "--stat needs --metric" plot "$tmp/a" --stat p99
 bad "--at needs --cdf" plot "$tmp/a" --metric ttft --at 25
 bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --out" plot "$tmp/a" --colour red
-# An unknown key in a results directory's plot section (the script checks it) ...
-sed 's/"baseline": "bf16"/"baseline": "bf16", "colour_by": "format"/' "$tmp/a/experiment.json" >"$tmp/e.json"
-cp "$tmp/e.json" "$tmp/a/experiment.json"
-bad "$tmp/a/experiment.json: \$.experiment.plot.colour_by: unknown plot option (valid: x, series, facet, baseline, cdf_at, ratios, frontier)" plot "$tmp/a"
-# ... and in an experiment file, before its sweep runs (nothing created).
-sed 's/"baseline": "bf16"/"baseline": "bf16", "colour_by": "format"/' "$here/plot_sweep.json" >"$tmp/bad_plot.json"
-bad "$tmp/bad_plot.json: \$.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)" run "$tmp/bad_plot.json" --out "$tmp/never"
-[ ! -e "$tmp/never" ] || fail "run with a bad plot section created its results directory"
-sed 's/"cdf_at": 25/"cdf_at": "25"/' "$here/plot_sweep.json" >"$tmp/bad_type.json"
-bad "\$.plot.cdf_at: expected a number" run "$tmp/bad_type.json" --out "$tmp/never"
+# The plot section is checked by one reader, the same for an experiment file before its sweep runs (nothing
+# created) and for a results directory's copy: an unknown key, a wrong type, an x value that is not swept.
+plot_error() {  # plot_error SED_EXPRESSION EXPECTED_TEXT: the experiment's plot section edited, run and plot refuse it
+  sed "$1" "$here/plot_sweep.json" >"$tmp/bad_plot.json"
+  bad "$tmp/bad_plot.json: $2" run "$tmp/bad_plot.json" --out "$tmp/never"
+  [ ! -e "$tmp/never" ] || fail "run with a bad plot section created its results directory"
+  cp "$tmp/a/experiment.json" "$tmp/experiment.saved.json"
+  sed "$1" "$tmp/experiment.saved.json" >"$tmp/a/experiment.json"
+  bad "$tmp/a/experiment.json: $2" plot "$tmp/a"
+  cp "$tmp/experiment.saved.json" "$tmp/a/experiment.json"
+}
+plot_error 's/"baseline": "bf16"/"baseline": "bf16", "colour_by": "format"/' \
+  '$.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)'
+plot_error 's/"cdf_at": 25/"cdf_at": true/' '$.plot.cdf_at: expected a value of the x axis (number or string), got true'
+plot_error 's/"cdf_at": 25/"cdf_at": 40/' '$.plot.cdf_at: 40: not a value of cluster.network.nic_gbps (10, 25, 100)'
+plot_error 's/"series": "format"/"series": "seed"/' '$.plot.series: "seed" is not a sweep axis (axes: format, cluster.network.nic_gbps)'
+plot_error 's/"x": "cluster.network.nic_gbps"/"x": "format"/' \
+  '$.plot: axis "cluster.network.nic_gbps" has several values; name it as "facet"'
+plot_error 's/"cdf_at": 25/"frontier": ["itl"]/' '$.plot.frontier[0]: "itl" is not a metric with a median'
+# cdf_at is a value of x as text too (as docs/config.md says): the same plot as the number.
+mkdir "$tmp/number_at" "$tmp/text_at"
+"$lynxsim" plot "$tmp/a" --out "$tmp/number_at" >/dev/null
+sed 's/"cdf_at": 25/"cdf_at": "25"/' "$tmp/experiment.saved.json" >"$tmp/a/experiment.json"
+"$lynxsim" plot "$tmp/a" --out "$tmp/text_at" >/dev/null
+cp "$tmp/experiment.saved.json" "$tmp/a/experiment.json"
+for ext in png svg; do
+  cmp -s "$tmp/text_at/ttft_cdf_at_25.$ext" "$tmp/number_at/ttft_cdf_at_25.$ext" \
+    || fail "cdf_at \"25\" does not give the $ext of cdf_at 25"
+done
+# The plot request handed to the script is a temporary file, removed after it.
+mkdir "$tmp/tmpdir"
+TMPDIR="$tmp/tmpdir" "$lynxsim" plot "$tmp/a" --metric ttft --cdf --out "$tmp/text_at" >/dev/null
+[ -z "$(ls -A "$tmp/tmpdir")" ] || fail "the plot request was left in TMPDIR: $(ls "$tmp/tmpdir")"
 
 # --help: every option with its default.
 "$lynxsim" plot --help >"$tmp/help.txt"

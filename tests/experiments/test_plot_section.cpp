@@ -1,50 +1,146 @@
-// An experiment's plot section is checked before a sweep runs: every example's passes, and an unknown key, a
-// wrongly typed value or a metric without a median is one error naming the file and JSON path and what is valid.
+// An experiment's plot section and `lynxsim plot`'s options are checked once, in C++, before a sweep runs or a plot
+// is drawn (experiments/plot_request.hpp): every example's section passes; an unknown key, a wrongly typed value, a
+// name that is not a sweep axis, an x value that is not swept, a metric without a median or an option that does not
+// fit its metric is one error naming the file and JSON path (or the option) and what is valid. What the script is
+// handed is the checked request with the metric table.
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "common/error.hpp"
-#include "common/json_reader.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/plot.hpp"
+#include "experiments/plot_request.hpp"
 
 using namespace lynx;
 
 namespace {
-std::string error_of(const char* plot_json) {
+// An experiment sweeping format and cluster.network.nic_gbps, with this plot section.
+Experiment experiment_with_plot(const char* plot_json) {
+  nlohmann::json e = nlohmann::json::parse(R"({"name": "t", "base": {"model": "llama-3.1-8b"},
+    "sweep": {"axes": [{"path": "format", "values": ["bf16", "int8-g64", "lynx-a4r4-g64"]},
+                       {"path": "cluster.network.nic_gbps", "values": [100, 10, 25]}]}})");
+  e["plot"] = nlohmann::json::parse(plot_json);
+  return experiment_from_json(e, "exp.json", "", false);
+}
+
+std::string error_of(const char* plot_json, const PlotOptions& options = {}) {
   try {
-    plot_section_check(nlohmann::json::parse(plot_json), "exp.json");
+    plot_request_read(experiment_with_plot(plot_json), options);
   } catch (const LynxError& e) {
     return e.what();
   }
   return "";
 }
+
+PlotOptions metric_options(const char* metric, const char* stat = "", bool cdf = false,
+                           std::vector<std::string> at = {}) {
+  PlotOptions o;
+  o.metric = metric;
+  o.stat = stat;
+  o.cdf = cdf;
+  o.at_values = std::move(at);
+  return o;
+}
 }  // namespace
 
 TEST_CASE("the example experiments' plot sections pass") {
   const std::string dir = std::string(LYNX_SOURCE_DIR) + "/experiments/";
-  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json", "anchor_width.json"}) {
+  for (const char* name :
+       {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json", "anchor_width.json"}) {
     CAPTURE(name);
     Experiment e = experiment_load(dir + name);
-    CHECK_NOTHROW(plot_section_check(e.plot, name));
+    CHECK_NOTHROW(plot_request_read(e));
   }
+}
+
+TEST_CASE("the plot section is read with its declared defaults and cdf_at names a value of x, number or text") {
+  const PlotRequest r = plot_request_read(experiment_with_plot("{}"));
+  CHECK(r.x == "cluster.network.nic_gbps");
+  CHECK(r.series == "format");
+  CHECK(r.baseline == "bf16");
+  CHECK(r.facets.empty());
+  CHECK(r.ttft_cdf_at.empty());
+  CHECK(plot_request_read(experiment_with_plot(R"({"cdf_at": 25})")).ttft_cdf_at == "25");
+  CHECK(plot_request_read(experiment_with_plot(R"({"cdf_at": "25"})")).ttft_cdf_at == "25");  // as the schema says
+  CHECK(plot_request_read(experiment_with_plot(R"({"cdf_at": 25.0})")).ttft_cdf_at == "25");
+  CHECK(plot_request_read(experiment_with_plot(R"({"x": "format", "series": "cluster.network.nic_gbps",
+                                                   "cdf_at": "int8-g64"})")).ttft_cdf_at == "int8-g64");
+  CHECK(error_of(R"({"cdf_at": 40})") ==
+        "exp.json: $.plot.cdf_at: 40: not a value of cluster.network.nic_gbps (10, 25, 100)");
+  CHECK(error_of(R"({"cdf_at": "x"})") ==
+        "exp.json: $.plot.cdf_at: x: not a value of cluster.network.nic_gbps (10, 25, 100)");
 }
 
 TEST_CASE("a bad plot section is one error naming the file, the JSON path and the valid values") {
   CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "colour_by": "format"})") ==
         "exp.json: $.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)");
-  CHECK(error_of(R"({"cdf_at": "25"})") == "exp.json: $.plot.cdf_at: expected a number, got \"25\"");
+  CHECK(error_of(R"({"cdf_at": true})") ==
+        "exp.json: $.plot.cdf_at: expected a value of the x axis (number or string), got true");
   CHECK(error_of(R"({"facet": ["model", 3]})") ==
-        "exp.json: $.plot.facet: expected a swept path or a list of them, got [\"model\",3]");
+        "exp.json: $.plot.facet: expected a sweep axis path, or an array of them, got [\"model\",3]");
+  CHECK(error_of(R"({"x": "cluster.network.latency_us"})") ==
+        "exp.json: $.plot.x: \"cluster.network.latency_us\" is not a sweep axis (axes: format, "
+        "cluster.network.nic_gbps)");
+  CHECK(error_of(R"({"series": "cluster.network.nic_gbps", "x": "format", "facet": ["model"]})") ==
+        "exp.json: $.plot.facet[0]: \"model\" is not a sweep axis (axes: format, cluster.network.nic_gbps)");
+  CHECK(error_of(R"({"x": "format", "series": "format"})") ==
+        "exp.json: $.plot: axis \"cluster.network.nic_gbps\" has several values; name it as \"facet\"");
   CHECK(error_of(R"({"ratios": [{"numerator": ["int8-g64", "ttft"], "denominator": ["bf16", "ttfb"]}]})") ==
         "exp.json: $.plot.ratios[0].denominator[1]: \"ttfb\" is not a metric with a median (valid: ttft, ttft_spec, "
         "ttft_correct, tpot, e2el, kv_transfer, exposed_transfer)");
   CHECK(error_of(R"({"ratios": [{"numerator": ["int8-g64"], "denominator": ["bf16", "ttft"]}]})").find(
             "$.plot.ratios[0].numerator: expected [series, metric]") != std::string::npos);
+  CHECK(error_of(R"({"ratios": [{"numerator": ["a", "ttft"], "denominator": ["b", "ttft"], "by": 1}]})").find(
+            "$.plot.ratios[0].by: unknown field") != std::string::npos);
   CHECK(error_of(R"({"frontier": ["e2el", "itl"]})").find("$.plot.frontier[1]: \"itl\" is not a metric") !=
         std::string::npos);
-  CHECK(error_of(R"([1])") == "exp.json: $.plot: expected a JSON object, got [1]");
-  CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "series": "format", "facet": "model", "baseline": "bf16"})")
-            .empty());
+  CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "series": "format", "baseline": "bf16"})").empty());
+}
+
+TEST_CASE("the options must fit the metric and name swept x values") {
+  CHECK(error_of("{}", metric_options("ttfb")).find("--metric ttfb: unknown metric (valid: ttft, ") == 0);
+  CHECK(error_of("{}", metric_options("itl", "p99")) ==
+        "--stat p99: summary.json holds only the mean of itl (mean_itl_ms); valid --stat for itl: mean");
+  CHECK(error_of("{}", metric_options("goodput", "p50")) ==
+        "--stat p50: goodput is one value per point (request_goodput in summary.json); leave --stat out");
+  CHECK(error_of("{}", metric_options("goodput", "", true)).find("--cdf: goodput has no per-request value in "
+                                                                 "requests.csv (CDFs of: ttft, ttft_spec,") == 0);
+  CHECK(error_of("{}", metric_options("ttft", "p99", true)) ==
+        "--stat: a CDF shows every request; leave --stat out with --cdf");
+  CHECK(error_of("{}", metric_options("ttft", "", true, {"40"})) ==
+        "--at 40: not a value of cluster.network.nic_gbps (10, 25, 100)");
+  CHECK(error_of("{}", metric_options("ttft", "", false, {"25"})) == "--at needs --cdf");
+  PlotOptions stat_alone;
+  stat_alone.stat = "p99";
+  CHECK(error_of("{}", stat_alone).find("--stat needs --metric (one of: ttft, ") == 0);
+
+  const PlotRequest itl = plot_request_read(experiment_with_plot("{}"), metric_options("itl"));
+  CHECK(itl.stat == "mean");
+  const PlotRequest tpot = plot_request_read(experiment_with_plot("{}"), metric_options("tpot"));
+  CHECK(tpot.stat == "p50");
+  // A CDF at the plot section's cdf_at, else at the smallest x; --at values each once, as summary.csv writes them.
+  CHECK(plot_request_read(experiment_with_plot("{}"), metric_options("ttft", "", true)).cdf_at ==
+        std::vector<std::string>{"10"});
+  CHECK(plot_request_read(experiment_with_plot(R"({"cdf_at": 25})"), metric_options("ttft", "", true)).cdf_at ==
+        std::vector<std::string>{"25"});
+  CHECK(plot_request_read(experiment_with_plot("{}"), metric_options("kv_transfer", "", true, {"100", "1e2", "10.0"}))
+            .cdf_at == std::vector<std::string>{"100", "10"});
+}
+
+TEST_CASE("the script is handed the checked request and the metric table") {
+  const Experiment e = experiment_with_plot(R"({"cdf_at": 25, "frontier": ["e2el"],
+      "ratios": [{"numerator": ["int8-g64", "ttft"], "denominator": ["lynx-a4r4-g64", "ttft_spec"]}]})");
+  const nlohmann::json j =
+      plot_request_json(plot_request_read(e, metric_options("tpot", "p99")), e, "/nowhere", "/out");
+  CHECK(j["x"] == "cluster.network.nic_gbps");
+  CHECK(j["series_values"] == nlohmann::json({"bf16", "int8-g64", "lynx-a4r4-g64"}));
+  CHECK(j["ttft_cdf_at"] == "25");
+  CHECK(j["ratios"][0]["denominator"] == nlohmann::json({"lynx-a4r4-g64", "ttft_spec"}));
+  CHECK(j["metric"]["column"] == "p99_tpot_ms");
+  CHECK(j["metrics"]["ttft"]["columns"]["p50"] == "median_ttft_ms");
+  CHECK(j["metrics"]["itl"]["columns"] == nlohmann::json({{"mean", "mean_itl_ms"}}));
+  CHECK(j["metrics"]["goodput"]["columns"].empty());
+  CHECK(j["metrics"]["goodput"]["column"] == "request_goodput");
+  CHECK(j["metrics"].size() == plot_metrics().size());
+  CHECK(j["request_values"].empty());  // no CDF asked for
 }

@@ -1,7 +1,10 @@
 #include "sim_test_support.hpp"
 
+#include <cmath>
+
 #include "sim/isolated_run.hpp"
 #include "sim/metrics.hpp"
+#include "sim/request_columns.hpp"
 #include "sim/sim_config.hpp"
 #include "sim/simulation_setup.hpp"
 
@@ -22,38 +25,30 @@ SimulationInputs make_inputs(nlohmann::json config, const std::vector<Request>& 
 }
 
 namespace {
+// A record as a JSON array of every member the requests.csv columns declare (sim/request_columns.hpp), in their
+// order, exact (NaN as null): the child process hands its records back this way.
 nlohmann::json record_to_json(const RequestRecord& r) {
-  return {r.id, r.arrival_s, r.input_tokens, r.output_tokens, r.prefill_instance, r.decode_instance,
-          r.prefill_start_s, r.prefill_end_s, r.transfer_start_s, r.anchor_arrival_s, r.residual_arrival_s,
-          r.decode_start_s, r.first_spec_token_s, r.first_token_s, r.verify_s, r.end_s, r.spec_tokens,
-          r.accepted_tokens, r.rolled_back_tokens, r.prefill_memory_wait_s, r.cached_tokens, r.first_correct_token_s, r.first_draft_kept};
+  nlohmann::json j = nlohmann::json::array();
+  for (const RequestColumn& c : kRequestColumns) {
+    if (c.count != nullptr) j.push_back(r.*c.count);
+    if (c.index != nullptr) j.push_back(r.*c.index);
+    for (double RequestRecord::*m : {c.seconds, c.restores})
+      if (m != nullptr) j.push_back(std::isnan(r.*m) ? nlohmann::json() : nlohmann::json(r.*m));
+  }
+  return j;
 }
-double number(const nlohmann::json& v) { return v.is_null() ? NAN : v.get<double>(); }
 RequestRecord record_from_json(const nlohmann::json& j) {
   RequestRecord r;
-  r.id = j[0];
-  r.arrival_s = number(j[1]);
-  r.input_tokens = j[2];
-  r.output_tokens = j[3];
-  r.prefill_instance = j[4];
-  r.decode_instance = j[5];
-  r.prefill_start_s = number(j[6]);
-  r.prefill_end_s = number(j[7]);
-  r.transfer_start_s = number(j[8]);
-  r.anchor_arrival_s = number(j[9]);
-  r.residual_arrival_s = number(j[10]);
-  r.decode_start_s = number(j[11]);
-  r.first_spec_token_s = number(j[12]);
-  r.first_token_s = number(j[13]);
-  r.verify_s = number(j[14]);
-  r.end_s = number(j[15]);
-  r.spec_tokens = j[16];
-  r.accepted_tokens = j[17];
-  r.rolled_back_tokens = j[18];
-  r.prefill_memory_wait_s = number(j[19]);
-  r.cached_tokens = j[20];
-  r.first_correct_token_s = number(j[21]);
-  r.first_draft_kept = j[22];
+  size_t i = 0;
+  for (const RequestColumn& c : kRequestColumns) {
+    if (c.count != nullptr) r.*c.count = j.at(i++).get<int64_t>();
+    if (c.index != nullptr) r.*c.index = j.at(i++).get<int>();
+    for (double RequestRecord::*m : {c.seconds, c.restores})
+      if (m != nullptr) {
+        r.*m = j.at(i).is_null() ? NAN : j.at(i).get<double>();
+        ++i;
+      }
+  }
   return r;
 }
 }  // namespace

@@ -13,13 +13,13 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "common/atomic_file.hpp"
 #include "models/cost_model.hpp"
 #include "models/kv_size.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/progress_meter.hpp"
+#include "sim/requests_csv.hpp"
 #include "sim/run_config.hpp"
 #include "sim/timeline.hpp"
 #include "sim_test_support.hpp"
@@ -65,23 +65,16 @@ void run(const nlohmann::json& config, const std::string& dir, const std::string
   });
 }
 
-// requests.csv as rows of named columns (an empty cell is NaN).
+// requests.csv read back by its declared reader (sim/requests_csv.hpp), each row as its named cells (an empty cell
+// is NaN).
 std::vector<std::map<std::string, double>> read_requests_csv(const std::string& path) {
-  std::istringstream in(read_file(path));
-  std::string line, cell;
-  std::getline(in, line);
-  std::vector<std::string> names;
-  std::istringstream header(line);
-  while (std::getline(header, cell, ',')) names.push_back(cell);
+  RequestsCsvReader reader(path);
+  RequestRow row;
   std::vector<std::map<std::string, double>> rows;
-  while (std::getline(in, line)) {
-    std::map<std::string, double> row;
-    std::istringstream cells(line + ",");
-    for (const std::string& name : names) {
-      std::getline(cells, cell, ',');
-      row[name] = cell.empty() ? NAN : std::stod(cell);
-    }
-    rows.push_back(row);
+  while (reader.next(row)) {
+    std::map<std::string, double> named;
+    for (size_t i = 0; i < kRequestColumnCount; ++i) named[kRequestColumns[i].name] = row.cells[i];
+    rows.push_back(named);
   }
   return rows;
 }
