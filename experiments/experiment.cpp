@@ -62,14 +62,16 @@ constexpr ValueField kPlotCdfAt{"cdf_at", "a value of the x axis (number or stri
                                 "plot TTFT CDFs at this x value (default: no CDF plot)"};
 constexpr ArrayField kPlotRatios{"ratios",
                                  "[{\"numerator\": [series, metric], \"denominator\": [series, metric]}, ...]; "
-                                 "metric: ttft, ttft_spec, ttft_correct, e2el, ...",
+                                 "metric: a `lynxsim plot --metric` name with a median",
                                  "ratio tables of median metrics between two series"};
-constexpr ArrayField kPlotFrontier{"frontier", "an array of metric names (ttft, ttft_correct, e2el, ...)",
+constexpr ArrayField kPlotFrontier{"frontier", "an array of `lynxsim plot --metric` names with a median",
                                    "anchor-width frontier plots of the Lynx splits for these metrics"};
 constexpr SchemaField kPlotFields[] = {{kPlotX},     {kPlotSeries}, {kPlotFacet},   {kPlotBaseline},
                                        {kPlotCdfAt}, {kPlotRatios}, {kPlotFrontier}};
 constexpr SchemaSection kPlotSection = schema_section(
-    "Plots", "What `lynxsim plot` draws (experiments/plot_results.py checks the axis names against the sweep).",
+    "Plots", "What `lynxsim plot` draws. What the fields name is checked against the sweep before a run and before "
+    "a plot (experiments/plot_request.hpp): x, series and facet are axes, cdf_at a value of x, metrics those of "
+    "`lynxsim plot --help` that have a median.",
     kPlotFields);
 
 constexpr StringField kName{"name", nullptr, "a name", "names the default results directory, results/<name>", true};
@@ -80,7 +82,7 @@ constexpr ObjectField kSweep{"sweep", &kSweepSection, "the sweep (absent: one po
 constexpr ObjectField kPlot{"plot", &kPlotSection, "plots of the results"};
 constexpr SchemaField kExperimentFields[] = {{kName}, {kDescription}, {kBase}, {kSweep}, {kPlot}};
 
-// The plot options' types; what they name is checked by the plotting script, against the results.
+// The plot options' types; what they name is checked against the sweep by plot_request_read (plot_request.hpp).
 void check_plot(JsonObject& plot) {
   for (const StringField* f : {&kPlotX, &kPlotSeries, &kPlotBaseline}) (void)plot.get(*f);
   const nlohmann::json& facet = plot.get(kPlotFacet);
