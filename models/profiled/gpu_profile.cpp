@@ -74,22 +74,27 @@ void load_all_reduce(const std::string& path, GpuProfile& profile) {
   profile.all_reduce_source = path;
 }
 
+// The attention measurement formats of the profiles manifest, in the order of kAttentionFormats.
+enum class AttentionFormat { blis_prefill, blis_decode, vidur_attention };
+constexpr const char* kAttentionFormats[] = {"blis-prefill", "blis-decode", "vidur-attention", nullptr};
+constexpr ChoiceField kAttentionFormat{"format", nullptr, kAttentionFormats, "the measurement file's layout"};
+
 AttentionCurve attention_curve(JsonObject& entry, const std::string& data_dir, bool prefill) {
   AttentionCurve a;
   const std::string file = data_dir + "/" + entry.string("file");
-  const std::string format = entry.choice("format", {"blis-prefill", "blis-decode", "vidur-attention"});
+  const AttentionFormat format = entry.get_enum<AttentionFormat>(kAttentionFormat);
   a.q_heads_per_gpu = entry.positive_number("q_heads_per_gpu");
   a.kv_heads_per_gpu = entry.positive_number("kv_heads_per_gpu");
   a.head_dim = entry.positive_number("head_dim");
-  if (format == (prefill ? "blis-decode" : "blis-prefill"))
+  if (format == (prefill ? AttentionFormat::blis_decode : AttentionFormat::blis_prefill))
     entry.fail("format", prefill ? "a prefill attention format" : "a decode attention format");
   CsvTable t(file);
   std::vector<std::pair<double, double>> pts;
   for (size_t r = 0; r < t.rows(); ++r) {
-    if (format == "blis-prefill") {
+    if (format == AttentionFormat::blis_prefill) {
       const double s = t.number(r, "seq_len");
       pts.push_back({s * (s + 1) / 2, t.number(r, "latency_us") * kUs});
-    } else if (format == "blis-decode") {
+    } else if (format == AttentionFormat::blis_decode) {
       pts.push_back({t.number(r, "batch_size") * t.number(r, "kv_len"), t.number(r, "latency_us") * kUs});
     } else {
       const bool row_prefill = t.text(r, "is_prefill") == "True";
