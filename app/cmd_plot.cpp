@@ -11,11 +11,6 @@
 namespace lynx {
 
 namespace {
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
-  return text;
-}
 
 // "ttft: TTFT (first verified token), ms; ...": every metric of the table, what it is and its unit.
 std::string metric_list() {

@@ -12,12 +12,13 @@
 
 namespace lynx {
 
-namespace {
 std::string joined(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
   return text;
 }
+
+namespace {
 
 // The plot section's declarations: the schema the experiment was read with.
 const SchemaSection& plot_section() {

@@ -48,6 +48,9 @@ struct PlotRequest {
   std::string data_file;               // "" for none
 };
 
+// "a, b, c": names for a message or a help text.
+std::string joined(const std::vector<std::string>& names);
+
 // Checks the plot section of `e` against its sweep, and the options; a LynxError names the file and JSON path (or
 // the option) and what is valid.
 PlotRequest plot_request_read(const Experiment& e, const PlotOptions& options = {});

@@ -50,10 +50,10 @@ void TransferEngine::memory_granted(RequestState& r) {
 
 void TransferEngine::start_transfer(RequestState& r) {
   r.record.transfer_start_s = loop_.now();
-  sending_.emplace(r.sequence, &r);
   for (int s = 0; s < protocol_.stream_count(); ++s) {
     const double after_s = protocol_.stream_reweight_after_s(s);
     if (after_s < 0) continue;
+    sending_.emplace(r.sequence, &r);  // only requests with a weight change due are tracked
     loop_.at(loop_.now() + after_s, [this, sequence = r.sequence, s] {
       auto it = sending_.find(sequence);
       if (it == sending_.end()) return;  // every stream sent before its weight was due to change
@@ -97,7 +97,7 @@ void TransferEngine::on_flow_sent(RequestState& r, int s, EventLoop::FlowHandle 
   if (--stream.flows_sending > 0) return;
   if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
       ++r.streams_sent == protocol_.stream_count()) {
-    sending_.erase(r.sequence);
+    if (!sending_.empty()) sending_.erase(r.sequence);
     ends_.kv_sent(r);
   }
   pump(r, s);

@@ -62,8 +62,8 @@ class TransferEngine : public TransferRequests {
   const TransferProtocol& protocol_;
   TransferEnds& ends_;
   std::vector<NicFlowShare> nic_shares_;  // the same for every request: the pools' tp and NICs
-  // Requests whose streams are still sending, by sequence: a weight change due later finds its request here, or
-  // nothing to re-weight.
+  // Requests with a weight change due whose streams are still sending, by sequence: the change finds its request
+  // here, or nothing to re-weight (empty for protocols without re-weighting: no work per request).
   std::unordered_map<int64_t, RequestState*> sending_;
   std::FILE* flow_log_ = nullptr;
 };
