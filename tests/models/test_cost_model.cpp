@@ -79,7 +79,7 @@ const ModelSpec& tiny(const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("MoE decode reads the non-expert weights plus the experts the batch touches; FLOPs from the active ones") {
+TEST_CASE("MoE decode reads the non-expert weights plus the experts the batch touches, FLOPs from the active ones") {
   const ModelSpec& m = tiny("tiny-moe");
   // Counted by hand (tests/models/hf_configs/tiny-moe_config.json): 4 layers x (attention 256 x (256 + 64 + 64 +
   // 256) + norms 512 + router 256 x 8 + 8 experts x 3 x 256 x 512) + 2 x 1024 x 256 + 256.
@@ -110,7 +110,7 @@ TEST_CASE("MoE decode reads the non-expert weights plus the experts the batch to
                        doctest::Contains("ep: 3 does not divide tp 2"), LynxError);
 }
 
-TEST_CASE("MLA: absorbed decode attention over the latent, read whole by every TP rank; plain-form prefill") {
+TEST_CASE("MLA: absorbed decode attention over the latent, read whole by every TP rank, plain-form prefill") {
   const ModelSpec& m = tiny("tiny-mla");
   CHECK(m.params == 6863792);
   CHECK(model_active_params(m) == 3324848);

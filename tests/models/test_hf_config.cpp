@@ -105,7 +105,7 @@ TEST_CASE("DeepSeek-V3: 671B / 37B, MLA KV 61 x 576 x 2 = 70,272 B per token, on
   CHECK(lynx.residual == 61u * 10 * 288);
 }
 
-TEST_CASE("Mixtral-8x7B 46.7B / 12.9B; gpt-oss-120b 116.8B / 5.13B without embeddings, sliding layers hold 128") {
+TEST_CASE("Mixtral-8x7B 46.7B / 12.9B and gpt-oss-120b 116.8B / 5.13B without embeddings, sliding layers hold 128") {
   const ModelSpec mixtral = read_hf_config(write_config("mixtral", mixtral_8x7b()));
   CHECK(mixtral.params == 46702792704);
   CHECK(model_active_params(mixtral) == doctest::Approx(12879925248.0).epsilon(1e-15));
