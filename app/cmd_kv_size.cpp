@@ -1,4 +1,5 @@
-// lynxsim kv-size: exact KV-cache bytes of a catalog model for each wire format (anchor, residual, total).
+// lynxsim kv-size: exact KV-cache bytes of a catalog model for each wire format (anchor, residual, total). The
+// header line says what a layer holds: K and V per KV head (GQA) or MLA's one latent, and any sliding window.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -6,6 +7,7 @@
 
 #include "app/commands.hpp"
 #include "kernels/kv_format.hpp"
+#include "models/attention.hpp"
 #include "models/catalog.hpp"
 #include "models/kv_size.hpp"
 
@@ -29,9 +31,17 @@ std::string per_token(uint64_t bytes, int64_t tokens) {
 }
 
 void print_model(const ModelSpec& model, int64_t tokens, const std::vector<std::string>& formats) {
-  std::printf("# %s, %" PRId64 " tokens: %" PRId64 " layers x (K, V) x %" PRId64 " kv_heads x %" PRId64
-              " head_dim\n",
-              model.name.c_str(), tokens, model.n_layers, model.n_kv_heads, model.head_dim);
+  if (model.attention == AttentionKind::mla)
+    std::printf("# %s, %" PRId64 " tokens: %" PRId64 " layers x MLA latent (%" PRId64 " kv_lora_rank + %" PRId64
+                " qk_rope_head_dim), held whole on every TP rank",
+                model.name.c_str(), tokens, model.n_layers, model.kv_lora_rank, model.qk_rope_head_dim);
+  else
+    std::printf("# %s, %" PRId64 " tokens: %" PRId64 " layers x (K, V) x %" PRId64 " kv_heads x %" PRId64 " head_dim",
+                model.name.c_str(), tokens, model.n_layers, model.n_kv_heads, model.head_dim);
+  if (model.sliding_window > 0)
+    std::printf("; %" PRId64 " sliding-window layers hold at most %" PRId64 " tokens", sliding_layer_count(model),
+                model.sliding_window);
+  std::printf("\n");
   std::printf("%-18s %16s %16s %16s %16s %16s %16s %10s\n", "format", "anchor_B/token", "residual_B/token",
               "total_B/token", "anchor_bytes", "residual_bytes", "total_bytes", "total_GiB");
   for (const auto& name : formats) {
@@ -51,6 +61,10 @@ void run_kv_size(const KvSizeOptions& o) {
   if (o.model.empty()) {
     for (size_t i = 0; i < catalog.size(); ++i) {
       if (i) std::printf("\n");
+      if (!catalog[i].unavailable.empty()) {
+        std::printf("# %s: unavailable: %s\n", catalog[i].name.c_str(), catalog[i].unavailable.c_str());
+        continue;
+      }
       print_model(catalog[i], o.tokens, formats);
     }
     return;

@@ -2,8 +2,10 @@
 // With --models-catalog/--gpus-catalog (the same user catalogs a configuration's "models_catalog"/"gpus_catalog"
 // name) it shows the merged view the simulator would use, each entry with its origin: shipped, added by the user
 // file, or overriding the shipped entry of that name. Formats are a grammar, not a file: the standard set (or the
-// --format names) with their bits and the exact bytes per token of a reference model.
+// --format names) with their bits and the exact bytes per token of a reference model. `list models --hf-config
+// FILE` reads one Hugging Face config.json as a catalog entry would and shows what it took from it.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -13,7 +15,10 @@
 
 #include "app/commands.hpp"
 #include "kernels/kv_format.hpp"
+#include "common/data_folder.hpp"
+#include "models/attention.hpp"
 #include "models/catalog.hpp"
+#include "models/hf_config.hpp"
 #include "models/kv_size.hpp"
 
 namespace lynx {
@@ -25,6 +30,7 @@ struct ListOptions {
   ListWhat what = ListWhat::models;
   bool json = false;
   std::string models_catalog, gpus_catalog;
+  std::string hf_config;  // models: show this config.json as read
   std::string model = "llama-3.1-8b";
   int64_t tokens = 4096;
   std::vector<std::string> formats;
@@ -86,24 +92,106 @@ void add_origin(nlohmann::json& j, const Spec& s) {
   j["file"] = s.file;
 }
 
+// bf16 KV bytes per token of a long sequence (65,536 tokens: a sliding layer counts its window, amortised).
+double bf16_kv_bytes_per_token(const ModelSpec& m) {
+  constexpr int64_t kTokens = 1 << 16;
+  static const KvFormat kBf16 = kv_format_parse("bf16");
+  return static_cast<double>(model_kv_bytes(m, kBf16, kTokens).total()) / static_cast<double>(kTokens);
+}
+
+std::string experts_text(const ModelSpec& m) {
+  if (!is_moe(m)) return "-";
+  std::string t = std::to_string(m.experts_per_token) + "/" + std::to_string(m.n_experts);
+  if (m.shared_ffn_size > 0) t += "+shared";
+  return t;
+}
+
+std::string window_text(const ModelSpec& m) {
+  if (m.sliding_window <= 0) return "-";
+  return std::to_string(m.sliding_window) + "x" + std::to_string(sliding_layer_count(m));
+}
+
+nlohmann::json model_json(const ModelSpec& m) {
+  nlohmann::json j = {{"name", m.name}, {"params", m.params}, {"params_from_shapes", model_params_from_shapes(m)},
+                      {"active_params", model_active_params(m)}, {"attention", attention_kind_name(m.attention)},
+                      {"n_layers", m.n_layers}, {"hidden_size", m.hidden_size}, {"n_heads", m.n_heads},
+                      {"n_kv_heads", m.n_kv_heads}, {"head_dim", m.head_dim}, {"ffn_size", m.ffn_size},
+                      {"vocab_size", m.vocab_size}, {"context_tokens", m.context_tokens},
+                      {"tied_embeddings", m.tied_embeddings}, {"qkv_bias", m.qkv_bias},
+                      {"kv_bytes_per_token_bf16", bf16_kv_bytes_per_token(m)},
+                      {"kv_tensors_per_layer", kv_tensors_per_layer(m)}, {"kv_shard_heads", kv_shard_heads(m)},
+                      {"kv_head_channels", kv_head_channels(m)}, {"source", m.source}};
+  if (!m.architecture.empty()) {
+    j["architecture"] = m.architecture;
+    j["hf_config"] = m.hf_config;
+    j["o_bias"] = m.o_bias;
+    j["qk_norm"] = m.qk_norm;
+    j["attention_sinks"] = m.attention_sinks;
+    j["rope_scaling"] = m.rope_scaling;
+  }
+  if (m.attention == AttentionKind::mla)
+    j["mla"] = {{"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
+                {"qk_nope_head_dim", m.qk_nope_head_dim}, {"qk_rope_head_dim", m.qk_rope_head_dim},
+                {"v_head_dim", m.v_head_dim}};
+  if (is_moe(m))
+    j["moe"] = {{"n_experts", m.n_experts}, {"experts_per_token", m.experts_per_token},
+                {"expert_ffn_size", m.expert_ffn_size}, {"shared_ffn_size", m.shared_ffn_size},
+                {"dense_layers", m.dense_layers}, {"moe_layers", moe_layer_count(m)},
+                {"expert_params", expert_params(m)}, {"expert_bias", m.expert_bias}, {"router_bias", m.router_bias}};
+  if (m.sliding_window > 0)
+    j["sliding_window"] = {{"tokens", m.sliding_window}, {"layers", sliding_layer_count(m)}};
+  return j;
+}
+
+// One config.json, as a catalog entry naming it would read it: every figure the simulator takes from it.
+void show_hf_config(const ListOptions& o) {
+  ModelSpec m = read_hf_config(resolve_input_path(o.hf_config, ""));
+  m.name = o.hf_config;
+  const nlohmann::json j = model_json(m);
+  if (o.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("# %s: %s, read by models/hf_config.cpp\n", m.hf_config.c_str(), m.architecture.c_str());
+  Table t{{"field", "value"}, {true, false}, {}};
+  for (const auto& [key, value] : j.items()) {
+    if (key == "name" || key == "source") continue;
+    if (value.is_object())
+      for (const auto& [sub, v] : value.items()) t.rows.push_back({key + "." + sub, v.dump()});
+    else t.rows.push_back({key, value.is_string() ? value.get<std::string>() : value.dump()});
+  }
+  t.print();
+}
+
 void list_models(const ListOptions& o) {
+  if (!o.hf_config.empty()) return show_hf_config(o);
   const std::vector<ModelSpec> models = load_model_catalog_with(o.models_catalog);
   nlohmann::json out = nlohmann::json::array();
-  Table t{{"name", "params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "context_tokens",
-           "tied", "qkv_bias", "origin"},
-          {true, false, false, false, false, false, false, false, false, false, true, true, true},
+  Table t{{"name", "params", "active", "attention", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+           "experts", "window", "kv_B/token", "vocab", "context_tokens", "tied", "qkv_bias", "origin"},
+          {true, false, false, true, false, false, false, false, false, false, true, true, false, false, false, true,
+           true, true},
           {}};
   for (const ModelSpec& m : models) {
-    t.rows.push_back({m.name, grouped(m.params), std::to_string(m.n_layers),
-                      std::to_string(m.hidden_size), std::to_string(m.n_heads), std::to_string(m.n_kv_heads),
-                      std::to_string(m.head_dim), std::to_string(m.ffn_size), std::to_string(m.vocab_size),
+    if (!m.unavailable.empty()) {
+      std::vector<std::string> row(t.header.size(), "?");
+      row.front() = m.name;
+      row.back() = "unavailable: " + m.unavailable;
+      t.rows.push_back(row);
+      nlohmann::json j = {{"name", m.name}, {"hf_config", m.hf_config}, {"unavailable", m.unavailable},
+                          {"source", m.source}};
+      add_origin(j, m);
+      out.push_back(j);
+      continue;
+    }
+    t.rows.push_back({m.name, grouped(m.params), grouped(std::llround(model_active_params(m))),
+                      attention_kind_name(m.attention), std::to_string(m.n_layers), std::to_string(m.hidden_size),
+                      std::to_string(m.n_heads), std::to_string(kv_shard_heads(m)), std::to_string(m.head_dim),
+                      std::to_string(m.ffn_size), experts_text(m), window_text(m),
+                      number(bf16_kv_bytes_per_token(m), "%.0f"), std::to_string(m.vocab_size),
                       std::to_string(m.context_tokens), m.tied_embeddings ? "yes" : "no", m.qkv_bias ? "yes" : "no",
                       origin_text(m)});
-    nlohmann::json j = {{"name", m.name}, {"params", m.params}, {"params_from_shapes", model_params_from_shapes(m)},
-                        {"n_layers", m.n_layers}, {"hidden_size", m.hidden_size}, {"n_heads", m.n_heads},
-                        {"n_kv_heads", m.n_kv_heads}, {"head_dim", m.head_dim}, {"ffn_size", m.ffn_size},
-                        {"vocab_size", m.vocab_size}, {"context_tokens", m.context_tokens},
-                        {"tied_embeddings", m.tied_embeddings}, {"qkv_bias", m.qkv_bias}, {"source", m.source}};
+    nlohmann::json j = model_json(m);
     add_origin(j, m);
     out.push_back(j);
   }
@@ -155,8 +243,7 @@ void list_formats(const ListOptions& o) {
   for (const std::string& name : names) formats.push_back(kv_format_parse(name));  // every name checked first
   const std::vector<ModelSpec> models = load_model_catalog_with(o.models_catalog);
   const ModelSpec& model = find_model(models, o.model);
-  const double values = static_cast<double>(2 * model.n_layers * model.n_kv_heads * model.head_dim) *
-                        static_cast<double>(o.tokens);  // K and V values of the reference context
+  const double values = layers_kv_elements(model, o.tokens, 0, model.n_layers);  // values of the reference context
   const double tokens = static_cast<double>(o.tokens);
   const KvStreamBytes bf16 = model_kv_bytes(model, kv_format_parse("bf16"), o.tokens);
   nlohmann::json out = nlohmann::json::array();
@@ -208,6 +295,8 @@ void add_list_command(CLI::App& app) {
   cmd->add_option("--tokens", o->tokens, "formats: the reference context in tokens (default 4096)")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));
   cmd->add_option("--format", o->formats, "formats: list these names (repeatable; default: a standard set)");
+  cmd->add_option("--hf-config", o->hf_config,
+                  "models: show what lynxsim reads from this Hugging Face config.json (a path or @data/...)");
   cmd->callback([o] {
     switch (o->what) {
       case ListWhat::models: list_models(*o); break;

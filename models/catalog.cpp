@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "models/hf_config.hpp"
 
 namespace lynx {
 
@@ -24,10 +26,18 @@ double fraction(JsonObject& o, const std::string& key) {
   return v;
 }
 
+void check_available(const ModelSpec& m) {
+  if (!m.unavailable.empty()) throw_error("model \"%s\" (%s): %s", m.name.c_str(), m.file.c_str(), m.unavailable.c_str());
+}
+void check_available(const GpuSpec&) {}
+
 template <typename Spec>
 const Spec& find_by_name(const std::vector<Spec>& catalog, const std::string& name, const char* what) {
   for (const auto& s : catalog)
-    if (lower(s.name) == lower(name)) return s;
+    if (lower(s.name) == lower(name)) {
+      check_available(s);
+      return s;
+    }
   std::string known;
   for (const auto& s : catalog) known += (known.empty() ? "" : ", ") + s.name;
   throw_error("unknown %s \"%s\" (known: %s)", what, name.c_str(), known.c_str());
@@ -88,30 +98,64 @@ std::string grouped(double n) {
   return out;
 }
 
-void check_params(const ModelSpec& m, const JsonObject& o) {
+void check_params(double params, const ModelSpec& m, const JsonObject& o, const char* shapes) {
   const double computed = model_params_from_shapes(m);
-  const double off = std::fabs(static_cast<double>(m.params) - computed) / computed;
+  const double off = std::fabs(params - computed) / computed;
   if (off <= kParamsTolerance) return;
-  throw_error("%s: %s: params %s disagrees with %s computed from the shapes (n_layers, hidden_size, n_heads, "
-              "n_kv_heads, head_dim, ffn_size, vocab_size, tied_embeddings, qkv_bias) by %.1f%%; expected within "
+  throw_error("%s: %s: params %s disagrees with %s computed from the shapes (%s) by %.1f%%; expected within "
               "%.0f%%: fix params or the shapes",
-              o.origin().c_str(), o.path_of("params").c_str(), grouped(static_cast<double>(m.params)).c_str(), grouped(computed).c_str(),
-              100.0 * off, 100.0 * kParamsTolerance);
+              o.origin().c_str(), o.path_of("params").c_str(), grouped(params).c_str(), grouped(computed).c_str(),
+              shapes, 100.0 * off, 100.0 * kParamsTolerance);
+}
+
+// The config.json an entry names: "@data/..." inside the data folder, else relative to the catalog's folder. A
+// missing file is not an error here (a user without the data folder keeps every other model): "" and `why` set.
+std::string hf_config_path(const std::string& written, const std::string& catalog_path, std::string& why) {
+  namespace fs = std::filesystem;
+  std::string path;
+  if (written.rfind(kDataPrefix, 0) == 0) {
+    const DataFolder folder = data_folder();
+    path = folder.path + "/" + written.substr(std::string(kDataPrefix).size());
+    if (!fs::exists(path))
+      why = "its hf_config " + written + " is not in the data folder (" + path + ", chosen by " + folder.chosen_by +
+            "); scripts/get-data.sh fetches it, or set --data-dir / LYNX_DATA_DIR";
+    return fs::exists(path) ? path : "";
+  }
+  path = fs::path(written).is_absolute() ? written : (fs::path(catalog_path).parent_path() / written).string();
+  if (!fs::exists(path)) why = "its hf_config " + path + " does not exist";
+  return fs::exists(path) ? path : "";
+}
+
+// An entry naming a config.json: the shapes come from the file; `params`, when given (the published figure), is
+// checked against the count as for shapes-only entries.
+ModelSpec hf_entry(JsonObject& o) {
+  static const char* kShapeKeys[] = {"n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "ffn_size",
+                                     "vocab_size", "context_tokens", "tied_embeddings", "qkv_bias"};
+  for (const char* key : kShapeKeys)
+    if (o.has(key)) o.fail(key, "no shape field beside hf_config (the config.json gives the shapes)");
+  const std::string name = o.string("name");
+  const std::string written = o.string("hf_config");
+  const std::string source = o.string("source");
+  const double published = o.has("params") ? static_cast<double>(o.positive_integer("params")) : 0;
+  std::string why;
+  const std::string path = hf_config_path(written, o.origin(), why);
+  ModelSpec m;
+  if (path.empty()) {
+    m.unavailable = why;
+    m.hf_config = written;
+  } else {
+    m = read_hf_config(path);
+    if (published > 0) check_params(published, m, o, ("the config.json " + path).c_str());
+  }
+  m.name = name;
+  m.source = source;
+  return m;
 }
 }  // namespace
 
-double model_params_from_shapes(const ModelSpec& m) {
-  const double h = static_cast<double>(m.hidden_size), ffn = static_cast<double>(m.ffn_size);
-  const double q = static_cast<double>(m.n_heads) * static_cast<double>(m.head_dim);
-  const double kv = static_cast<double>(m.n_kv_heads) * static_cast<double>(m.head_dim);
-  const double attention = h * q + 2 * h * kv + q * h + (m.qkv_bias ? q + 2 * kv : 0);
-  const double per_layer = attention + 3 * h * ffn + 2 * h;
-  return static_cast<double>(m.n_layers) * per_layer + static_cast<double>(m.vocab_size) * h *
-         (m.tied_embeddings ? 1 : 2) + h;
-}
-
 std::vector<ModelSpec> load_model_catalog(const std::string& path) {
   return load_catalog<ModelSpec>(path, "models", [](JsonObject& o) {
+    if (o.has("hf_config")) return hf_entry(o);
     ModelSpec m;
     m.name = o.string("name");
     m.n_layers = o.positive_integer("n_layers");
@@ -127,7 +171,9 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path) {
     m.qkv_bias = o.boolean_or("qkv_bias", false);
     m.source = o.string("source");
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");
-    check_params(m, o);
+    check_params(static_cast<double>(m.params), m, o,
+                 "n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_size, vocab_size, tied_embeddings, "
+                 "qkv_bias");
     return m;
   });
 }

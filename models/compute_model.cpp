@@ -46,8 +46,8 @@ std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus
 
 std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, const GpuSpec& gpu,
                                                     const std::vector<GpuSpec>& gpus, int tensor_parallel,
-                                                    const ComputeChoice& choice) {
-  auto roofline = std::make_shared<ComputeCostModel>(model, gpu, tensor_parallel, choice.weights);
+                                                    const ComputeChoice& choice, MoeParallel moe) {
+  auto roofline = std::make_shared<ComputeCostModel>(model, gpu, tensor_parallel, choice.weights, moe);
   if (choice.model == ComputeModelKind::roofline) return roofline;
   const bool required = choice.model == ComputeModelKind::profiled;
   const std::string manifest = choice.profiles_manifest.empty() ? default_profiles_manifest_path()
@@ -62,6 +62,9 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     };
     return std::make_shared<Labelled>(*roofline, why);
   };
+  if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
+    return fallback("the measurements cover dense grouped-query layers only, not " + model.name + "'s " +
+                    (is_moe(model) ? "experts" : model.attention == AttentionKind::mla ? "MLA" : "sliding windows"));
   if (!std::filesystem::exists(data_dir))
     return fallback("no calibration data at " + data_dir + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches it)");
   const std::string measured_gpu = profile_gpu_for(gpu, gpus, profiled_gpu_names(manifest));

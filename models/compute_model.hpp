@@ -3,6 +3,8 @@
 //               (measured, or derived from the measured GPU nearest by datasheet peaks) and the model's shape;
 //   "roofline": the roofline (cost_model.hpp);
 //   "auto" (the default): profiled where the measurements cover the GPU and shape, else the roofline.
+// The measurements are of dense GQA layers: a MoE, MLA or sliding-window model is not covered (roofline under auto,
+// an error under profiled) until measured tables for those layers come (the engines issue).
 // The chosen model's source() says which, from what, and (profiled) whether it was derived or extrapolated.
 #pragma once
 #include <memory>
@@ -28,7 +30,7 @@ struct ComputeChoice {
 // `gpus` is the catalog the GPU came from (to find the nearest measured GPU for a GPU without measurements).
 std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, const GpuSpec& gpu,
                                                     const std::vector<GpuSpec>& gpus, int tensor_parallel,
-                                                    const ComputeChoice& choice);
+                                                    const ComputeChoice& choice, MoeParallel moe = {});
 
 // The measured GPU a profile is taken from for `gpu`: itself if measured, else the measured GPU of the catalog
 // nearest in (log bf16 peak, log HBM bandwidth). "" when no GPU is measured.

@@ -4,23 +4,30 @@
 #include <cstdio>
 
 #include "common/error.hpp"
+#include "models/attention.hpp"
+#include "models/kv_size.hpp"
 
 namespace lynx {
 
 const char* weights_dtype_name(WeightsDtype dtype) { return dtype == WeightsDtype::fp8 ? "fp8" : "bf16"; }
 
 ComputeCostModel::ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, int64_t tensor_parallel,
-                                   WeightsDtype weights)
-    : model_(model), gpu_(gpu), tp_(tensor_parallel), weights_(weights) {
+                                   WeightsDtype weights, MoeParallel moe)
+    : model_(model), gpu_(gpu), tp_(tensor_parallel), weights_(weights), moe_(moe) {
   if (tensor_parallel < 1) throw_error("tensor-parallel degree must be >= 1, got %lld",
                                        static_cast<long long>(tensor_parallel));
+  check_moe_parallel(model, moe, tensor_parallel, "compute model of " + model.name);
+  expert_factor_ = moe.expert_parallel > 1 ? moe.load_imbalance : 1.0;
   const double embedding_params = static_cast<double>(model.vocab_size * model.hidden_size);
   const double classifier_params = model.tied_embeddings ? 0.0 : embedding_params;
-  const double body_params = static_cast<double>(model.params) - embedding_params - classifier_params;
+  // A dense model's active parameters are its params (the catalog's figure, checked against the shapes).
+  const double active = is_moe(model) ? model_active_params(model) : static_cast<double>(model.params);
+  const double body_params = active - embedding_params - classifier_params;
   dense_flops_per_token_ = 2.0 * body_params;
   classifier_flops_ = 2.0 * embedding_params;
-  attention_flops_per_pair_ = 4.0 * static_cast<double>(model.n_heads * model.head_dim * model.n_layers);
+  kv_replication_ = model.attention == AttentionKind::mla ? static_cast<double>(tensor_parallel) : 1.0;
   const double bytes_per_weight = weights == WeightsDtype::fp8 ? 1.0 : 2.0;
+  bytes_per_weight_ = bytes_per_weight;
   weight_bytes_ = bytes_per_weight * static_cast<double>(model.params);
   // A tied table is also the classifier, which reads all of it; an untied table is only looked up row by row.
   embedding_table_bytes_ = model.tied_embeddings ? 0.0 : bytes_per_weight * embedding_params;
@@ -35,12 +42,24 @@ ComputeCostModel::ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, i
 }
 
 std::string ComputeCostModel::source() const {
-  char text[400];
+  char text[520];
   std::snprintf(text, sizeof text,
                 "roofline (%s x%lld, %s weights: peak x %.2f, HBM x %.2f, efficiencies from %s's catalog entry)",
                 gpu_.name.c_str(), static_cast<long long>(tp_), weights_dtype_name(weights_), gpu_.compute_efficiency,
                 gpu_.memory_efficiency, gpu_.name.c_str());
-  return text;
+  if (!is_moe(model_)) return text;
+  char moe[160];
+  std::snprintf(moe, sizeof moe, "; MoE %lld of %lld experts, ep %lld, load imbalance %g",
+                static_cast<long long>(model_.experts_per_token), static_cast<long long>(model_.n_experts),
+                static_cast<long long>(moe_.expert_parallel), expert_factor_);
+  return std::string(text) + moe;
+}
+
+double ComputeCostModel::weight_bytes_read(double tokens) const {
+  if (!is_moe(model_)) return weight_bytes_ - embedding_table_bytes_;
+  const double experts = static_cast<double>(moe_layer_count(model_)) * expert_params(model_) *
+                         expected_distinct_experts(model_.n_experts, model_.experts_per_token, tokens);
+  return bytes_per_weight_ * (params_read(model_, tokens) + (expert_factor_ - 1) * experts) - embedding_table_bytes_;
 }
 
 double ComputeCostModel::allreduce_seconds(int64_t tokens) const {
@@ -48,20 +67,32 @@ double ComputeCostModel::allreduce_seconds(int64_t tokens) const {
   // Two ring all-reduces per layer of the activations (tokens x hidden, bf16): each GPU sends 2(p-1)/p of them.
   const double bytes = static_cast<double>(tokens * model_.hidden_size) * 2.0;
   const double p = static_cast<double>(tp_);
-  return 2.0 * static_cast<double>(model_.n_layers) * 2.0 * (p - 1) / p * bytes / nvlink_bytes_per_s_;
+  if (moe_.expert_parallel <= 1 || !is_moe(model_))
+    return 2.0 * static_cast<double>(model_.n_layers) * 2.0 * (p - 1) / p * bytes / nvlink_bytes_per_s_;
+  // Expert parallelism: a MoE layer's MLP all-reduce is replaced by its all-to-all dispatch and combine.
+  const double moe_layers = static_cast<double>(moe_layer_count(model_));
+  const double all_reduces = 2.0 * static_cast<double>(model_.n_layers) - moe_layers;
+  return all_reduces * 2.0 * (p - 1) / p * bytes / nvlink_bytes_per_s_ +
+         moe_layers * moe_all_to_all_seconds(model_, moe_, static_cast<double>(tokens), nvlink_bytes_per_s_);
 }
 
 double ComputeCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
-  const double kv_row_bytes = 2.0 * 2.0 * static_cast<double>(model_.n_layers * model_.n_kv_heads * model_.head_dim);
-  double flops = 0, bytes = weight_bytes_ - embedding_table_bytes_;
   int64_t tokens = 0;
+  for (const PrefillPiece& p : pieces) tokens += p.new_tokens;
+  double flops = 0, bytes = weight_bytes_read(static_cast<double>(tokens));
   for (const PrefillPiece& p : pieces) {
-    const double n = static_cast<double>(p.new_tokens), c = static_cast<double>(p.cached_tokens);
-    // Causal attention: new token i (0-based) attends to c + i + 1 keys; logits only for the piece's last token.
-    const double pairs = n * c + n * (n + 1) / 2;
-    flops += dense_flops_per_token_ * n + attention_flops_per_pair_ * pairs + classifier_flops_;
-    bytes += kv_row_bytes * (n + c);
-    tokens += p.new_tokens;
+    const double n = static_cast<double>(p.new_tokens);
+    // Causal attention (models/attention.hpp): new token i (0-based) attends to c + i + 1 keys, at most a sliding
+    // layer's window; logits only for the piece's last token.
+    flops += dense_flops_per_token_ * n + prefill_attention_flops(model_, p.new_tokens, p.cached_tokens) +
+             classifier_flops_;
+    // The bf16 KV of the piece's whole context, written and read (every rank's copy of an MLA latent).
+    bytes += kv_replication_ * 2.0 * layers_kv_elements(model_, p.new_tokens + p.cached_tokens, 0, model_.n_layers);
+  }
+  if (is_moe(model_)) {
+    const double expert_flops = 2.0 * static_cast<double>(moe_layer_count(model_) * model_.experts_per_token) *
+                                expert_params(model_) * static_cast<double>(tokens);
+    flops += (expert_factor_ - 1) * expert_flops;
   }
   bytes += std::min(embedding_row_bytes_ * static_cast<double>(tokens), embedding_table_bytes_);
   return std::max(flops / peak_flops_per_s_, bytes / memory_bytes_per_s_) + allreduce_seconds(tokens);
@@ -69,10 +100,15 @@ double ComputeCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces
 
 double ComputeCostModel::decode_seconds(int64_t query_tokens, double attended_tokens, double kv_bytes_read) const {
   const double q = static_cast<double>(query_tokens);
-  const double flops = (dense_flops_per_token_ + classifier_flops_) * q + attention_flops_per_pair_ * attended_tokens;
-  // The weights without the embedding table, plus the embedding row of each token computed.
+  double flops = (dense_flops_per_token_ + classifier_flops_) * q +
+                 decode_attention_flops(model_, query_tokens, attended_tokens);
+  if (is_moe(model_))
+    flops += (expert_factor_ - 1) * 2.0 * static_cast<double>(moe_layer_count(model_) * model_.experts_per_token) *
+             expert_params(model_) * q;
+  // The weights without the embedding table (MoE: the experts the batch touches), plus the embedding row of each
+  // token computed, plus the KV (an MLA latent read by every rank).
   const double embedding = std::min(embedding_row_bytes_ * q, embedding_table_bytes_);
-  const double bytes = weight_bytes_ - embedding_table_bytes_ + embedding + kv_bytes_read;
+  const double bytes = weight_bytes_read(q) + embedding + kv_replication_ * kv_bytes_read;
   return std::max(flops / peak_flops_per_s_, bytes / memory_bytes_per_s_) + allreduce_seconds(query_tokens);
 }
 

@@ -5,6 +5,13 @@
 // iteration is memory-bound (weights plus every sequence's KV read once, and one embedding row per token).
 // The efficiencies are the catalog's, each measured from the calibration data (models/catalog/gpus.json names the
 // file and rows). `weights_dtype` fp8 halves the weight bytes and uses the GPU's fp8 peak when it has one.
+// Mixture of experts (models/moe.hpp): weight bytes from the total parameters; FLOPs from the active ones (top-k
+// routed + shared experts, router); a pass reads the non-expert weights plus the distinct experts its tokens touch
+// (uniform-routing closed form); with ep > 1 the busiest GPU's expert work is load_imbalance x the mean, and each
+// MoE layer's all-reduce becomes an all-to-all dispatch + combine over NVLink. Attention per layer kind
+// (models/attention.hpp): MLA prefill in the plain form, decode in the absorbed form; sliding-window layers attend
+// to at most their window. MLA's latent is held whole on every TP rank, so every rank reads (and a prefill writes)
+// all of it: its KV bytes count tp times against the tp GPUs' bandwidth.
 // Why keep a roofline: it needs only catalog numbers, is exact to test, and covers GPUs and shapes no measurement
 // covers; the profiled model (profiled/profiled_cost.hpp) is the default where measurements exist.
 #pragma once
@@ -12,6 +19,7 @@
 #include <vector>
 
 #include "models/catalog.hpp"
+#include "models/moe.hpp"
 #include "models/step_cost.hpp"
 
 namespace lynx {
@@ -23,7 +31,7 @@ const char* weights_dtype_name(WeightsDtype dtype);
 class ComputeCostModel : public StepCostModel {
  public:
   ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, int64_t tensor_parallel,
-                   WeightsDtype weights = WeightsDtype::bf16);
+                   WeightsDtype weights = WeightsDtype::bf16, MoeParallel moe = {});
 
   // One prefill iteration over a batch of prompt pieces. Weights are read once per iteration; the new tokens'
   // KV is written in bf16.
@@ -40,20 +48,26 @@ class ComputeCostModel : public StepCostModel {
   }
   std::string source() const override;
 
-  double flops_per_token_dense() const { return dense_flops_per_token_; }  // 2 * non-embedding params
+  double flops_per_token_dense() const { return dense_flops_per_token_; }  // 2 * active non-embedding params
   double weight_bytes() const override { return weight_bytes_; }            // weights of the whole replica
   double peak_flops_per_s() const { return peak_flops_per_s_; }              // all tp GPUs, efficiency included
   double memory_bytes_per_s() const { return memory_bytes_per_s_; }          // all tp GPUs, efficiency included
-  double allreduce_seconds(int64_t tokens) const;                            // TP all-reduces of one pass
+  double allreduce_seconds(int64_t tokens) const;  // TP all-reduces (and EP all-to-alls) of one pass
+  // Weight bytes a pass over `tokens` tokens reads, the embedding table excluded (its rows are added per token):
+  // non-expert weights + the touched experts, the expert part scaled by the load imbalance when ep > 1.
+  double weight_bytes_read(double tokens) const;
 
  private:
   ModelSpec model_;
   GpuSpec gpu_;
   int64_t tp_;
   WeightsDtype weights_;
+  MoeParallel moe_;
+  double expert_factor_;           // load_imbalance when ep > 1, else 1
+  double bytes_per_weight_;
   double dense_flops_per_token_;   // FLOPs of the matrix multiplies per token, without the classifier
   double classifier_flops_;        // 2 * vocab * hidden, for each token whose logits are needed
-  double attention_flops_per_pair_;  // 4 * n_heads * head_dim * n_layers: QK^T and PV for one query-key pair
+  double kv_replication_;          // how many ranks hold each KV byte: tp for MLA's latent, 1 for sharded GQA
   double weight_bytes_;
   double embedding_table_bytes_;   // read by a prefill pass (every row may be looked up)
   double embedding_row_bytes_;     // read per token by a decode step (its own row only)

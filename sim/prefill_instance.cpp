@@ -139,7 +139,7 @@ void PrefillInstance::finish_group(std::vector<Piece> pieces, int group, double 
   for (const Piece& p : pieces)
     if (p.last)
       group_s += context_.inputs->prefill_kernels.encode_seconds(context_.kv_elements(p.request->request.input_tokens,
-                                                                                       layers));
+                                                                                       next));
   context_.loop->at(now + group_s, [this, pieces = std::move(pieces), next, iteration_s]() mutable {
     finish_group(std::move(pieces), next, iteration_s);
   });

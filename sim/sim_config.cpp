@@ -19,6 +19,16 @@ constexpr IntegerField kInstances{"instances", "instances", 1, 1, 65536, "model 
 constexpr StringField kGpu{"gpu", "h200-sxm", "a GPU of the GPU catalog (models/catalog/gpus.json)",
                            "the pool's GPU"};
 constexpr IntegerField kTensorParallel{"tp", "GPUs", 1, 1, 64, "tensor-parallel degree: GPUs per replica"};
+constexpr IntegerField kExpertParallel{"ep", "GPU groups", 1, 1, 64,
+                                       "expert-parallel degree, a divisor of tp (and of the model's routed experts): "
+                                       "a MoE layer's experts are split over ep groups of tp/ep GPUs and its "
+                                       "all-reduce becomes an all-to-all (models/moe.hpp); 1 = experts "
+                                       "tensor-parallel like the dense layers"};
+constexpr NumberField kMoeLoadImbalance{"moe_load_imbalance", "ratio", 1, 1, 64, false,
+                                        "with ep > 1: the busiest GPU's expert work over the mean, scaling the "
+                                        "expert FLOPs and bytes (default 1: uniform routing, the assumption of the "
+                                        "distinct-experts closed form; enter a measured max/mean, e.g. from a routing "
+                                        "trace)"};
 constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", 0, 0, 1 << 24,
                                        "prefill token budget per iteration (0: whole prompts, one at a time)"};
 constexpr IntegerField kMaxBatch{"max_batch", "sequences", 256, 1, 1 << 20, "decode: sequences per iteration"};
@@ -30,10 +40,12 @@ constexpr BoolField kPrefixCache{"prefix_cache", false,
 constexpr BoolField kPlanIterations{"plan_iterations", true,
                                     "compute runs of unchanged decode iterations at once (false: one event per "
                                     "iteration, slower, the same timeline; for checking)"};
-constexpr SchemaField kPrefillFields[] = {{kInstances},     {kGpu},           {kTensorParallel},
-                                          {kChunkedPrefill}, {kMemoryReserve}, {kPrefixCache}};
-constexpr SchemaField kDecodeFields[] = {{kInstances}, {kGpu},           {kTensorParallel},
-                                         {kMaxBatch},  {kMemoryReserve}, {kPlanIterations}};
+constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
+                                          {kExpertParallel},  {kMoeLoadImbalance},
+                                          {kChunkedPrefill},  {kMemoryReserve}, {kPrefixCache}};
+constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
+                                         {kExpertParallel}, {kMoeLoadImbalance},
+                                         {kMaxBatch},       {kMemoryReserve}, {kPlanIterations}};
 constexpr SchemaSection kPrefillSection = schema_section(
     "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
 constexpr SchemaSection kDecodeSection = schema_section(
@@ -134,6 +146,9 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   p.instances = static_cast<int>(o.get(kInstances));
   p.gpu = o.get(kGpu);
   p.tensor_parallel = static_cast<int>(o.get(kTensorParallel));
+  p.expert_parallel = static_cast<int>(o.get(kExpertParallel));
+  p.moe_load_imbalance = o.get(kMoeLoadImbalance);
+  if (p.tensor_parallel % p.expert_parallel != 0) o.fail(kExpertParallel.key, "a divisor of tp");
   p.memory_reserve_fraction = o.get(kMemoryReserve);
   if (decode) {
     p.max_batch = static_cast<int>(o.get(kMaxBatch));

@@ -22,6 +22,8 @@ struct PoolConfig {
   int instances = 1;
   std::string gpu = "h200-sxm";
   int tensor_parallel = 1;
+  int expert_parallel = 1;              // ep: GPU groups a MoE layer's experts are split over (models/moe.hpp)
+  double moe_load_imbalance = 1;        // with ep > 1: busiest GPU's expert work over the mean (1: uniform routing)
   bool prefix_cache = false;            // prefill: keep prompt blocks' KV in free memory, LRU (sim/prefix_cache.hpp)
   int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
   int max_batch = 256;                  // decode: sequences per iteration

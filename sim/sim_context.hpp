@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "models/kv_size.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/request_state.hpp"
 #include "sim/router.hpp"
@@ -41,14 +42,15 @@ struct SimContext {
   LoadListener* loads = nullptr;
   RequestDoneListener* done = nullptr;
 
+  int64_t chunk_first_layer(int chunk) const { return chunk * inputs->config.transfer.chunk_layers; }
   int64_t chunk_layer_count(int chunk) const {
     const int64_t per = inputs->config.transfer.chunk_layers;
-    const int64_t first = chunk * per;
-    return std::min<int64_t>(per, inputs->model.n_layers - first);
+    return std::min<int64_t>(per, inputs->model.n_layers - chunk_first_layer(chunk));
   }
-  // KV elements of `layers` layers (K and V) for `tokens` tokens.
-  double kv_elements(int64_t tokens, int64_t layers) const {
-    return 2.0 * static_cast<double>(tokens * layers * inputs->model.n_kv_heads * inputs->model.head_dim);
+  // KV elements of chunk `chunk`'s layers for a `tokens`-token prompt (models/kv_size.hpp: K and V, or MLA's
+  // latent; sliding-window layers at most their window).
+  double kv_elements(int64_t tokens, int chunk) const {
+    return layers_kv_elements(inputs->model, tokens, chunk_first_layer(chunk), chunk_layer_count(chunk));
   }
 };
 

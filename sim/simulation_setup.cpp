@@ -84,11 +84,18 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   ComputeChoice compute;
   compute.model = config.compute_model;
   compute.weights = config.weights_dtype;
+  auto moe = [&](const PoolConfig& pool, const char* path) {
+    const MoeParallel parallel{pool.expert_parallel, pool.moe_load_imbalance};
+    check_moe_parallel(in.model, parallel, pool.tensor_parallel, config.origin + ": " + path);
+    return parallel;
+  };
+  const MoeParallel prefill_moe = moe(config.prefill, "$.cluster.prefill");
+  const MoeParallel decode_moe = moe(config.decode, "$.cluster.decode");
   in.prefill_cost = located("$.compute_model", [&] {
-    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, compute);
+    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, compute, prefill_moe);
   });
   in.decode_cost = located("$.compute_model", [&] {
-    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, compute);
+    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, compute, decode_moe);
   });
   in.acceptance = resolve_acceptance(config, in.format, in.model.name);
   in.requests = std::move(requests);

@@ -114,7 +114,7 @@ void TransferEngine::on_flow_delivered(RequestState& r, int s) {
 
 KvStreamBytes TransferEngine::chunk_bytes(const RequestState& r, int chunk) const {
   return layers_kv_bytes(context_.inputs->model, context_.inputs->format, r.request.input_tokens,
-                         context_.chunk_layer_count(chunk));
+                         context_.chunk_first_layer(chunk), context_.chunk_layer_count(chunk));
 }
 
 }  // namespace lynx

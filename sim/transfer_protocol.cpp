@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "models/kv_size.hpp"
 #include "sim/capacity.hpp"
 
 namespace lynx {
@@ -17,8 +18,7 @@ class ProtocolBase : public TransferProtocol {
 
  protected:
   double unpack_seconds(const RequestState& r, bool anchor_only) const {
-    const double elements = 2.0 * static_cast<double>(r.request.input_tokens * in_.model.n_layers *
-                                                      in_.model.n_kv_heads * in_.model.head_dim);
+    const double elements = layers_kv_elements(in_.model, r.request.input_tokens, 0, in_.model.n_layers);
     return in_.decode_kernels.decode_seconds(elements, anchor_only);
   }
   IterationMember full_kv_step(const RequestState& r, bool joining) const {

@@ -390,3 +390,33 @@ def residual_policy(ctx):
                      stats("ttft", ("median", "mean", "p99")), stats("e2el", ("mean", "p99"))])
     return table(["policy (`transfer.residual_policy`)", "ttft_spec p50 / mean", "ttft_correct p50 / mean",
                   "ttft p50 / mean / p99", "e2el mean / p99"], rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Models from Hugging Face config.json (issue 23): lynxsim list models --json, the counts from the shapes beside the
+# published figures the catalog entries quote.
+
+HF_MODELS = [
+    ("qwen3-8b", "8.2B", "GQA 8 x 128, q/k norm"),
+    ("qwen3-32b", "32.8B", "GQA 8 x 128, q/k norm"),
+    ("qwen3-235b-a22b", "235B / 22B", "GQA 4 x 128; 8 of 128 experts"),
+    ("deepseek-v3", "671B / 37B", "MLA 512 + 64 latent; 8 of 256 + 1 shared"),
+    ("mixtral-8x7b", "46.7B / 12.9B", "GQA 8 x 128; 2 of 8 experts"),
+    ("gpt-oss-120b", "116.8B / 5.13B", "GQA 8 x 64, 18 of 36 layers sliding (128)"),
+]
+
+
+@generator("hf-models", True, "lynxsim list models --json: the hf_config entries' counts and KV bytes per token")
+def hf_models(ctx):
+    models = {m["name"]: m for m in json.loads(ctx.lynx("list", "models", "--json"))["models"]}
+    rows = []
+    for name, published, attention in HF_MODELS:
+        m = models[name]
+        if "unavailable" in m:
+            raise FigureError(f"{name}: {m['unavailable']}")
+        active = round(m["active_params"])
+        kv = m["kv_bytes_per_token_bf16"]
+        kv_text = f"{kv:,.0f}" + (" at 64K tokens" if "sliding_window" in m else "")
+        rows.append([f"`{name}`", f"{m['params']:,}", "= total" if active == m["params"] else f"{active:,}",
+                     published, attention, kv_text])
+    return table(["model", "total params", "active params", "published", "attention", "KV B/token (bf16)"], rows)

@@ -11,10 +11,27 @@ expect() {  # expect REGEX FILE: a line of FILE matches
 }
 
 "$lynxsim" list models >"$tmp/models"
-expect '^llama-3\.1-8b +8,030,261,248 +32 +4096 +32 +8 +128 +14336 +128256 +131072 +no +no +shipped$' "$tmp/models"
-expect '^qwen2\.5-7b +7,615,616,512 +28 +3584 +28 +4 +128 +18944 +152064 +131072 +no +yes +shipped$' "$tmp/models"
-expect '^stories260k +260,032 +5 +64 +8 +4 +8 +172 +512 +512 +yes +no +shipped$' "$tmp/models"
-[ "$(wc -l <"$tmp/models")" -eq 10 ] || { echo "expected a header and 9 models"; cat "$tmp/models"; exit 1; }
+expect '^llama-3\.1-8b +8,030,261,248 +8,030,261,248 +gqa +32 +4096 +32 +8 +128 +14336 +- +- +131072 +128256 +131072 +no +no +shipped$' "$tmp/models"
+expect '^qwen2\.5-7b +7,615,616,512 +7,615,616,512 +gqa +28 +3584 +28 +4 +128 +18944 +- +- +57344 +152064 +131072 +no +yes +shipped$' "$tmp/models"
+expect '^stories260k +260,032 +260,032 +gqa +5 +64 +8 +4 +8 +172 +- +- +640 +512 +512 +yes +no +shipped$' "$tmp/models"
+# The hf_config entries (issue 23), read from the data folder's config.json files: total and active parameters,
+# DeepSeek-V3's MLA latent of 61 x 576 x 2 B, gpt-oss's 18 sliding layers of 128 tokens.
+expect '^qwen3-235b-a22b +235,093,634,560 +22,190,763,520 +gqa +94 +4096 +64 +4 +128 +12288 +8/128 +- +192512 ' "$tmp/models"
+expect '^deepseek-v3 +671,026,419,200 +37,552,297,472 +mla +61 +7168 +128 +1 +192 +18432 +8/256\+shared +- +70272 ' "$tmp/models"
+expect '^mixtral-8x7b +46,702,792,704 +12,879,925,248 +gqa ' "$tmp/models"
+expect '^gpt-oss-120b +116,829,156,672 +5,711,982,912 +gqa +36 +2880 +64 +8 +64 +2880 +4/128 +128x18 ' "$tmp/models"
+[ "$(wc -l <"$tmp/models")" -eq 16 ] || { echo "expected a header and 15 models"; cat "$tmp/models"; exit 1; }
+# One config.json shown as read.
+"$lynxsim" list models --hf-config @data/calibration/aiconfigurator/model_configs/deepseek-ai--DeepSeek-V3_config.json >"$tmp/hf"
+expect '^architecture +DeepseekV3ForCausalLM$' "$tmp/hf"
+expect '^kv_bytes_per_token_bf16 +70272\.0$' "$tmp/hf"
+expect '^mla\.kv_lora_rank +512$' "$tmp/hf"
+# An unknown architecture is refused by name, with the file and key.
+printf '{"architectures": ["MambaForCausalLM"], "hidden_size": 64}\n' >"$tmp/unknown_config.json"
+if "$lynxsim" list models --hf-config "$tmp/unknown_config.json" 2>"$tmp/unknown.err"; then
+  echo "an unknown architecture was accepted"; exit 1
+fi
+expect 'unknown_config\.json: \$\.architectures\[0\]: architecture "MambaForCausalLM" is not supported \(supported: LlamaForCausalLM, ' "$tmp/unknown.err"
 # Aligned: every row is as long as the header up to the origin column.
 awk 'NR == 1 { w = index($0, "origin") } NR > 1 && substr($0, w, 7) != "shipped" { print "misaligned: " $0; exit 1 }' \
   "$tmp/models"
@@ -62,7 +79,7 @@ JSON
 expect "^llama-3\.1-8b +8,030,261,248 .* 8192 +no +no +overrides shipped: $tmp/user.json\$" "$tmp/merged"
 expect "^my-8b +8,030,261,248 .* 65536 +no +no +added: $tmp/user.json\$" "$tmp/merged"
 expect '^qwen2\.5-7b .* shipped$' "$tmp/merged"
-[ "$(wc -l <"$tmp/merged")" -eq 11 ] || { echo "expected 10 models"; cat "$tmp/merged"; exit 1; }
+[ "$(wc -l <"$tmp/merged")" -eq 17 ] || { echo "expected 16 models"; cat "$tmp/merged"; exit 1; }
 # The override is in the shipped entry's place (first), the new entry last.
 [ "$(sed -n 2p "$tmp/merged" | cut -d' ' -f1)" = llama-3.1-8b ] && [ "$(tail -1 "$tmp/merged" | cut -d' ' -f1)" = my-8b ] ||
   { echo "wrong order"; cat "$tmp/merged"; exit 1; }

@@ -1,8 +1,12 @@
 // The roofline cost model against hand-computed closed forms.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "common/error.hpp"
+#include "models/attention.hpp"
 #include "models/catalog.hpp"
+#include "models/moe.hpp"
 #include "models/cost_model.hpp"
 
 using namespace lynx;
@@ -66,4 +70,61 @@ TEST_CASE("a batched prefill reads the weights once") {
   const double both = cost.prefill_seconds({{10, 0}, {10, 0}});
   CHECK(both < 2 * one);
   CHECK(both == doctest::Approx((2 * 260032.0 + 20 * 640.0) / (3350e9 * 0.86)).epsilon(1e-12));
+}
+
+namespace {
+const ModelSpec& tiny(const std::string& name) {
+  static auto models = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/tests/models/hf_configs/catalog.json");
+  return find_model(models, name);
+}
+}  // namespace
+
+TEST_CASE("MoE decode reads the non-expert weights plus the experts the batch touches, FLOPs from the active ones") {
+  const ModelSpec& m = tiny("tiny-moe");
+  // Counted by hand (tests/models/hf_configs/tiny-moe_config.json): 4 layers x (attention 256 x (256 + 64 + 64 +
+  // 256) + norms 512 + router 256 x 8 + 8 experts x 3 x 256 x 512) + 2 x 1024 x 256 + 256.
+  const double expert = 3.0 * 256 * 512;
+  CHECK(m.params == 13773056);
+  CHECK(model_active_params(m) == 4335872);  // 2 of the 8 experts
+  const GpuSpec& g = gpu("h200-sxm");
+  ComputeCostModel cost(m, g, 1);
+  const double bw = g.hbm_gb_per_s * 1e9 * g.memory_efficiency, peak = g.bf16_dense_tflops * 1e12 * g.compute_efficiency;
+  const double table = 2.0 * 1024 * 256, row = 2.0 * 256;
+  for (int64_t batch : {1, 3, 64}) {
+    CAPTURE(batch);
+    const double touched = 8 * (1 - std::pow(0.75, static_cast<double>(batch)));
+    const double bytes = 2.0 * (13773056 - 4 * (8 - touched) * expert) - table + std::min(row * batch, table) + 1000;
+    const double flops = 2.0 * (4335872 - 2 * 1024 * 256) * batch + 2.0 * 1024 * 256 * batch + 4.0 * 8 * 32 * 4 * 500;
+    CHECK(cost.decode_seconds(batch, 500, 1000) == doctest::Approx(std::max(bytes / bw, flops / peak)).epsilon(1e-12));
+  }
+  // Expert parallelism 2 on 2 GPUs: each MoE layer's all-reduce becomes dispatch + combine of the tokens' 2 expert
+  // inputs, half of them leaving their GPU, spread over 2 GPUs; a load imbalance of 1.5 scales the expert bytes.
+  ComputeCostModel ep(m, g, 2, WeightsDtype::bf16, MoeParallel{2, 1.5});
+  const double nv = g.nvlink_gb_per_s * 1e9, T = 100;
+  const double allreduce = 2 * 0.5 * T * 256 * 2 / nv, a2a = 2 * (T * 2 * 256 * 2) * 0.5 / 2 / nv;
+  CHECK(ep.allreduce_seconds(100) == doctest::Approx(4 * allreduce + 4 * a2a).epsilon(1e-12));
+  const double touched = 8 * (1 - std::pow(0.75, 100.0));
+  CHECK(ep.weight_bytes_read(100) ==
+        doctest::Approx(2.0 * (13773056 - 4 * (8 - touched) * expert + 0.5 * 4 * touched * expert) - table));
+  CHECK_THROWS_WITH_AS(ComputeCostModel(m, g, 2, WeightsDtype::bf16, MoeParallel{3, 1}),
+                       doctest::Contains("ep: 3 does not divide tp 2"), LynxError);
+}
+
+TEST_CASE("MLA: absorbed decode attention over the latent, read whole by every TP rank, plain-form prefill") {
+  const ModelSpec& m = tiny("tiny-mla");
+  CHECK(m.params == 6863792);
+  CHECK(model_active_params(m) == 3324848);
+  // Decode pair: QK^T over 64 + 16 latent channels and PV over 64, for 8 heads; prefill: 32 + 16 and 32.
+  CHECK(attention_flops_per_pair_decode(m) == 2 * 8 * (64 + 16) + 2 * 8 * 64);
+  CHECK(attention_flops_per_pair_prefill(m) == 2 * 8 * (32 + 16) + 2 * 8 * 32);
+  const GpuSpec& g = gpu("h200-sxm");
+  ComputeCostModel one(m, g, 1), two(m, g, 2);
+  const double bw = g.hbm_gb_per_s * 1e9 * g.memory_efficiency;
+  const double kv = 1e9;  // enough latent that the step is memory-bound
+  const double weights = one.weight_bytes_read(1) + 2.0 * 256;
+  CHECK(one.decode_seconds(1, 1000, kv) == doctest::Approx((weights + kv) / bw).epsilon(1e-12));
+  // tp 2: the weights split over 2 GPUs, the latent read whole by both.
+  const double nv = g.nvlink_gb_per_s * 1e9;
+  CHECK(two.decode_seconds(1, 1000, kv) ==
+        doctest::Approx((weights + 2 * kv) / (2 * bw) + 2 * 4 * 2 * 0.5 * 256 * 2 / nv).epsilon(1e-12));
 }

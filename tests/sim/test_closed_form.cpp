@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/cost_model.hpp"
+#include "common/data_folder.hpp"
 #include "models/kv_size.hpp"
 #include "sim_test_support.hpp"
 
@@ -30,7 +31,7 @@ double bytes_per_s(double gbps) { return gbps * 1e9 / 8; }
 // Prefill time of one whole prompt on an idle instance, quantization of every layer group included.
 double prefill_with_quantize_s(const SimulationInputs& in, int64_t tokens) {
   ComputeCostModel cost(in.model, in.prefill_gpu, 1);
-  const double elements = 2.0 * static_cast<double>(tokens * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+  const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
   return cost.prefill_seconds(tokens, 0) + in.prefill_kernels.encode_seconds(elements);
 }
 
@@ -39,7 +40,7 @@ double first_step_s(const SimulationInputs& in, int64_t tokens, bool anchor_only
   ComputeCostModel cost(in.model, in.decode_gpu, 1);
   KvStreamBytes per = model_kv_bytes(in.model, in.format, 1 << 16);
   const double per_token = static_cast<double>(anchor_only ? per.anchor : per.total()) / (1 << 16);
-  const double elements = 2.0 * static_cast<double>(tokens * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
+  const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
   return in.decode_kernels.decode_seconds(elements, anchor_only) +
          cost.decode_seconds(1, static_cast<double>(tokens), per_token * static_cast<double>(tokens));
 }
@@ -81,6 +82,33 @@ TEST_CASE("one request on an idle network: TTFT = prefill + quantize + bytes/ban
   }
 }
 
+TEST_CASE("one MoE and one MLA request on an idle cluster: TTFT from the roofline, the latent's bytes on the wire") {
+  // tests/models/hf_configs: tiny-moe (Mixtral-shaped: 4 layers, 8 experts, top-2, K and V of 2 x 32) and tiny-mla
+  // (DeepSeek-V3-shaped: 4 layers, the first dense, 16 experts top-4 + 1 shared, a 64 + 16 latent).
+  const int64_t T = 2048;
+  for (const char* model : {"tiny-moe", "tiny-mla"}) {
+    CAPTURE(model);
+    nlohmann::json config = base_config("bf16", 25, "after-prefill");
+    config["model"] = model;
+    config["models_catalog"] = project_dir() + "/tests/models/hf_configs/catalog.json";
+    config["transfer"]["chunk_layers"] = 2;
+    std::vector<Request> requests{make_request(0, 0.5, T, 8)};
+    SimulationInputs in = make_inputs(config, requests);
+    SimRun run = run_simulation(config, requests);
+    const RequestRecord& r = run.records.at(0);
+    const bool mla = std::string(model) == "tiny-mla";
+    // bf16 bytes per token: K and V of 2 heads x 32 in 4 layers, or the 64 + 16 latent in 4 layers.
+    const uint64_t per_token = mla ? 4 * (64 + 16) * 2 : 4 * 2 * 2 * 32 * 2;
+    CHECK(model_kv_bytes(in.model, in.format, T).total() == per_token * T);
+    const double prefill = prefill_with_quantize_s(in, T);
+    CHECK(r.prefill_end_s - r.arrival_s == doctest::Approx(prefill).epsilon(kRel));
+    const double transfer = static_cast<double>(per_token * T) / bytes_per_s(25);
+    CHECK(r.anchor_arrival_s - r.prefill_end_s == doctest::Approx(transfer + 5e-6).epsilon(kRel));
+    CHECK(r.ttft_s() == doctest::Approx(prefill + transfer + 5e-6 + first_step_s(in, T, false)).epsilon(kRel));
+    CHECK(run.bytes_delivered == per_token * T);
+  }
+}
+
 TEST_CASE("layer-wise chunks: the last chunk lands at max(n*g + x, g + n*x) + latency") {
   // n chunks, each computed (and quantized) in g seconds and crossing the link alone in x seconds.
   const int64_t T = 16384;
@@ -93,7 +121,7 @@ TEST_CASE("layer-wise chunks: the last chunk lands at max(n*g + x, g + n*x) + la
     const RequestRecord& r = run.records.at(0);
     const double n = 8;
     const double g = prefill_with_quantize_s(in, T) / n;
-    const double x = static_cast<double>(layers_kv_bytes(in.model, in.format, T, 4).total()) / bytes_per_s(gbps);
+    const double x = static_cast<double>(layers_kv_bytes(in.model, in.format, T, 0, 4).total()) / bytes_per_s(gbps);
     CHECK(r.anchor_arrival_s == doctest::Approx(std::max(n * g + x, g + n * x) + 5e-6).epsilon(kRel));
     if (gbps > 100) CHECK(n * g + x > g + n * x);
     else CHECK(g + n * x > n * g + x);

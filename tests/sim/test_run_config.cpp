@@ -136,8 +136,8 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   CHECK(error_of(c).find("cfg.json: $.format: expected a KV format name") == 0);
   c = ok;
   c["cluster"]["decode"]["max_bacth"] = 3;
-  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: gpu, instances, max_batch, "
-                       "memory_reserve_fraction, plan_iterations, tp)");
+  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: ep, gpu, instances, "
+                       "max_batch, memory_reserve_fraction, moe_load_imbalance, plan_iterations, tp)");
   c = ok;
   c["transfer"] = {{"mode", "eventually"}};
   CHECK(error_of(c) == "cfg.json: $.transfer.mode: expected one of \"layer-wise\", \"after-prefill\", got \"eventually\"");
