@@ -1,4 +1,7 @@
-// lynxsim kv-size: exact KV-cache bytes of a catalog model for each wire format (anchor, residual, total).
+// lynxsim kv-size: exact KV-cache bytes of a catalog model for each wire format (anchor, residual, total). With
+// --tp N also what a tensor-parallel replica of N GPUs holds (each KV head on N / kv_heads GPUs when N exceeds the
+// model's KV heads, models/kv_replication.hpp) and what crosses the wire to it under transfer.replicated_kv
+// send_all and send_once.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -7,6 +10,7 @@
 #include "app/commands.hpp"
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
+#include "models/kv_replication.hpp"
 #include "models/kv_size.hpp"
 
 namespace lynx {
@@ -17,6 +21,7 @@ struct KvSizeOptions {
   int64_t tokens = 0;
   std::vector<std::string> formats;
   std::string catalog;
+  int64_t tp = 0;  // 0: no tensor-parallel columns
 };
 
 std::string per_token(uint64_t bytes, int64_t tokens) {
@@ -28,19 +33,33 @@ std::string per_token(uint64_t bytes, int64_t tokens) {
   return text;
 }
 
-void print_model(const ModelSpec& model, int64_t tokens, const std::vector<std::string>& formats) {
+void print_model(const ModelSpec& model, int64_t tokens, const std::vector<std::string>& formats, int64_t tp) {
   std::printf("# %s, %" PRId64 " tokens: %" PRId64 " layers x (K, V) x %" PRId64 " kv_heads x %" PRId64
               " head_dim\n",
               model.name.c_str(), tokens, model.n_layers, model.n_kv_heads, model.head_dim);
-  std::printf("%-18s %16s %16s %16s %16s %16s %16s %10s\n", "format", "anchor_B/token", "residual_B/token",
+  const double copies = tp > 0 ? kv_head_copies(model.n_kv_heads, tp) : 1;
+  if (tp > 0)
+    std::printf("# tp %" PRId64 ": each KV head held on %g GPU(s); held_bytes = total x %g; wire bytes per "
+                "transfer.replicated_kv\n",
+                tp, copies, copies);
+  std::printf("%-18s %16s %16s %16s %16s %16s %16s %10s", "format", "anchor_B/token", "residual_B/token",
               "total_B/token", "anchor_bytes", "residual_bytes", "total_bytes", "total_GiB");
+  if (tp > 0) std::printf(" %16s %16s %16s", "held_bytes", "wire_send_all", "wire_send_once");
+  std::printf("\n");
   for (const auto& name : formats) {
     KvFormat format = kv_format_parse(name);
     KvStreamBytes b = model_kv_bytes(model, format, tokens);
-    std::printf("%-18s %16s %16s %16s %16" PRIu64 " %16" PRIu64 " %16" PRIu64 " %10.3f\n", format.name.c_str(),
+    std::printf("%-18s %16s %16s %16s %16" PRIu64 " %16" PRIu64 " %16" PRIu64 " %10.3f", format.name.c_str(),
                 per_token(b.anchor, tokens).c_str(), per_token(b.residual, tokens).c_str(),
                 per_token(b.total(), tokens).c_str(), b.anchor, b.residual, b.total(),
                 static_cast<double>(b.total()) / (1024.0 * 1024.0 * 1024.0));
+    if (tp > 0) {
+      const double total = static_cast<double>(b.total());
+      std::printf(" %16.0f %16.0f %16.0f", total * copies,
+                  total * wire_copies(model.n_kv_heads, tp, ReplicatedKv::send_all),
+                  total * wire_copies(model.n_kv_heads, tp, ReplicatedKv::send_once));
+    }
+    std::printf("\n");
   }
 }
 
@@ -51,11 +70,11 @@ void run_kv_size(const KvSizeOptions& o) {
   if (o.model.empty()) {
     for (size_t i = 0; i < catalog.size(); ++i) {
       if (i) std::printf("\n");
-      print_model(catalog[i], o.tokens, formats);
+      print_model(catalog[i], o.tokens, formats, o.tp);
     }
     return;
   }
-  print_model(find_model(catalog, o.model), o.tokens, formats);
+  print_model(find_model(catalog, o.model), o.tokens, formats, o.tp);
 }
 }  // namespace
 
@@ -68,6 +87,10 @@ void add_kv_size_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}));  // 1e9 tokens x the largest bytes/token fits uint64
   cmd->add_option("--format", options->formats, "KV format, repeatable (default: a standard set); " +
                                                     kv_format_grammar());
+  cmd->add_option("--tp", options->tp,
+                  "Tensor-parallel GPUs of a replica: adds the bytes it holds (replicated KV heads) and the bytes "
+                  "on the wire under send_all and send_once")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}));
   cmd->add_option("--models-catalog", options->catalog, "User model catalog JSON: adds to or overrides the shipped entries by name");
   cmd->callback([options] { run_kv_size(*options); });
 }

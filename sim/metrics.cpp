@@ -205,6 +205,15 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["transfer"] = {{"chunk_layers", c.transfer.chunk_layers}, {"anchor_weight", c.transfer.anchor_weight},
                         {"mode", transfer_mode_name(c.transfer.mode)}, {"residual_policy", residual_policy_name(c.transfer.residual_policy)}};
   if (c.transfer.residual_policy == ResidualPolicy::aging) config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
+  const TransferCost& cost = c.transfer.cost;  // the engine preset with the configured overrides
+  config["transfer"]["engine"] = transfer_engine_name(c.transfer.engine);
+  config["transfer"]["engine_cost"] = {{"setup_us", cost.setup_us},
+                                       {"notify_us", cost.notify_us},
+                                       {"per_message_us", cost.per_message_us},
+                                       {"efficiency", cost.efficiency},
+                                       {"block_tokens", cost.block_tokens},
+                                       {"max_message_bytes", cost.max_message_bytes},
+                                       {"replicated_kv", replicated_kv_name(cost.replicated_kv)}};
   config["router"] = router_policy_name(c.router);
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;
