@@ -87,9 +87,11 @@ void add_transfer_validation(ValidationReport& report) {
       TransferCost cost = preset;
       if (p.steady_state) cost.setup_us = cost.notify_us = 0;
       const double line = p.nic_gbps * 1e9 / 8;
-      // Striped over k NICs: each carries bytes / k in messages / k, in parallel.
-      const auto per_nic_messages = static_cast<int64_t>(std::ceil(p.messages / p.nics));
-      const double predicted_s = idle_transfer_seconds(cost, per_nic_messages, p.bytes / p.nics, line, 0);
+      // One transfer striped over k NICs: each carries bytes / k in messages / k, in parallel. Steady state: one
+      // block on its NIC.
+      const int stripes = p.steady_state ? 1 : p.nics;
+      const auto per_nic_messages = static_cast<int64_t>(std::ceil(p.messages / stripes));
+      const double predicted_s = idle_transfer_seconds(cost, per_nic_messages, p.bytes / stripes, line, 0);
       // Steady state: the measured aggregate rate over k NICs is each NIC's k-th.
       const double measured_s = p.bytes / (p.measured_gbytes_per_s * 1e9 / (p.steady_state ? p.nics : 1));
       ValidationRow row;

@@ -294,7 +294,7 @@ TEST_CASE("the same bytes as many small pieces are slower than as few large ones
   nlohmann::json config = with_engine(config_of("bf16", 1, 100), {{"engine", "nixl-ucx"}});
   const int64_t tokens = 8192;
   const Times small = transfer_once(config, tokens, 0);
-  config["transfer"]["max_message_bytes"] = 1 << 20;  // whole 512 KiB slices: one message per layer and tensor
+  config["transfer"]["max_message_bytes"] = 1 << 24;  // whole 16 MiB slices: one message per layer and tensor
   const Times large = transfer_once(config, tokens, 0);
   const int64_t pieces = 512 * 32 * 2, slices = 32 * 2;
   CHECK(near(small.anchor_s - large.anchor_s, (pieces - slices) * 0.501e-6));
