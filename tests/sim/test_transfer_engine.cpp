@@ -233,7 +233,7 @@ TEST_CASE("every engine preset on an idle link: setup + n x per_message + bytes 
     if (cost.max_message_bytes == 0) CHECK(n == 375 * 32 * 2 * 16 / cost.block_tokens);
     const Times t = transfer_once(config, tokens, 0.02);
     CHECK(near(t.anchor_s, 0.12 + idle_transfer_seconds(cost, n, bytes, B, latency)));
-    CHECK(near(t.sent_s, 0.12 + cost.setup_us * 1e-6 + n * cost.per_message_us * 1e-6 + bytes / (cost.efficiency * B)));
+    CHECK(near(t.sent_s, 0.12 + cost.setup_us * 1e-6 + static_cast<double>(n) * cost.per_message_us * 1e-6 + bytes / (cost.efficiency * B)));
   }
 }
 
@@ -282,7 +282,7 @@ TEST_CASE("every engine preset, Lynx in one chunk: both streams pay the setup an
     REQUIRE(n_anchor == n_residual);            // Lynx sends twice the pieces of a single stream, each half
     CHECK(n_anchor == 313 * 32 * 2 * 16 / cost.block_tokens);
     const double C = cost.efficiency * 40e9 / 8, latency = 7e-6;
-    const double start = 0.1 + cost.setup_us * 1e-6 + n_anchor * cost.per_message_us * 1e-6;
+    const double start = 0.1 + cost.setup_us * 1e-6 + static_cast<double>(n_anchor) * cost.per_message_us * 1e-6;
     const double anchor = static_cast<double>(b.anchor), all = static_cast<double>(b.total());
     const Times t = transfer_once(config, tokens, 0);
     CHECK(near(t.anchor_s, start + anchor * 1001 / (1000 * C) + latency + cost.notify_us * 1e-6));
@@ -297,7 +297,7 @@ TEST_CASE("the same bytes as many small pieces are slower than as few large ones
   config["transfer"]["max_message_bytes"] = 1 << 24;  // whole 16 MiB slices: one message per layer and tensor
   const Times large = transfer_once(config, tokens, 0);
   const int64_t pieces = 512 * 32 * 2, slices = 32 * 2;
-  CHECK(near(small.anchor_s - large.anchor_s, (pieces - slices) * 0.501e-6));
+  CHECK(near(small.anchor_s - large.anchor_s, static_cast<double>(pieces - slices) * 0.501e-6));
   CHECK(small.anchor_s - large.anchor_s > 0.015);  // 16 ms more for 1 GiB of 32 KiB pieces
 }
 
