@@ -320,3 +320,19 @@ TEST_CASE("replicated heads: a 4-KV-head model at tp 8 sends twice its KV with s
     CHECK(near(t.anchor_s, 0.1 + idle_transfer_seconds(in.config.transfer.cost, n, bytes / 4, 100e9 / 8, 7e-6)));
   }
 }
+
+TEST_CASE("mixed tp (prefill 2, decode 4): pieces cut by head slices, each prefill NIC sends two quarter flows") {
+  for (const nlohmann::json& engine : engine_variants()) {
+    CAPTURE(engine.dump());
+    nlohmann::json config = with_engine(config_of("bf16", 2, 50), engine);
+    config["cluster"]["decode"]["tp"] = 4;
+    const SimulationInputs in = make_inputs(config, {});
+    const double bytes = static_cast<double>(total_bytes(config, 4096).total());
+    // Four GPU pairs (prefill GPU i to decode GPUs 2i and 2i + 1), each a quarter of the bytes and its own pieces;
+    // the two flows leaving one prefill NIC start together and share it, so it carries half the bytes.
+    const int64_t n = stream_messages(in, 4096, 1, 4, false, false);
+    const TransferCost& cost = in.config.transfer.cost;
+    const Times t = transfer_once(config, 4096, 0);
+    CHECK(near(t.anchor_s, 0.1 + idle_transfer_seconds(cost, n, bytes / 2, 50e9 / 8, 7e-6)));
+  }
+}
