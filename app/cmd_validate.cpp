@@ -1,7 +1,8 @@
 // lynxsim validate: the profiled cost model (built only from per-op, attention, collective and CPU-overhead
 // measurements) against every end-to-end measurement in the calibration data folder; prints condition, measured,
 // predicted and ratio, the MAPE per group, and writes validation.csv and a predicted-vs-measured plot (log-log,
-// y = x line) into --out. See models/profiled/validation.hpp.
+// y = x line) into --out. See models/profiled/validation.hpp. The transfer group (sim/transfer_validation.hpp):
+// the transfer engine presets against published engine micro-benchmarks they were not fitted on, printed in us.
 #include <cstdio>
 #include <filesystem>
 
@@ -12,6 +13,7 @@
 #include "models/profiled/csv_table.hpp"
 #include "models/profiled/gpu_profile.hpp"
 #include "models/profiled/validation.hpp"
+#include "sim/transfer_validation.hpp"
 
 namespace lynx {
 
@@ -27,12 +29,23 @@ void run_validate(const ValidateOptions& o) {
   const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
   ValidationReport report = run_validation(data, default_profiles_manifest_path(), default_model_catalog_path(),
                                            default_gpu_catalog_path());
+  const size_t compute_rows = report.rows.size();
+  add_transfer_validation(report);
   if (!o.quiet) {
     std::printf("%-38s %-42s %11s %11s %7s\n", "group", "condition", "measured_ms", "predicted_ms", "ratio");
-    for (const ValidationRow& r : report.rows)
+    for (size_t i = 0; i < compute_rows; ++i) {
+      const ValidationRow& r = report.rows[i];
       std::printf("%-38s %-42s %11.2f %11.2f %7.3f%s%s\n", r.group.c_str(), r.condition.c_str(), r.measured_ms,
                   r.predicted_ms, r.predicted_ms / r.measured_ms, r.excluded.empty() ? "" : "  excluded: ",
                   r.excluded.c_str());
+    }
+    std::printf("\n%-38s %-52s %11s %12s %7s\n", "group", "condition", "measured_us", "predicted_us", "ratio");
+    for (size_t i = compute_rows; i < report.rows.size(); ++i) {
+      const ValidationRow& r = report.rows[i];
+      std::printf("%-38s %-52s %11.2f %12.2f %7.3f%s%s\n", r.group.c_str(), r.condition.c_str(), r.measured_ms * 1e3,
+                  r.predicted_ms * 1e3, r.predicted_ms / r.measured_ms, r.excluded.empty() ? "" : "  excluded: ",
+                  r.excluded.c_str());
+    }
     std::printf("\n");
   }
   std::printf("%-38s %5s %8s\n", "group", "rows", "MAPE_%");

@@ -1,6 +1,7 @@
 #include "sim/capacity.hpp"
 
 #include "models/cost_model.hpp"
+#include "models/kv_replication.hpp"
 #include "models/kv_size.hpp"
 
 namespace lynx {
@@ -19,7 +20,8 @@ double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool) {
 }
 
 double decode_kv_capacity_bytes(const SimulationInputs& in) {
-  return pool_usable_bytes(in.decode_gpu, in.config.decode) - weight_bytes(in);
+  const double copies = kv_head_copies(kv_shard_heads(in.model), in.config.decode.tensor_parallel);
+  return (pool_usable_bytes(in.decode_gpu, in.config.decode) - weight_bytes(in)) / copies;
 }
 
 double prefill_kv_capacity_bytes(const SimulationInputs& in) {

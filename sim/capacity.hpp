@@ -18,7 +18,10 @@ double weight_bytes(const SimulationInputs& in);
 // A pool's replica memory before the weights: its tp GPUs' HBM less the reserved fraction.
 double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool);
 
-// Bytes of one decode instance's GPU memory left for KV caches: pool_usable_bytes less the weights.
+// Bytes of one decode instance's GPU memory left for KV caches: pool_usable_bytes less the weights, counted in the
+// model's KV bytes (each head once): when the decode tp exceeds the model's KV heads every head is held on
+// tp / kv_heads GPUs (models/kv_replication.hpp), so the memory holds that many times fewer of the model's bytes
+// (whatever transfer.replicated_kv sends: the decode GPUs hold every copy).
 double decode_kv_capacity_bytes(const SimulationInputs& in);
 // Bytes of one prefill instance's GPU memory left for the KV it computes and has not yet sent (and, with prefix
 // caching, cached prefixes): likewise.

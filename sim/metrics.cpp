@@ -205,6 +205,15 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["transfer"] = {{"chunk_layers", c.transfer.chunk_layers}, {"anchor_weight", c.transfer.anchor_weight},
                         {"mode", transfer_mode_name(c.transfer.mode)}, {"residual_policy", residual_policy_name(c.transfer.residual_policy)}};
   if (c.transfer.residual_policy == ResidualPolicy::aging) config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
+  const TransferCost& cost = c.transfer.cost;  // the engine preset with the configured overrides
+  config["transfer"]["engine"] = transfer_engine_name(c.transfer.engine);
+  config["transfer"]["engine_cost"] = {{"setup_us", cost.setup_us},
+                                       {"notify_us", cost.notify_us},
+                                       {"per_message_us", cost.per_message_us},
+                                       {"efficiency", cost.efficiency},
+                                       {"block_tokens", cost.block_tokens},
+                                       {"max_message_bytes", cost.max_message_bytes},
+                                       {"replicated_kv", replicated_kv_name(cost.replicated_kv)}};
   config["router"] = router_policy_name(c.router);
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;
@@ -220,8 +229,8 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   };
   sources["kernel_cost_tables"] = {{"prefill", table(in.prefill_kernels)}, {"decode", table(in.decode_kernels)}};
   // The model each pool used: the first word of its source ("profiled (...)" or "roofline (...)").
-  auto chosen = [](const std::shared_ptr<const StepCostModel>& cost) {
-    return cost ? cost->source().substr(0, cost->source().find(' ')) : std::string();
+  auto chosen = [](const std::shared_ptr<const StepCostModel>& step_cost) {
+    return step_cost ? step_cost->source().substr(0, step_cost->source().find(' ')) : std::string();
   };
   sources["compute_model"] = {{"configured", compute_model_name(c.compute_model)}, {"weights_dtype", weights_dtype_name(c.weights_dtype)},
                               {"prefill", chosen(in.prefill_cost)}, {"decode", chosen(in.decode_cost)}};

@@ -8,9 +8,11 @@ namespace {
 constexpr NumberField kNicGbps{"nic_gbps", "Gbps", 100, 0, 1e5, true, "bandwidth of each NIC's link to its switch"};
 constexpr IntegerField kNicsPerInstance{"nics_per_instance", "NICs", 0, 0, 64,
                                         "NICs of each instance (0: one per GPU, the instance's tp)"};
-constexpr NumberField kLatencyUs{"latency_us", "us", 5, 0, 1e6, false, "one-way latency of a node's link"};
+constexpr NumberField kLatencyUs{"latency_us", "us", 5, 0, 1e6, false,
+                                  "one-way latency of a route between two nodes, charged once per route (not per "
+                                  "link or NIC crossed): each flow is delivered this long after its last byte left"};
 constexpr NumberField kSpineLatencyUs{"spine_latency_us", "us", 0, 0, 1e6, false,
-                                      "leaf-spine: one-way latency of a leaf's uplink"};
+                                      "leaf-spine: added once to a cross-rack route's latency_us"};
 constexpr IntegerField kHostsPerRack{"hosts_per_rack", "nodes", 8, 1, 65536, "leaf-spine: nodes under one leaf"};
 constexpr NumberField kOversubscription{"oversubscription", "ratio", 1, 0, 1000, true,
                                         "leaf-spine: downlink over uplink bandwidth of a leaf"};

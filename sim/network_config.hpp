@@ -24,7 +24,7 @@ struct NetworkConfig {
   Topology topology = Topology::star;
   double nic_gbps = 100;                // per NIC
   int nics_per_instance = 0;            // 0: one NIC per GPU of the instance (its tp)
-  double latency_us = 5;                // one way, between two nodes under the same switch
+  double latency_us = 5;                // one way, per route (charged once, however many links it crosses)
   double spine_latency_us = 0;          // extra one-way latency of a cross-rack route (leaf-spine)
   int hosts_per_rack = 8;               // leaf-spine
   double oversubscription = 1;          // leaf-spine: rack NIC capacity / uplink capacity

@@ -76,8 +76,61 @@ constexpr NumberField kResidualMaxWaitMs{"residual_max_wait_ms", "ms", NAN, 0, 1
                                          "with residual_policy aging only, and required there: a residual chunk that "
                                          "leaves this long after the request's transfer started gets the anchor "
                                          "weight"};
-constexpr SchemaField kTransferFields[] = {
-    {kChunkLayers}, {kAnchorWeight}, {kMode}, {kResidualPolicy}, {kResidualMaxWaitMs, ExampleUse::commented, "100"}};
+// The transfer engine's costs (sim/transfer_cost.hpp): a preset, and each of its parameters overridable. A
+// parameter's default is the preset's; the presets' numbers and their sources are in sim/transfer_cost.cpp.
+constexpr const char* kEngines[] = {"ideal", "mooncake-rdma", "nixl-ucx", nullptr};
+constexpr ChoiceField kEngine{
+    "engine", "mooncake-rdma", kEngines,
+    "the transfer engine's cost preset: ideal (a fluid flow at line rate, no per-transfer or per-message cost: the "
+    "model before issue 22), mooncake-rdma (Mooncake Transfer Engine over RDMA), nixl-ucx (NIXL's UCX backend); "
+    "calibrated from the engines' published micro-benchmarks (sim/transfer_cost.cpp cites each number)"};
+constexpr NumberField kSetupUs{"setup_us", "us", NAN, 0, 1e6, false,
+                               "fixed cost per transfer (one request's stream) before its first byte: metadata "
+                               "exchange (default: the engine's; ideal 0, mooncake-rdma 66.6 from uccl PR #265's "
+                               "single writes, nixl-ucx 9.73 from LMCache PR #4161's sweep)"};
+constexpr NumberField kNotifyUs{"notify_us", "us", NAN, 0, 1e6, false,
+                                "fixed cost per transfer after its last byte has arrived: the completion "
+                                "notification (default: the engine's; 0 in every preset, whose sources measure it "
+                                "inside setup_us)"};
+constexpr NumberField kPerMessageUs{"per_message_us", "us", NAN, 0, 1e6, false,
+                                    "cost of each message (post + completion), paid before the flow that carries "
+                                    "it whether or not the link is shared (default: the engine's; ideal 0, "
+                                    "mooncake-rdma 0.126 from Mooncake issue #1096's 4 KiB blocks, nixl-ucx 0.501 "
+                                    "from LMCache PR #4161's 4 KiB descriptors)"};
+constexpr NumberField kEfficiency{"efficiency", "fraction", NAN, 0, 1, true,
+                                  "achieved rate ceiling as a fraction of a NIC's line rate: each NIC's capacity "
+                                  "in the simulation (default: the engine's; ideal 1, mooncake-rdma 0.87 from "
+                                  "Mooncake's README, 87 GB/s on 4 x 200 Gbps, nixl-ucx 0.98 from LMCache PR "
+                                  "#4161)"};
+constexpr IntegerField kBlockTokens{"block_tokens", "tokens", -1, 1, 1 << 20,
+                                    "tokens per paged KV block: one message is a block of one layer, one KV tensor "
+                                    "(K or V), one GPU pair's head slice (default: the engine's; 16 in every "
+                                    "preset, vLLM's default --block-size)"};
+constexpr IntegerField kMaxMessageBytes{"max_message_bytes", "bytes", -1, 0, int64_t{1} << 40,
+                                        "coalesce a slice's contiguous blocks into messages of up to this many "
+                                        "bytes (0: one message per block; default: the engine's, 0 in every "
+                                        "preset)"};
+constexpr const char* kReplicatedKvs[] = {"engine", "send_all", "send_once", nullptr};
+constexpr ChoiceField kReplicatedKv{"replicated_kv", "engine", kReplicatedKvs,
+                                    "when a pool's tp exceeds the model's KV heads each head lives on several GPUs: "
+                                    "send_all sends every decode GPU all it holds (bytes x the decode copies), "
+                                    "send_once each head once; engine: the preset's (ideal send_once, the model "
+                                    "before issue 22; mooncake-rdma and nixl-ucx send_all: each decode rank pulls "
+                                    "its heads from a prefill rank)"};
+constexpr SchemaField kTransferFields[] = {{kChunkLayers},
+                                           {kAnchorWeight},
+                                           {kMode},
+                                           {kResidualPolicy},
+                                           {kResidualMaxWaitMs, ExampleUse::commented, "100"},
+                                           {kEngine},
+                                           {kSetupUs, ExampleUse::commented, "1000"},
+                                           {kNotifyUs, ExampleUse::commented, "10"},
+                                           {kPerMessageUs, ExampleUse::commented, "0.5"},
+                                           {kEfficiency, ExampleUse::commented, "0.8"},
+                                           {kBlockTokens, ExampleUse::commented, "16"},
+                                           {kMaxMessageBytes, ExampleUse::commented, "262144"},
+                                           {kReplicatedKv}};
+enum class ReplicatedKvSetting { engine, send_all, send_once };
 constexpr SchemaSection kTransferSection =
     schema_section("KV transfer", "How each request's KV crosses the network.", kTransferFields);
 
@@ -171,6 +224,12 @@ const char* transfer_mode_name(TransferMode mode) { return choice_name(kMode, st
 const char* residual_policy_name(ResidualPolicy policy) {
   return choice_name(kResidualPolicy, static_cast<size_t>(policy));
 }
+const char* transfer_engine_name(TransferEngineKind engine) {
+  return choice_name(kEngine, static_cast<size_t>(engine));
+}
+const char* replicated_kv_name(ReplicatedKv mode) {
+  return choice_name(kReplicatedKv, mode == ReplicatedKv::send_all ? 1 : 2);
+}
 const char* compute_model_name(ComputeModelKind model) {
   return choice_name(kComputeModel, static_cast<size_t>(model));
 }
@@ -206,6 +265,18 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     if (c.transfer.residual_policy == ResidualPolicy::aging) c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
     else if (t.has(kResidualMaxWaitMs.key))
       t.fail(kResidualMaxWaitMs.key, "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
+    c.transfer.engine = t.get_enum<TransferEngineKind>(kEngine);
+    TransferCost& cost = c.transfer.cost;
+    cost = transfer_engine_preset(c.transfer.engine);
+    if (t.has(kSetupUs.key)) cost.setup_us = t.get(kSetupUs);
+    if (t.has(kNotifyUs.key)) cost.notify_us = t.get(kNotifyUs);
+    if (t.has(kPerMessageUs.key)) cost.per_message_us = t.get(kPerMessageUs);
+    if (t.has(kEfficiency.key)) cost.efficiency = t.get(kEfficiency);
+    if (t.has(kBlockTokens.key)) cost.block_tokens = t.get(kBlockTokens);
+    if (t.has(kMaxMessageBytes.key)) cost.max_message_bytes = t.get(kMaxMessageBytes);
+    const auto replicated = t.get_enum<ReplicatedKvSetting>(kReplicatedKv);
+    if (replicated != ReplicatedKvSetting::engine)
+      cost.replicated_kv = replicated == ReplicatedKvSetting::send_all ? ReplicatedKv::send_all : ReplicatedKv::send_once;
     t.finish();
   }
   {

@@ -15,6 +15,7 @@
 #include "models/compute_model.hpp"
 #include "models/cost_model.hpp"
 #include "sim/network_config.hpp"
+#include "sim/transfer_cost.hpp"
 
 namespace lynx {
 
@@ -48,6 +49,9 @@ struct TransferConfig {
   // newer anchors no longer pre-empt it).
   ResidualPolicy residual_policy = ResidualPolicy::weighted;
   double residual_max_wait_ms = 0;
+  // The transfer engine's costs (sim/transfer_cost.hpp): the preset's parameters with the configured overrides.
+  TransferEngineKind engine = TransferEngineKind::mooncake_rdma;
+  TransferCost cost = transfer_engine_preset(TransferEngineKind::mooncake_rdma);
 };
 
 struct LynxConfig {
@@ -88,6 +92,8 @@ const char* router_policy_name(RouterPolicy router);
 const char* transfer_mode_name(TransferMode mode);
 const char* residual_policy_name(ResidualPolicy policy);
 const char* compute_model_name(ComputeModelKind model);
+const char* transfer_engine_name(TransferEngineKind engine);
+const char* replicated_kv_name(ReplicatedKv mode);
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
 SimConfig sim_config_load(const std::string& path);

@@ -28,7 +28,9 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   ClusterSimulation(const SimulationInputs& inputs, const RecordSink* sink) : inputs_(inputs), sink_(sink) {
     const SimConfig& c = inputs.config;
     const std::vector<PlatformNode> nodes = cluster_platform_nodes(c);
-    loop_ = std::make_unique<EventLoop>(c.network, nodes);
+    int max_nics = 1;
+    for (const PlatformNode& n : nodes) max_nics = std::max(max_nics, n.nics);
+    loop_ = std::make_unique<EventLoop>(engine_network(c.network, c.transfer.cost, max_nics), nodes);
     protocol_ = transfer_protocol_for(inputs_);
     context_.loop = loop_.get();
     context_.inputs = &inputs_;

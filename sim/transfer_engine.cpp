@@ -11,7 +11,8 @@ namespace lynx {
 TransferEngine::TransferEngine(const SimContext& context, TransferEnds& ends, int prefill_nics, int decode_nics)
     : context_(context), loop_(*context.loop), protocol_(*context.protocol), ends_(ends) {
   const SimConfig& c = context.inputs->config;
-  nic_shares_ = nic_flow_shares(c.prefill.tensor_parallel, prefill_nics, c.decode.tensor_parallel, decode_nics);
+  nic_shares_ = kv_flow_shares(kv_shard_heads(context.inputs->model), c.prefill.tensor_parallel, prefill_nics,
+                               c.decode.tensor_parallel, decode_nics, c.transfer.cost.replicated_kv);
 }
 
 TransferEngine::~TransferEngine() {
@@ -65,30 +66,42 @@ void TransferEngine::start_transfer(RequestState& r) {
   }
 }
 
-// Sends the next chunk of one of the request's streams if that connection is idle, with the stream's weight:
-// one flow per NIC pair of the two instances (nic_shares.hpp).
+// Sends the next chunk of one of the request's streams if that connection is idle: one flow per NIC pair of the
+// two instances (nic_shares.hpp), each after its messages' cost (and, for the stream's first chunk, the transfer's
+// setup cost), with the stream's weight when it starts (transfer_cost.hpp).
 void TransferEngine::pump(RequestState& r, int s) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
   if (stream.flows_sending > 0 || stream.queue.empty()) return;
   const int chunk = stream.queue.front();
   stream.queue.pop_front();
+  const TransferCost& cost = context_.inputs->config.transfer.cost;
+  const double setup_s = stream.chunks_issued == 0 ? cost.setup_us * 1e-6 : 0.0;
   ++stream.chunks_issued;
   const Platform& platform = loop_.platform();
   const int src = platform.first_endpoint[static_cast<size_t>(ends_.prefill_node(r))];
   const int dst = platform.first_endpoint[static_cast<size_t>(ends_.decode_node(r))];
   const std::vector<uint64_t> bytes = split_bytes(protocol_.stream_bytes(s, chunk_bytes(r, chunk)), nic_shares_);
-  const double weight = protocol_.stream_weight(r, s, loop_.now());
   for (size_t k = 0; k < bytes.size(); ++k) {
     if (bytes[k] == 0) continue;
     ++stream.flows_sending;
     ++stream.flows_issued;
-    // The flow's handle, known once send returns, leaves `sending` when the flow's last byte is out.
-    auto handle = std::make_shared<EventLoop::FlowHandle>(nullptr);
-    *handle = loop_.send(src + nic_shares_[k].src_nic, dst + nic_shares_[k].dst_nic, bytes[k], weight,
-                         [this, &r, s, handle] { on_flow_sent(r, s, *handle); },
-                         [this, &r, s] { on_flow_delivered(r, s); });
-    stream.sending.push_back(*handle);
+    const int64_t messages = chunk_flow_messages(r, chunk, nic_shares_[k].gpu_pairs, bytes[k]);
+    const double delay_s = setup_s + static_cast<double>(messages) * cost.per_message_us * 1e-6;
+    const int from = src + nic_shares_[k].src_nic, to = dst + nic_shares_[k].dst_nic;
+    if (delay_s > 0)
+      loop_.at(loop_.now() + delay_s, [this, &r, s, from, to, b = bytes[k]] { start_flow(r, s, from, to, b); });
+    else
+      start_flow(r, s, from, to, bytes[k]);
   }
+}
+
+void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes) {
+  // The flow's handle, known once send returns, leaves `sending` when the flow's last byte is out.
+  auto handle = std::make_shared<EventLoop::FlowHandle>(nullptr);
+  *handle = loop_.send(src, dst, bytes, protocol_.stream_weight(r, s, loop_.now()),
+                       [this, &r, s, handle] { on_flow_sent(r, s, *handle); },
+                       [this, &r, s] { on_flow_delivered(r, s); });
+  r.streams[static_cast<size_t>(s)].sending.push_back(*handle);
 }
 
 void TransferEngine::on_flow_sent(RequestState& r, int s, EventLoop::FlowHandle flow) {
@@ -107,9 +120,41 @@ void TransferEngine::on_flow_delivered(RequestState& r, int s) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
   ++stream.flows_delivered;
   if (stream.chunks_issued < context_.chunks || stream.flows_delivered < stream.flows_issued) return;
+  const double notify_s = context_.inputs->config.transfer.cost.notify_us * 1e-6;
+  if (notify_s > 0)
+    loop_.at(loop_.now() + notify_s, [this, &r, s] { stream_complete(r, s); });
+  else
+    stream_complete(r, s);
+}
+
+// A stream's last byte has arrived and its completion been notified.
+void TransferEngine::stream_complete(RequestState& r, int s) {
   const StreamEvent event = protocol_.on_stream_complete(r, s, loop_.now());
   if (event == StreamEvent::kv_usable) ends_.kv_usable(r);
   else if (event == StreamEvent::replan) ends_.kv_changed(r);
+}
+
+// The messages of one flow of a chunk: per layer, the blocks of the tokens it holds (a sliding-window layer only
+// its window), for each of the model's KV tensors (K and V; MLA's one latent) and GPU pair. Layers that hold the same
+// tokens are counted together; a sliding-window chunk splits the flow's bytes among its layers by tokens held (the
+// block's bytes, which coalescing needs, are the same in every layer).
+int64_t TransferEngine::chunk_flow_messages(const RequestState& r, int chunk, int64_t gpu_pairs,
+                                            uint64_t flow_bytes) const {
+  const ModelSpec& model = context_.inputs->model;
+  const TransferCost& cost = context_.inputs->config.transfer.cost;
+  const int64_t tensors = kv_tensors_per_layer(model), tokens = r.request.input_tokens;
+  const int64_t first = context_.chunk_first_layer(chunk), layers = context_.chunk_layer_count(chunk);
+  if (model.sliding_window == 0) return flow_messages(cost, tokens, layers, tensors, gpu_pairs, flow_bytes);
+  double held_total = 0;
+  for (int64_t l = first; l < first + layers; ++l) held_total += static_cast<double>(layer_kv_tokens(model, l, tokens));
+  int64_t messages = 0;
+  for (int64_t l = first; l < first + layers; ++l) {
+    const int64_t held = layer_kv_tokens(model, l, tokens);
+    const auto layer_bytes = static_cast<uint64_t>(std::llround(static_cast<double>(flow_bytes) *
+                                                                static_cast<double>(held) / held_total));
+    messages += flow_messages(cost, held, 1, tensors, gpu_pairs, layer_bytes);
+  }
+  return messages;
 }
 
 KvStreamBytes TransferEngine::chunk_bytes(const RequestState& r, int chunk) const {

@@ -7,6 +7,10 @@
 // residuals with aging) has its flows in flight re-weighted when it does. When every stream has sent its last
 // chunk the prefill instance frees the request's memory; when a stream's last flow is delivered the protocol says
 // what that means (the KV usable, or a decode re-plan) and the decode instance is told.
+// The engine's own costs (transfer_cost.hpp) are delays around those flows: a stream's setup before its first
+// chunk's flows, each flow's messages (post + completion) before it, the completion notification after a stream's
+// last byte; the achieved-rate ceiling is the NICs' capacity (engine_network). So one request on an idle link
+// arrives exactly at setup + messages x per_message + bytes / (efficiency x B) + latency + notify.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -54,8 +58,12 @@ class TransferEngine : public TransferRequests {
   void start_transfer(RequestState& r);
   void pump(RequestState& r, int stream);
   void on_flow_sent(RequestState& r, int stream, EventLoop::FlowHandle flow);
+  void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes);
   void on_flow_delivered(RequestState& r, int stream);
+  void stream_complete(RequestState& r, int stream);
   KvStreamBytes chunk_bytes(const RequestState& r, int chunk) const;
+
+  int64_t chunk_flow_messages(const RequestState& r, int chunk, int64_t gpu_pairs, uint64_t flow_bytes) const;
 
   const SimContext& context_;
   EventLoop& loop_;

@@ -208,7 +208,8 @@ std::string validation_csv(const ValidationReport& report) {
       "group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source,tp,batched_tokens\n";
   char line[1200];
   for (const ValidationRow& r : report.rows) {
-    std::snprintf(line, sizeof line, "%s,%s,%.4f,%.4f,%.4f,%d,%d,%s,%s,%d,%.0f\n", r.group.c_str(),
+    // 9 significant digits: the transfer group's rows are microseconds.
+    std::snprintf(line, sizeof line, "%s,%s,%.9g,%.9g,%.9g,%d,%d,%s,%s,%d,%.0f\n", r.group.c_str(),
                   r.condition.c_str(), r.measured_ms, r.predicted_ms, r.predicted_ms / r.measured_ms, r.repeats,
                   r.excluded.empty() ? 1 : 0, r.excluded.c_str(), r.source.c_str(), r.tp, r.batched_tokens);
     out += line;

@@ -211,6 +211,23 @@ def validation(ctx):
     return table(["group (rows)", "MAPE"], out)
 
 
+TRANSFER_GROUPS = ["transfer: nixl-ucx micro-benchmarks", "transfer: mooncake-rdma micro-benchmarks"]
+
+
+@generator("transfer-validation", True, "lynxsim validate: the transfer engine presets against published "
+           "micro-benchmarks")
+def transfer_validation(ctx):
+    groups, _, rows = validation_report(ctx)
+    out = []
+    for group in TRANSFER_GROUPS:
+        chosen = [r for r in rows if r["group"] == group]
+        value, n = mape(chosen, group, groups)
+        worst = max(chosen, key=lambda r: abs(float(r["ratio"]) - 1))
+        out.append([f"{group} ({n} held out)", pct(value / 100, 1),
+                    f"{worst['condition']}: {fixed(float(worst['ratio']), 2)} ({worst['source']})"])
+    return table(["group (held-out rows)", "MAPE", "worst row: predicted / measured time"], out)
+
+
 @generator("validation-breakdown", True, "lynxsim validate: splitwise-sim prefill MAPE by batch size and TP")
 def validation_breakdown(ctx):
     _, breakdown, rows = validation_report(ctx)
@@ -268,6 +285,22 @@ def headline(ctx):
         rows.append(row)
     return table(["NIC", "after prefill: / ttft_spec", "/ ttft_correct", "/ ttft", "layer-wise: / ttft_spec",
                   "/ ttft_correct", "/ ttft"], rows)
+
+
+ENGINES = ["ideal", "mooncake-rdma", "nixl-ucx"]  # transfer.engine presets (sim/transfer_cost.cpp)
+
+
+@generator("headline-engines", True, f"the headline ratios under each transfer.engine preset ({HEADLINE})")
+def headline_engines(ctx):
+    runs = {e: ctx.run_experiment(HEADLINE, [f"transfer.engine={e}"], only=HEADLINE_POINTS) for e in ENGINES}
+    rows = []
+    for nic in NICS:
+        row = [f"{nic} Gbps"]
+        for mode in ("after-prefill", "layer-wise"):
+            for metric in ("ttft_spec", "ttft"):
+                row.append(" / ".join(fixed(ratio(runs[e], mode, metric, nic=nic), 3) for e in ENGINES))
+        rows.append(row)
+    return table(["NIC", "after prefill: / ttft_spec", "/ ttft", "layer-wise: / ttft_spec", "/ ttft"], rows)
 
 
 def old_roofline_catalog(ctx):

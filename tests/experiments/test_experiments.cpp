@@ -131,7 +131,7 @@ TEST_CASE("the example experiments validate") {
   }
 }
 
-TEST_CASE("lynx_headline: int8 over Lynx up to 1.412x when the KV crosses after the prefill, Lynx's first token as int4's") {
+TEST_CASE("lynx_headline: int8 over Lynx up to 1.440x when the KV crosses after the prefill, Lynx's first token as int4's") {
   Experiment e = experiment_load(kExperiments + "/lynx_headline.json");
   const std::string dir = fresh_dir("headline");
   SweepReport report = sweep_run(e, quiet(dir));
@@ -166,15 +166,17 @@ TEST_CASE("lynx_headline: int8 over Lynx up to 1.412x when the KV crosses after 
         CHECK(int8 / lynx_spec < previous);  // the gain shrinks as the network gets faster
         previous = int8 / lynx_spec;
         if (std::string(gbps) == "10") {
-          // The value the code computes now, from summary.csv's 10-digit medians: int8's TTFT 2941.727902 ms over
-          // Lynx's first speculative token 2083.321743 ms. The README's figures table ("The paper's regime", 10 Gbps,
-          // after prefill, / ttft_spec) shows it as 1.412 and must agree. Of the 858.406 ms gap, 858.027 ms is the
-          // transfer's closed form, (2,281,701,376 int8 bytes - 1,207,959,552 anchor bytes x 1001/1000, the anchor
-          // sharing the NIC 1000:1 with its residual) x 8 / 10 Gbps; the rest is int8's longer first decode step.
-          const double expected = 2941.727902 / 2083.321743, ratio = int8 / lynx_spec;
+          // The value the code computes now, from summary.csv's 10-digit medians: int8's TTFT 3231.064681 ms over
+          // Lynx's first speculative token 2244.447577 ms. The README's figures table ("The paper's regime", 10 Gbps,
+          // after prefill, / ttft_spec) shows it as 1.440 and must agree. Of the 986.617 ms gap, 986.238 ms is the
+          // transfer's closed form on the default mooncake-rdma engine, (2,281,701,376 int8 bytes - 1,207,959,552
+          // anchor bytes x 1001/1000, the anchor sharing the NIC 1000:1 with its residual) x 8 / (0.87 x 10 Gbps)
+          // (the setup and the 131,072 pieces are the same for int8's stream and Lynx's anchor); the rest is int8's
+          // longer first decode step. (On the ideal engine: 2941.727902 / 2083.321743 = 1.412.)
+          const double expected = 3231.064681 / 2244.447577, ratio = int8 / lynx_spec;
           CAPTURE(ratio);
           CHECK(std::fabs(ratio - expected) <= 1e-9 * expected);
-          CHECK(std::lround(expected * 1000) == 1412);  // the README's 1.412
+          CHECK(std::lround(expected * 1000) == 1440);  // the README's 1.440
         }
       }
     }
