@@ -239,6 +239,7 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const EvalCorpus& corp
     }
     report.formats.push_back(std::move(a));
   }
+  progress.line("done:", std::to_string(decoder.positions_run()) + " token positions through the model");
   return report;
 }
 

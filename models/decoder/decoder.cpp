@@ -138,6 +138,7 @@ void Decoder::run(KvCache& cache, const int* tokens, int64_t n, bool prefill) {
       throw_error("decoder: token %d outside the vocabulary of %d", tokens[i], c.vocab_size);
   reserve(n);
   reserve_positions(pos0 + n);
+  positions_run_ += n;
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), hidden = c.hidden_dim, head_dim = c.head_dim();
   const int group = c.n_heads / c.n_kv_heads, half = head_dim / 2;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim)), eps = c.rms_eps;

@@ -43,6 +43,8 @@ class Decoder {
   const float* step(KvCache& cache, int token) { return forward(cache, &token, 1); }
   // Prefill-mode pass (see above).
   void prefill(KvCache& cache, const int* tokens, int64_t n);
+  // Token positions run through the model so far (prefill and decode), for cost estimates.
+  int64_t positions_run() const { return positions_run_; }
 
  private:
   void run(KvCache& cache, const int* tokens, int64_t n, bool prefill);
@@ -59,6 +61,7 @@ class Decoder {
   std::vector<float> matrix_scratch_, head_scratch_;  // converted weight rows; one head
   std::vector<float> prefill_k_, prefill_v_;  // [tokens x kv_dim]: cached rows, then the prefill block's fresh ones
   int64_t capacity_ = 0;
+  int64_t positions_run_ = 0;
 };
 
 // Index of the largest of x[0..n) (the first on ties): greedy decoding's choice.
