@@ -1,7 +1,8 @@
 // Hugging Face checkpoints on folders the project writes itself (hf_export.hpp):
 //   - stories260K converted to F32 gives the .bin's logits bit for bit (so its perplexity, 3.857926 with fp32 KV,
 //     and its acceptance are the same to the last digit), one file or sharded; converted to BF16 its perplexity is
-//     3.858059 (+0.000133: the weights rounded to 8 significant bits);
+//     3.858059 over the whole text (+0.000133: the weights rounded to 8 significant bits; the suite checks the
+//     first 20 stories);
 //   - small synthetic Llama-3.1-style (rope scaling), Qwen2-style (q/k/v biases), Qwen3-style (q/k norm, head_dim
 //     other than hidden/heads) and Mistral checkpoints, F32 and BF16, give the fast decoder's logits within 2e-5 of
 //     the largest logit of the plain reference forward pass (reference_forward_hf.hpp), which follows HF's
@@ -126,16 +127,20 @@ TEST_CASE("through the Hugging Face path stories260K's perplexity with fp32 KV i
   CHECK(tf.perplexity() == doctest::Approx(3.857926).epsilon(1e-7));
 }
 
-TEST_CASE("with BF16 weights stories260K's perplexity is 3.858059, 0.000133 above F32's") {
-  EvalCorpus corpus = eval_corpus(test::tok512(), test::eval_text(), 0);
+// Over the whole text BF16 weights give 3.858059 (+0.000133, measured once: 21 s here, too slow for the suite);
+// the suite pins the first 20 stories: 4.287303 against F32's 4.286766 (+0.000537).
+TEST_CASE("with BF16 weights stories260K's perplexity moves by about 1e-4 (first 20 stories)") {
+  EvalCorpus corpus = eval_corpus(test::tok512(), test::eval_text(), 20);
+  const auto windows = teacher_forcing_windows(corpus, 511);
   LlamaModel bf16 = hf_load(test::stories260k_hf(WeightDtype::bf16));
   CHECK(bf16.token_embedding.dtype == WeightDtype::bf16);
   CHECK(bf16.layers[0].wq.dtype == WeightDtype::bf16);
-  Decoder decoder(bf16);
-  TeacherForced tb = teacher_forced(decoder, kv_format_parse("fp32"), teacher_forcing_windows(corpus, 511), false);
-  MESSAGE("BF16 weights: perplexity " << std::setprecision(9) << tb.perplexity());
-  CHECK(tb.tokens == 39245);
-  CHECK(tb.perplexity() == doctest::Approx(3.858059).epsilon(1e-7));
+  Decoder d16(bf16), d32(test::stories260k());
+  const double b = teacher_forced(d16, kv_format_parse("fp32"), windows, false).perplexity();
+  const double f32 = teacher_forced(d32, kv_format_parse("fp32"), windows, false).perplexity();
+  MESSAGE("20 stories: F32 " << std::setprecision(9) << f32 << ", BF16 " << b);
+  CHECK(b == doctest::Approx(4.287303).epsilon(1e-7));  // +0.000537
+  CHECK(f32 == doctest::Approx(4.286766).epsilon(1e-7));
 }
 
 TEST_CASE("the converted F32 stories260K gives the .bin's accuracy file, figure for figure") {
