@@ -92,7 +92,12 @@ int bench_hf(const std::string& dir, const std::string& shape, int steps) {
     std::fprintf(stderr, "writing a synthetic %s checkpoint to %s ...\n", shape.c_str(), dir.c_str());
     const pid_t child = fork();
     if (child == 0) {
-      hf_write_synthetic(dir, published_shape(shape));
+      try {
+        hf_write_synthetic(dir, published_shape(shape));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_decoder: %s\n", e.what());
+        _exit(1);
+      }
       _exit(0);
     }
     int status = 0;

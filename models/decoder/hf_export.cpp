@@ -1,9 +1,7 @@
 #include "models/decoder/hf_export.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -49,7 +47,9 @@ std::vector<float> to_rotate_half(const float* w, int64_t heads, int64_t head_di
 }
 
 void make_directory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw_error("%s: cannot create the folder", dir.c_str());
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw_error("%s: cannot create the folder: %s", dir.c_str(), error.message().c_str());
 }
 
 void write_config(const std::string& dir, const std::string& architecture, const LlamaConfig& c, WeightDtype dtype) {
