@@ -4,7 +4,7 @@
 //     3.858059 over the whole text (+0.000133: the weights rounded to 8 significant bits; the suite checks the
 //     first 20 stories);
 //   - small synthetic Llama-3.1-style (rope scaling), Qwen2-style (q/k/v biases), Qwen3-style (q/k norm, head_dim
-//     other than hidden/heads) and Mistral checkpoints, F32 and BF16, give the fast decoder's logits within 2e-5 of
+//     other than hidden/heads) and Mistral checkpoints, F32, BF16 and F16, give the fast decoder's logits within 2e-5 of
 //     the largest logit of the plain reference forward pass (reference_forward_hf.hpp), which follows HF's
 //     rotate-half form and computes RoPE angles in double: the decoders differ only in summation order and rounding;
 //   - a malformed header, a truncated file, a shape that disagrees with config.json, a missing tensor and an
@@ -169,7 +169,7 @@ TEST_CASE("the converted F32 stories260K gives the .bin's accuracy file, figure 
 
 TEST_CASE("synthetic Llama-3.1, Qwen2, Qwen3 and Mistral checkpoints match the plain reference forward pass") {
   for (const char* arch : {"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM", "MistralForCausalLM"}) {
-    for (WeightDtype dtype : {WeightDtype::f32, WeightDtype::bf16}) {
+    for (WeightDtype dtype : {WeightDtype::f32, WeightDtype::bf16, WeightDtype::f16}) {
       const std::string name = std::string(arch) + " " + weight_dtype_name(dtype);
       CAPTURE(name);
       SyntheticCheckpoint spec = synthetic(arch);
