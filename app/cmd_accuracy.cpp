@@ -1,5 +1,7 @@
 // lynxsim accuracy: runs the functional decoder on a real model with each KV format and writes the accuracy file
 // the simulator reads (perplexity, agreement with fp32, and for Lynx formats the speculative acceptance histogram).
+// The model is a llama2.c .bin or a Hugging Face folder (hf_checkpoint.hpp); the text is tokenized by a llama2.c
+// or SentencePiece tokenizer (model_tokens.hpp), or given pre-tokenized with --tokens (eval_text.hpp).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -10,13 +12,17 @@
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
 #include "models/decoder/accuracy.hpp"
+#include "common/error.hpp"
+#include "common/sha256.hpp"
+#include "models/decoder/hf_checkpoint.hpp"
 #include "models/decoder/known_files.hpp"
+#include "models/decoder/model_tokens.hpp"
 
 namespace lynx {
 
 namespace {
 struct AccuracyCommandOptions {
-  std::string model, tokenizer, text, out;
+  std::string model, tokenizer, text, tokens, out;
   AccuracyOptions run;
   bool quiet = false;
 };
@@ -24,15 +30,34 @@ struct AccuracyCommandOptions {
 void run_accuracy(AccuracyCommandOptions o) {
   if (!o.out.empty() && o.out != "-") check_output_location(o.out, false, "--out");
   o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
-  o.tokenizer = o.tokenizer.empty() ? shipped_tokenizer_path() : resolve_input_path(o.tokenizer, "");
-  o.text = o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, "");
+  if (!o.tokens.empty() && (!o.tokenizer.empty() || !o.text.empty()))
+    throw_error("--tokens: the text comes pre-tokenized; --tokenizer and --text do not apply");
   if (o.run.formats.empty()) o.run.formats = kv_format_default_names();
   for (const auto& name : o.run.formats) kv_format_parse(name);  // a bad name fails before the long run
   o.run.verbose = !o.quiet;
-  LlamaModel model = llama_load(o.model);
-  Tokenizer tokenizer = tokenizer_load(o.tokenizer, model.config.vocab_size);
-  const std::string text = read_file(o.text);
-  AccuracyReport report = accuracy_evaluate(model, tokenizer, text, o.text, o.run);
+  LlamaModel model = model_load(o.model);
+  const int start = model_start_token(model);
+  EvalCorpus corpus;
+  std::string source, source_sha256;
+  if (!o.tokens.empty()) {
+    source = resolve_input_path(o.tokens, "");
+    const std::string ids = read_file(source);
+    corpus = eval_corpus_from_ids(ids, source, model.config.vocab_size, o.run.max_stories, start);
+    source_sha256 = sha256_hex(ids);
+  } else {
+    o.tokenizer = o.tokenizer.empty() ? default_tokenizer_path(o.model) : resolve_input_path(o.tokenizer, "");
+    if (o.tokenizer.empty())
+      throw_error("%s: no tokenizer.model in the folder: name the model's tokenizer with --tokenizer (a SentencePiece "
+                  ".model), or pass the text pre-tokenized with --tokens (README: \"Your own model\")",
+                  o.model.c_str());
+    source = o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, "");
+    const ModelTokens tokens(o.tokenizer, model);
+    const std::string text = read_file(source);
+    corpus = eval_corpus([&](const std::string& story) { return tokens.encode(story); }, text, o.run.max_stories,
+                         start);
+    source_sha256 = sha256_hex(text);
+  }
+  AccuracyReport report = accuracy_evaluate(model, corpus, source, source_sha256, o.run);
   const std::string json = accuracy_json(report);
   if (o.out.empty() || o.out == "-") {
     std::fputs(json.c_str(), stdout);
@@ -65,10 +90,18 @@ void add_accuracy_command(CLI::App& app) {
   auto o = std::make_shared<AccuracyCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "accuracy", "Decode a real model with each KV format: perplexity, agreement with fp32, Lynx acceptance");
-  cmd->add_option("--model", o->model, "llama2.c checkpoint (.bin) (default: the shipped stories260K)");
-  cmd->add_option("--tokenizer", o->tokenizer, "llama2.c tokenizer (.bin) (default: the shipped tok512)");
+  cmd->add_option("--model", o->model,
+                  "llama2.c checkpoint (.bin), or a Hugging Face model folder (config.json + *.safetensors: Llama, "
+                  "Mistral, Qwen2, Qwen3) (default: the shipped stories260K)");
+  cmd->add_option("--tokenizer", o->tokenizer,
+                  "llama2.c tokenizer (.bin) or SentencePiece model (.model) (default: the shipped tok512 for a .bin, "
+                  "the folder's tokenizer.model for a Hugging Face model)");
   cmd->add_option("--text", o->text,
                   "Evaluation text, stories separated by <|endoftext|> (default: the shipped TinyStories sample)");
+  cmd->add_option("--tokens", o->tokens,
+                  "The evaluation text pre-tokenized by the model's own tokenizer: one story per line, token ids "
+                  "separated by spaces, no BOS (README \"Your own model\" gives the command); instead of "
+                  "--tokenizer/--text");
   cmd->add_option("--format", o->run.formats, "KV format, repeatable (default: a standard set); " +
                                                   kv_format_grammar());
   cmd->add_option("--out", o->out, "Accuracy JSON file to write (default or \"-\": stdout)");

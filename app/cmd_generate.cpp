@@ -1,10 +1,12 @@
-// lynxsim generate: greedy text from a llama2.c model with the KV cache in a wire format, as a disaggregated decode
+// lynxsim generate: greedy text from a llama2.c model or a Hugging Face folder with the KV cache in a wire format, as a disaggregated decode
 // node writes it (the prompt's KV prefilled and transferred in the format). With a Lynx format it also writes what
 // speculation on the anchor writes (the prompt's KV read anchor-only: Lynx's draft phase) beside the full text, and
 // where the two first differ: that index is the number of drafts a verification would accept. Texts go to stdout
-// (newlines shown as \n, so that each text is one line), speeds to stderr.
+// (newlines shown as \n, so that each text is one line), speeds to stderr. With --prompt-ids (a model whose
+// tokenizer lynxsim cannot read) the prompt is token ids and so is the output.
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -15,9 +17,11 @@
 #include "common/data_folder.hpp"
 #include "models/decoder/accuracy.hpp"
 #include "models/decoder/decoder.hpp"
+#include "models/decoder/eval_text.hpp"
 #include "models/decoder/greedy.hpp"
+#include "models/decoder/hf_checkpoint.hpp"
 #include "models/decoder/known_files.hpp"
-#include "models/decoder/tokenizer.hpp"
+#include "models/decoder/model_tokens.hpp"
 
 namespace lynx {
 
@@ -26,17 +30,18 @@ namespace {
 constexpr size_t kShownTokens = 4;  // tokens shown from the divergence on
 
 struct GenerateOptions {
-  std::string model, tokenizer, prompt = "Once upon a time", format = "fp32";
+  std::string model, tokenizer, prompt = "Once upon a time", prompt_ids, format = "fp32";
   bool anchor_only = false;
   int steps = 128;
 };
 
-// The text of `tokens` following the prompt's last token, newlines escaped.
-std::string continuation(const Tokenizer& t, int previous, const std::vector<int>& tokens) {
+// The text of `tokens` following the prompt's last token, newlines escaped; the ids themselves without a tokenizer.
+std::string continuation(const ModelTokens* t, int previous, const std::vector<int>& tokens) {
   std::string text;
-  for (int token : tokens) {
-    if (token != kBosToken && token != kEosToken) text += tokenizer_piece(t, previous, token);
-    previous = token;
+  if (t) {
+    text = t->decode_after(previous, tokens);
+  } else {
+    for (size_t i = 0; i < tokens.size(); ++i) text += (i ? " " : "") + std::to_string(tokens[i]);
   }
   std::string shown;
   for (char c : text) shown += c == '\n' ? std::string("\\n") : std::string(1, c);
@@ -55,14 +60,28 @@ std::vector<int> timed(const char* label, int steps, Run run) {
 
 void run_generate(GenerateOptions o) {
   o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
-  o.tokenizer = o.tokenizer.empty() ? shipped_tokenizer_path() : resolve_input_path(o.tokenizer, "");
   const KvFormat format = kv_format_parse(o.format);
   if (o.anchor_only && !format.is_lynx())
     throw_error("--anchor-only: the KV format %s has no anchor/residual split (expected a lynx-* format)",
                 format.name.c_str());
-  LlamaModel model = llama_load(o.model);
-  Tokenizer tokenizer = tokenizer_load(o.tokenizer, model.config.vocab_size);
-  const std::vector<int> prompt = tokenizer_encode(tokenizer, o.prompt, true, false);
+  LlamaModel model = model_load(o.model);
+  std::unique_ptr<ModelTokens> tokenizer;
+  std::vector<int> prompt{model_start_token(model)};
+  if (!o.prompt_ids.empty()) {
+    if (!o.tokenizer.empty()) throw_error("--prompt-ids: the prompt is token ids; --tokenizer does not apply");
+    EvalCorpus ids = eval_corpus_from_ids(o.prompt_ids, "--prompt-ids", model.config.vocab_size, 1, prompt[0]);
+    if (ids.stories.empty()) throw_error("--prompt-ids: no token id given");
+    prompt.insert(prompt.end(), ids.stories[0].begin(), ids.stories[0].end());
+  } else {
+    o.tokenizer = o.tokenizer.empty() ? default_tokenizer_path(o.model) : resolve_input_path(o.tokenizer, "");
+    if (o.tokenizer.empty())
+      throw_error("%s: no tokenizer.model in the folder: name the model's tokenizer with --tokenizer (a SentencePiece "
+                  ".model), or give the prompt as token ids with --prompt-ids",
+                  o.model.c_str());
+    tokenizer = std::make_unique<ModelTokens>(o.tokenizer, model);
+    const std::vector<int> text = tokenizer->encode(o.prompt);
+    prompt.insert(prompt.end(), text.begin(), text.end());
+  }
   const int64_t needed = static_cast<int64_t>(prompt.size()) + o.steps;
   if (needed > model.config.seq_len)
     throw_error("--steps %d: the prompt's %zu tokens plus %d steps exceed the model's context of %d tokens", o.steps,
@@ -73,18 +92,18 @@ void run_generate(GenerateOptions o) {
                model_name_from_path(o.model).c_str(), format.name.c_str(), prompt.size(), o.steps,
                decoder.kernels().name);
 
-  std::printf("prompt:       %s\n", continuation(tokenizer, kBosToken, {prompt.begin() + 1, prompt.end()}).c_str());
+  std::printf("prompt:       %s\n", continuation(tokenizer.get(), kBosToken, {prompt.begin() + 1, prompt.end()}).c_str());
   if (o.anchor_only || format.is_lynx()) {
     const std::vector<int> anchor = timed("anchor-only", o.steps, [&] {
       return anchor_only_generate(decoder, cache, prompt, o.steps);
     });
     if (o.anchor_only) {
-      std::printf("anchor-only:  %s\n", continuation(tokenizer, prompt.back(), anchor).c_str());
+      std::printf("anchor-only:  %s\n", continuation(tokenizer.get(), prompt.back(), anchor).c_str());
       return;
     }
     const std::vector<int> full = timed("full", o.steps, [&] { return greedy_generate(decoder, cache, prompt, o.steps); });
-    std::printf("full:         %s\n", continuation(tokenizer, prompt.back(), full).c_str());
-    std::printf("anchor-only:  %s\n", continuation(tokenizer, prompt.back(), anchor).c_str());
+    std::printf("full:         %s\n", continuation(tokenizer.get(), prompt.back(), full).c_str());
+    std::printf("anchor-only:  %s\n", continuation(tokenizer.get(), prompt.back(), anchor).c_str());
     const int same = common_prefix(anchor, full);
     if (same == o.steps) {
       std::printf("divergence:   none in %d tokens (a verification would accept all %d drafts)\n", o.steps, o.steps);
@@ -96,14 +115,14 @@ void run_generate(GenerateOptions o) {
     std::printf("divergence:   token %d of %d (the first %d equal: a verification would accept %d drafts); full "
                 "goes on \"%s\", anchor-only \"%s\"\n",
                 same, o.steps, same, same,
-                continuation(tokenizer, before, {full.begin() + static_cast<ptrdiff_t>(from),
+                continuation(tokenizer.get(), before, {full.begin() + static_cast<ptrdiff_t>(from),
                                                  full.begin() + static_cast<ptrdiff_t>(to)}).c_str(),
-                continuation(tokenizer, before, {anchor.begin() + static_cast<ptrdiff_t>(from),
+                continuation(tokenizer.get(), before, {anchor.begin() + static_cast<ptrdiff_t>(from),
                                                  anchor.begin() + static_cast<ptrdiff_t>(to)}).c_str());
     return;
   }
   const std::vector<int> text = timed("full", o.steps, [&] { return greedy_generate(decoder, cache, prompt, o.steps); });
-  std::printf("text:         %s\n", continuation(tokenizer, prompt.back(), text).c_str());
+  std::printf("text:         %s\n", continuation(tokenizer.get(), prompt.back(), text).c_str());
 }
 
 }  // namespace
@@ -113,10 +132,15 @@ void add_generate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "generate", "Greedy text with the KV cache in a format; for Lynx formats the anchor-only text beside the full");
   cmd->add_option("--model", o->model,
-                  "llama2.c checkpoint (.bin; @data/PATH in the data folder) (default: the data folder's stories260K)");
+                  "llama2.c checkpoint (.bin; @data/PATH in the data folder), or a Hugging Face model folder "
+                  "(config.json + *.safetensors) (default: the data folder's stories260K)");
   cmd->add_option("--tokenizer", o->tokenizer,
-                  "llama2.c tokenizer (.bin; @data/PATH in the data folder) (default: the data folder's tok512)");
+                  "llama2.c tokenizer (.bin) or SentencePiece model (.model) (default: the data folder's tok512 for a "
+                  ".bin, the folder's tokenizer.model for a Hugging Face model)");
   cmd->add_option("--prompt", o->prompt, "Prompt text (BOS is prepended)")->capture_default_str();
+  cmd->add_option("--prompt-ids", o->prompt_ids,
+                  "The prompt as token ids separated by spaces (BOS is prepended), for a model whose tokenizer is "
+                  "not SentencePiece; the output is then token ids too");
   cmd->add_option("--format", o->format, "KV format of the cache; " + kv_format_grammar())->capture_default_str();
   cmd->add_flag("--anchor-only", o->anchor_only,
                 "Only the anchor-only text (the prompt's KV read anchor-only: Lynx's draft phase); needs a lynx format");

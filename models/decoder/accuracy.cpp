@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "models/decoder/eval_text.hpp"
 #include "models/decoder/greedy.hpp"
+#include "models/decoder/hf_checkpoint.hpp"
 #include "models/decoder/lynx_protocol.hpp"
 #include "common/sha256.hpp"
 
@@ -103,15 +104,23 @@ int common_prefix(const std::vector<int>& a, const std::vector<int>& b) {
 }
 
 std::string model_name_from_path(const std::string& path) {
-  std::string name = base_name(path);
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string name = base_name(trimmed);
   size_t dot = name.find_last_of('.');
-  if (dot != std::string::npos && dot > 0) name = name.substr(0, dot);
+  if (dot != std::string::npos && dot > 0 && !hf_is_model_directory(trimmed)) name = name.substr(0, dot);
   for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return name;
 }
 
 AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& tokenizer, const std::string& text,
                                  const std::string& text_path, const AccuracyOptions& options) {
+  return accuracy_evaluate(model, eval_corpus(tokenizer, text, options.max_stories), text_path, sha256_hex(text),
+                           options);
+}
+
+AccuracyReport accuracy_evaluate(const LlamaModel& model, const EvalCorpus& corpus, const std::string& text_path,
+                                 const std::string& text_sha256, const AccuracyOptions& options) {
   const LlamaConfig& c = model.config;
   if (options.formats.empty()) throw_error("accuracy: no KV format to evaluate");
   if (options.greedy_tokens < 1 || options.k_max < 1)
@@ -141,8 +150,7 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& token
   report.model = model_name_from_path(model.path);
   report.model_sha256 = model.sha256;
   report.text = base_name(text_path);
-  report.text_sha256 = sha256_hex(text);
-  const EvalCorpus corpus = eval_corpus(tokenizer, text, options.max_stories);
+  report.text_sha256 = text_sha256;
   if (corpus.tokens == 0) throw_error("%s: no story to evaluate", text_path.c_str());
   report.stories = static_cast<int>(corpus.stories.size());
   report.window_tokens = c.seq_len - 1;
@@ -231,6 +239,7 @@ AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& token
     }
     report.formats.push_back(std::move(a));
   }
+  progress.line("done:", std::to_string(decoder.positions_run()) + " token positions through the model");
   return report;
 }
 

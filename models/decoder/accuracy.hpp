@@ -23,6 +23,7 @@
 
 #include "models/decoder/checkpoint.hpp"
 #include "models/decoder/decoder.hpp"
+#include "models/decoder/eval_text.hpp"
 #include "models/decoder/tokenizer.hpp"
 
 namespace lynx {
@@ -94,11 +95,15 @@ struct AccuracyReport {
 // Runs every measurement. `text` is the evaluation text's contents, `text_path` its file (named in the report).
 AccuracyReport accuracy_evaluate(const LlamaModel& model, const Tokenizer& tokenizer, const std::string& text,
                                  const std::string& text_path, const AccuracyOptions& options);
+// The same on a corpus tokenized by the caller (a SentencePiece model, or pre-tokenized ids: eval_text.hpp);
+// `text_path` and `text_sha256` name what it was read from. options.max_stories must already be applied.
+AccuracyReport accuracy_evaluate(const LlamaModel& model, const EvalCorpus& corpus, const std::string& text_path,
+                                 const std::string& text_sha256, const AccuracyOptions& options);
 
 // The accuracy file (see README "Functional decoder" for the schema), fixed precision, keys in a fixed order.
 std::string accuracy_json(const AccuracyReport& report);
 
-// "stories260k" for ".../stories260K.bin": the file's stem, lower-case.
+// "stories260k" for ".../stories260K.bin": the file's stem, lower-case (a model folder: its name, lower-case).
 std::string model_name_from_path(const std::string& path);
 
 }  // namespace lynx

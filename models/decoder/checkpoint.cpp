@@ -98,7 +98,10 @@ void finish_model(LlamaModel& m, const std::string& origin) {
     p += count;
     return start;
   };
-  m.token_embedding = take(c.vocab_size * dim);
+  auto matrix = [](const float* data, int64_t rows, int64_t cols) {
+    return WeightMatrix{data, WeightDtype::f32, rows, cols};
+  };
+  m.token_embedding = matrix(take(c.vocab_size * dim), c.vocab_size, dim);
   const float* rms_att = take(layers * dim);
   const float* wq = take(layers * dim * dim);
   const float* wk = take(layers * kv_dim * dim);
@@ -110,19 +113,19 @@ void finish_model(LlamaModel& m, const std::string& origin) {
   const float* w3 = take(layers * hidden * dim);
   m.rms_final = take(dim);
   take(static_cast<int64_t>(c.seq_len) * c.head_dim());  // unused RoPE tables (recomputed by the decoder)
-  m.classifier = c.shared_classifier ? m.token_embedding : take(c.vocab_size * dim);
+  m.classifier = c.shared_classifier ? m.token_embedding : matrix(take(c.vocab_size * dim), c.vocab_size, dim);
   m.layers.resize(static_cast<size_t>(layers));
   for (int64_t l = 0; l < layers; ++l) {
     LlamaLayer& L = m.layers[static_cast<size_t>(l)];
     L.rms_att = rms_att + l * dim;
-    L.wq = wq + l * dim * dim;
-    L.wk = wk + l * kv_dim * dim;
-    L.wv = wv + l * kv_dim * dim;
-    L.wo = wo + l * dim * dim;
+    L.wq = matrix(wq + l * dim * dim, dim, dim);
+    L.wk = matrix(wk + l * kv_dim * dim, kv_dim, dim);
+    L.wv = matrix(wv + l * kv_dim * dim, kv_dim, dim);
+    L.wo = matrix(wo + l * dim * dim, dim, dim);
     L.rms_ffn = rms_ffn + l * dim;
-    L.w1 = w1 + l * hidden * dim;
-    L.w2 = w2 + l * dim * hidden;
-    L.w3 = w3 + l * hidden * dim;
+    L.w1 = matrix(w1 + l * hidden * dim, hidden, dim);
+    L.w2 = matrix(w2 + l * dim * hidden, dim, hidden);
+    L.w3 = matrix(w3 + l * hidden * dim, hidden, dim);
   }
   m.path = origin;
 }

@@ -8,10 +8,19 @@
 //     w2 [layers x dim x hidden], w3 [layers x hidden x dim], rms_final [dim],
 //     two unused RoPE tables [seq_len x head_dim/2] each, and, when not tied, the classifier [vocab x dim].
 // head_dim = dim / n_heads, kv_dim = n_kv_heads * head_dim. The file's size must be exactly what the header says.
+//
+// The same structs hold a Hugging Face checkpoint (hf_checkpoint.hpp): its extra architecture fields (an explicit
+// head_dim, RoPE base and Llama-3.1 scaling, RMSNorm epsilon, q/k/v biases, per-head q/k norms, the rotate-half
+// layout of HF's q/k rows, BOS/EOS ids) have llama2.c's values by default, and its matrices point into the
+// memory-mapped safetensors files (weights.hpp), which `mappings` keeps alive.
 #pragma once
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "models/decoder/weights.hpp"
 
 namespace lynx {
 
@@ -24,21 +33,36 @@ struct LlamaConfig {
   int vocab_size = 0;
   int seq_len = 0;      // context length the model was trained for (the decoder's position limit)
   bool shared_classifier = true;
-  int head_dim() const { return dim / n_heads; }
+  // Hugging Face checkpoints only (the defaults are llama2.c's run.c constants).
+  int head_dim_override = 0;     // config.json head_dim when it is not dim / n_heads (Qwen3); 0 = dim / n_heads
+  float rope_theta = 10000.0f;   // RoPE base (run.c: 10000)
+  float rms_eps = 1e-5f;         // RMSNorm epsilon (run.c: 1e-5)
+  // Llama-3.1 RoPE scaling ("rope_type": "llama3"); factor 0 = none.
+  float rope_factor = 0, rope_low_freq_factor = 0, rope_high_freq_factor = 0;
+  int rope_original_context = 0;
+  bool rope_rotate_half = false;  // q/k rows in HF's rotate-half order (pairs j, j + head_dim/2), not interleaved
+  int bos_token = 1, eos_token = 2;  // -1: the model has none
+  int head_dim() const { return head_dim_override > 0 ? head_dim_override : dim / n_heads; }
+  int q_dim() const { return n_heads * head_dim(); }
   int kv_dim() const { return n_kv_heads * head_dim(); }
 };
 
-// Pointers into LlamaModel::weights for one transformer block.
+// One transformer block: matrices point into the model's storage; vectors are fp32.
 struct LlamaLayer {
   const float* rms_att = nullptr;  // [dim]
-  const float* wq = nullptr;       // [dim x dim]
-  const float* wk = nullptr;       // [kv_dim x dim]
-  const float* wv = nullptr;       // [kv_dim x dim]
-  const float* wo = nullptr;       // [dim x dim]
+  WeightMatrix wq;                 // [q_dim x dim]
+  WeightMatrix wk;                 // [kv_dim x dim]
+  WeightMatrix wv;                 // [kv_dim x dim]
+  WeightMatrix wo;                 // [dim x q_dim]
+  const float* bq = nullptr;       // [q_dim] q/k/v biases (Qwen2), or none
+  const float* bk = nullptr;       // [kv_dim]
+  const float* bv = nullptr;       // [kv_dim]
+  const float* q_norm = nullptr;   // [head_dim] RMSNorm weight of each query head before RoPE (Qwen3), or none
+  const float* k_norm = nullptr;   // [head_dim]
   const float* rms_ffn = nullptr;  // [dim]
-  const float* w1 = nullptr;       // [hidden x dim] (gate)
-  const float* w2 = nullptr;       // [dim x hidden] (down)
-  const float* w3 = nullptr;       // [hidden x dim] (up)
+  WeightMatrix w1;                 // [hidden x dim] (gate)
+  WeightMatrix w2;                 // [dim x hidden] (down)
+  WeightMatrix w3;                 // [hidden x dim] (up)
 };
 
 // Owns its weights; the pointers point into `weights`, so a model can be moved but not copied.
@@ -50,13 +74,17 @@ struct LlamaModel {
   LlamaModel& operator=(LlamaModel&&) = default;
 
   LlamaConfig config;
-  std::vector<float> weights;        // every float of the file after the header, in file order
-  const float* token_embedding = nullptr;  // [vocab x dim]
+  std::vector<float> weights;        // llama2.c: every float of the file after the header, in file order
+  WeightMatrix token_embedding;      // [vocab x dim]
   std::vector<LlamaLayer> layers;
   const float* rms_final = nullptr;  // [dim]
-  const float* classifier = nullptr; // [vocab x dim]; the token embedding when shared
+  WeightMatrix classifier;           // [vocab x dim]; the token embedding when shared
   std::string path;
-  std::string sha256;                // of the whole file
+  std::string sha256;                // of the whole file (a directory: hf_checkpoint.hpp)
+  // Hugging Face: the mapped files the matrices point into, and fp32 copies of small vectors (norms, biases).
+  std::vector<std::shared_ptr<const void>> mappings;
+  std::deque<std::vector<float>> vectors;
+  std::string format = "llama2.c";   // or "huggingface"
 };
 
 // Number of floats after the header for `config` (the file holds 28 + 4 * this bytes).

@@ -1,5 +1,6 @@
 // The Llama forward pass (RMSNorm, rotary embeddings, grouped-query attention, SwiGLU, tied or separate
-// classifier) over a KvCache held in any KV wire format. fp32 arithmetic, single-threaded. The reductions
+// classifier; and for Hugging Face checkpoints q/k/v biases (Qwen2), per-head q/k RMSNorm (Qwen3), Llama-3.1 RoPE
+// scaling, an explicit head_dim, bf16/fp16 weights converted as they are used) over a KvCache held in any KV wire format. fp32 arithmetic, single-threaded. The reductions
 // (matrix-vector products, attention, the SwiGLU gate) are decoder_kernels.hpp's, whose AVX2+FMA and portable forms
 // give the same bits; the element-wise vector algebra (RMSNorm scaling, residual adds) is Eigen's.
 //
@@ -42,19 +43,25 @@ class Decoder {
   const float* step(KvCache& cache, int token) { return forward(cache, &token, 1); }
   // Prefill-mode pass (see above).
   void prefill(KvCache& cache, const int* tokens, int64_t n);
+  // Token positions run through the model so far (prefill and decode), for cost estimates.
+  int64_t positions_run() const { return positions_run_; }
 
  private:
   void run(KvCache& cache, const int* tokens, int64_t n, bool prefill);
   void reserve(int64_t n);
+  void reserve_positions(int64_t positions);
 
   const LlamaModel& model_;
   const DecoderKernels& kernels_;
-  std::vector<float> rope_cos_, rope_sin_;  // [seq_len x head_dim/2]
+  std::vector<float> rope_frequency_;       // [head_dim/2]
+  std::vector<float> rope_cos_, rope_sin_;  // [positions reached x head_dim/2]
   // Activations of a block of n tokens, [n x width].
   std::vector<float> x_, xb_, q_, k_, v_, attn_, hb_, hb2_, logits_;
-  std::vector<float> scores_;  // [seq_len]
+  std::vector<float> scores_;  // [positions reached]
+  std::vector<float> matrix_scratch_, head_scratch_;  // converted weight rows; one head
   std::vector<float> prefill_k_, prefill_v_;  // [tokens x kv_dim]: cached rows, then the prefill block's fresh ones
   int64_t capacity_ = 0;
+  int64_t positions_run_ = 0;
 };
 
 // Index of the largest of x[0..n) (the first on ties): greedy decoding's choice.
