@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "common/output_paths.hpp"
 #include "common/data_folder.hpp"
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
@@ -26,6 +27,7 @@ void run_accuracy(AccuracyCommandOptions o) {
   o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
   o.tokenizer = o.tokenizer.empty() ? shipped_tokenizer_path() : resolve_input_path(o.tokenizer, "");
   o.text = o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, "");
+  if (!o.out.empty() && o.out != "-") output_rule_check_file("--out", o.out, {{"--model", o.model}, {"--tokenizer", o.tokenizer}, {"--text", o.text}});
   if (o.run.formats.empty()) o.run.formats = kv_format_default_names();
   for (const auto& name : o.run.formats) kv_format_parse(name);  // a bad name fails before the long run
   o.run.verbose = !o.quiet;

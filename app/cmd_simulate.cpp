@@ -9,8 +9,9 @@
 #include <optional>
 
 #include "app/commands.hpp"
-#include "common/atomic_file.hpp"
+#include "common/output_paths.hpp"
 #include "experiments/config_overrides.hpp"
+#include "experiments/run_outputs.hpp"
 #include "sim/run_config.hpp"
 #include "sim/resolved_config.hpp"
 
@@ -26,13 +27,21 @@ struct SimulateOptions {
 };
 
 void run_simulate(const SimulateOptions& o) {
-  check_output_location(o.out, true, "--out");
-  if (!o.timeline.empty()) check_output_location(o.timeline, false, "--timeline");
+  // The output rule (common/output_paths.hpp): first with what the command line names, then, once the
+  // configuration is read, with every input file it names; nothing is written before both pass.
+  OutputPlan plan;
+  plan.input_file("--config", o.config);
+  plan.output_folder("--out", o.out, run_folder_files());
+  if (!o.timeline.empty()) plan.output_file("--timeline", o.timeline);
+  plan.check();
+  const ResolvedConfig resolved = resolve_config_file_with_overrides(o.config, config_overrides_parse(o.sets));
+  output_plan_add_config_inputs(plan, "--config " + o.config, resolved.json, ".");
+  plan.check();
   RunExtras extras;
   extras.timeline_path = o.timeline;
   std::optional<ProgressMeter> meter;
   if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
-  RunOutcome outcome = run_config(resolve_config_file_with_overrides(o.config, config_overrides_parse(o.sets)), o.out, extras);
+  RunOutcome outcome = run_config(resolved, o.out, extras);
   if (meter) meter->finish();
   const nlohmann::json& m = outcome.summary["metrics"];
   if (!o.quiet) {
