@@ -38,8 +38,11 @@ void run_experiment(const RunOptions& o) {
   plan.output_folder("--out", options.out_dir, results_folder_files(e));
   plan.check();
   parse_shard(o.shard, options.shard_index, options.shard_count);
-  std::fprintf(stderr, "%s: %zu points (%s of %zu axes), writing %s\n", o.experiment.c_str(), e.points.size(),
-               sweep_mode_name(e.mode), e.axes.size(), options.out_dir.c_str());
+  std::string sets;
+  for (const std::string& s : o.sets) sets += " --set " + s;
+  std::fprintf(stderr, "%s: %zu points (%s of %zu axes)%s%s, writing %s\n", printable(o.experiment).c_str(),
+               e.points.size(), sweep_mode_name(e.mode), e.axes.size(), sets.empty() ? "" : ", overrides:",
+               printable(sets).c_str(), printable(options.out_dir).c_str());
   SweepReport report = sweep_run(e, options);
   std::printf("%zu points selected: %zu ran, %zu already finished, %zu failed; results in %s (summary.csv)\n",
               report.selected, report.ran, report.skipped, report.failed, options.out_dir.c_str());

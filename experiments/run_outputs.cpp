@@ -1,5 +1,8 @@
 #include "experiments/run_outputs.hpp"
 
+#include <filesystem>
+
+#include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "experiments/point_record.hpp"
@@ -25,11 +28,23 @@ void output_plan_add_config_inputs(OutputPlan& plan, const std::string& option, 
       begin = end + 1;
     }
     if (at == nullptr || !at->is_string()) continue;
+    std::string path;
     try {
-      plan.input_file(option + " ($." + field + ")", resolve_input_path(at->get<std::string>(), base_dir));
+      path = resolve_input_path(at->get<std::string>(), base_dir);
     } catch (const LynxError&) {
-      // a path that does not resolve is named by the configuration's reader
+      continue;  // a path that does not resolve is named by the configuration's reader
     }
+    // The summary records every input path: one JSON cannot hold (not UTF-8) would fail after the whole run.
+    try {
+      (void)nlohmann::json(path).dump();
+    } catch (const nlohmann::json::exception&) {
+      throw_error("%s: $.%s: %s is not UTF-8 text, which the run's JSON files cannot record; rename the file or "
+                  "its folder", option.c_str(), field.c_str(), printable(path).c_str());
+    }
+    // A FIFO would hang the reader, /dev/zero never end: only regular files are read.
+    std::error_code error;
+    if (std::filesystem::exists(path, error)) check_input_file(path);
+    plan.input_file(option + " ($." + field + ")", path);
   }
 }
 
