@@ -43,6 +43,9 @@ void run_simulate(const SimulateOptions& o) {
   output_plan_add_config_inputs(plan, "--config " + o.config, raw, std::filesystem::path(o.config).parent_path().string());
   plan.check();
   const ResolvedConfig resolved = resolve_config_file_with_overrides(o.config, overrides);
+  std::error_code error;
+  const bool created_out = !std::filesystem::exists(o.out, error);
+  const bool timeline_existed = !o.timeline.empty() && std::filesystem::exists(o.timeline, error);
   RunExtras extras;
   extras.timeline_path = o.timeline;
   std::optional<ProgressMeter> meter;
@@ -51,10 +54,13 @@ void run_simulate(const SimulateOptions& o) {
   if (meter) meter->finish();
   const nlohmann::json& m = outcome.summary["metrics"];
   const long long skipped = m.value("over_context_skipped", 0LL), truncated = m.value("over_context_truncated", 0LL);
-  if (outcome.requests == 0)
+  if (outcome.requests == 0) {
+    if (created_out) std::filesystem::remove_all(o.out, error);  // made by this command for a run of nothing
+    if (!o.timeline.empty() && !timeline_existed) std::filesystem::remove(o.timeline, error);
     throw_error("%s: every one of the workload's %lld requests was skipped (workload.over_context: skip, the "
                 "model's context is shorter than each): nothing was simulated",
                 o.config.c_str(), skipped);
+  }
   if (!o.quiet) {
     std::printf("%s: %zu requests, %s, %s\n", printable(o.config).c_str(), outcome.requests,
                 printable(outcome.summary["config"]["model"].get<std::string>()).c_str(),

@@ -98,7 +98,7 @@ struct PointFiles {
   std::vector<std::pair<std::string, std::string>> files;  // name, bytes, in the order they are written
 };
 
-PointFiles read_point(const Experiment& e, const SweepPoint& p, const fs::path& dir) {
+PointFiles read_point(const SweepPoint& p, const fs::path& dir) {
   PointFiles r{dir, {}};
   for (const char* file : {kPointRecordFile, "requests.csv", "summary.json"}) {
     const fs::path path = dir / file;
@@ -147,7 +147,7 @@ void results_merge(const std::string& out_dir, const std::vector<std::string>& s
     for (const auto& dir : shard_dirs) {
       const fs::path from = fs::path(dir) / p.name;
       if (!fs::exists(from, error)) continue;
-      PointFiles files = read_point(e, p, from);
+      PointFiles files = read_point(p, from);
       if (!chosen) {
         chosen = std::move(files);
         continue;
@@ -234,7 +234,7 @@ void results_verify(const std::string& results_dir, const Experiment& e) {
         throw_error("%s:%zu: column %s is %s, not a finite number", summary_path.c_str(), line_number,
                     header[k].c_str(), cells[k].c_str());
     const fs::path dir = fs::path(results_dir) / cells[0];
-    (void)read_point(e, *it->second, dir);
+    (void)read_point(*it->second, dir);
     RequestsCsvReader reader((dir / "requests.csv").string());
     RequestRow row;
     while (reader.next(row)) {
