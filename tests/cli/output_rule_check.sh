@@ -8,16 +8,18 @@ lynxsim="$1"
 tmp="$(mktemp -d)"; trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 cd "$tmp" || exit 1
+# What a path is: the bytes of a regular file, else its kind (a FIFO is never opened: that would block).
+fingerprint() { if [ -f "$1" ]; then sha256sum "$1"; else stat -L -c %F "$1"; fi; }
 # refused EXPECTED_REGEX FILE_THAT_MUST_NOT_CHANGE -- lynxsim ARGS...
 refused() {
   local expected="$1" keep="$2"; shift 3
-  local before; before="$(sha256sum "$keep" 2>/dev/null || stat -c %F "$keep")"
+  local before; before="$(fingerprint "$keep")"
   "$lynxsim" "$@" > out.txt 2> err.txt; local code=$?
   [ $code -eq 2 ] || fail "$* exited $code, expected 2: $(cat err.txt)"
   [ "$(grep -c '^lynxsim: error:' err.txt)" -eq 1 ] || fail "$*: expected one error line: $(cat err.txt)"
   grep -qE -- "$expected" err.txt || fail "$*: message does not match /$expected/: $(cat err.txt)"
   grep -qiE 'internal error|Traceback' err.txt && fail "$*: $(cat err.txt)"
-  [ "$(sha256sum "$keep" 2>/dev/null || stat -c %F "$keep")" = "$before" ] || fail "$*: changed $keep"
+  [ "$(fingerprint "$keep")" = "$before" ] || fail "$*: changed $keep"
   return 0
 }
 cat > c.json <<'JSON'
@@ -38,7 +40,7 @@ refused 'timeline /dev/null: is a character device, not a regular file' /dev/nul
 refused 'timeline fifo: is a FIFO, not a regular file' fifo -- simulate --config c.json --out r --timeline fifo
 refused 'timeline adir: is a folder, expected a file path' adir -- simulate --config c.json --out r --timeline adir
 refused 'out c\.json: exists and is not a folder' c.json -- simulate --config c.json --out c.json
-refused 'timeline r: is also the folder --out r' c.json -- simulate --config c.json --out r --timeline r
+refused 'timeline r is also the folder --out r' c.json -- simulate --config c.json --out r --timeline r
 [ -e r ] && fail "a refused simulate left r"
 "$lynxsim" simulate --config c.json --out run1 --quiet 2> /dev/null || fail "simulate c.json"
 refused 'out run1 \(its config\.json\) would replace the input --config run1/config\.json' run1/config.json -- simulate --config run1/config.json --out run1
@@ -50,9 +52,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # run: the experiment file among its outputs, a file as --out, a FIFO where summary.csv goes.
-cat > e.json <<'JSON'
+cat > e.json <<JSON
 {"name": "rule", "base": {"model": "llama-3.1-8b", "format": "bf16",
-  "cluster": {"prefill": {"instances": 1}, "decode": {"instances": 1}}, "workload": {"trace": "t.jsonl"}},
+  "cluster": {"prefill": {"instances": 1}, "decode": {"instances": 1}}, "workload": {"trace": "$PWD/t.jsonl"}},
  "sweep": {"axes": [{"path": "cluster.network.nic_gbps", "values": [25, 100]}]}}
 JSON
 mkdir -p inside && cp e.json inside/experiment.json
