@@ -29,9 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     nlohmann::json config = nlohmann::json::parse(kBase);
     lynx::config_overrides_apply(config, overrides);
     (void)lynx::resolve_config(config, "fuzz.json", LYNX_FUZZ_BASE_DIR);
-    nlohmann::json experiment = {{"name", "fuzz"},
-                                 {"base", nlohmann::json::parse(kBase)},
-                                 {"sweep", {{"axes", {{{"path", "seed"}, {"values", {1, 2}}}}}}}};
+    nlohmann::json experiment = nlohmann::json::parse(R"({"name": "fuzz", "sweep": {"axes": [{"path": "seed", "values": [1, 2]}]}})");
+    experiment["base"] = nlohmann::json::parse(kBase);
     lynx::config_overrides_apply(experiment["base"], overrides);
     (void)lynx::experiment_from_json(experiment, "fuzz.json", LYNX_FUZZ_BASE_DIR);
   });
