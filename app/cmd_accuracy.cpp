@@ -8,6 +8,7 @@
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "common/output_paths.hpp"
 #include "common/data_folder.hpp"
 #include "kernels/kv_format.hpp"
 #include "models/catalog.hpp"
@@ -32,6 +33,17 @@ void run_accuracy(AccuracyCommandOptions o) {
   o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
   if (!o.tokens.empty() && (!o.tokenizer.empty() || !o.text.empty()))
     throw_error("--tokens: the text comes pre-tokenized; --tokenizer and --text do not apply");
+  if (!o.out.empty() && o.out != "-") {
+    // Every input this run reads, the defaults included (a Hugging Face folder's own tokenizer.model too).
+    std::vector<std::pair<std::string, std::string>> inputs{{"--model", o.model}};
+    if (!o.tokens.empty()) inputs.emplace_back("--tokens", resolve_input_path(o.tokens, ""));
+    else {
+      const std::string tokenizer = o.tokenizer.empty() ? default_tokenizer_path(o.model) : resolve_input_path(o.tokenizer, "");
+      if (!tokenizer.empty()) inputs.emplace_back("--tokenizer", tokenizer);
+      inputs.emplace_back("--text", o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, ""));
+    }
+    output_rule_check_file("--out", o.out, inputs);
+  }
   if (o.run.formats.empty()) o.run.formats = kv_format_default_names();
   for (const auto& name : o.run.formats) kv_format_parse(name);  // a bad name fails before the long run
   o.run.verbose = !o.quiet;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "common/output_paths.hpp"
 #include "common/error.hpp"
 #include "kernels/cost_table.hpp"
 #include "kernels/kernel_bench.hpp"
@@ -35,6 +36,7 @@ struct BenchKernelsOptions {
 void run_bench_kernels(const BenchKernelsOptions& o) {
   const std::vector<std::string> formats = o.bench.formats.empty() ? kernel_bench_default_formats() : o.bench.formats;
   for (const auto& name : formats) kv_format_parse(name);  // reject a bad name before measuring anything
+  if (!o.out.empty()) output_rule_check_file("--out", o.out);  // common/output_paths.hpp
   CostTable table;
   if (o.device == BenchDevice::cpu) {
     table = kernel_bench_cpu(o.bench, stderr);

@@ -2,12 +2,13 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
-#include "common/atomic_file.hpp"
+#include "common/output_paths.hpp"
 #include "common/error.hpp"
 #include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/plot.hpp"  // plot_results, plot_request_read
 #include "experiments/results.hpp"
+#include "experiments/run_outputs.hpp"
 #include "experiments/sweep_runner.hpp"
 
 namespace lynx {
@@ -30,10 +31,18 @@ void run_experiment(const RunOptions& o) {
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;
   options.force = o.force;
-  check_output_location(options.out_dir, true, "--out");
+  OutputPlan plan;  // the output rule (common/output_paths.hpp), before any point runs
+  plan.input_file("experiment", o.experiment);
+  output_plan_add_config_inputs(plan, "experiment " + o.experiment, e.base, e.base_dir);
+  for (const SweepPoint& p : e.points) output_plan_add_config_inputs(plan, "experiment " + o.experiment, p.config, e.base_dir);
+  plan.output_folder("--out", options.out_dir, results_folder_files(e));
+  plan.check();
   parse_shard(o.shard, options.shard_index, options.shard_count);
-  std::fprintf(stderr, "%s: %zu points (%s of %zu axes), writing %s\n", o.experiment.c_str(), e.points.size(),
-               sweep_mode_name(e.mode), e.axes.size(), options.out_dir.c_str());
+  std::string sets;
+  for (const std::string& s : o.sets) sets += " --set " + s;
+  std::fprintf(stderr, "%s: %zu points (%s of %zu axes)%s%s, writing %s\n", printable(o.experiment).c_str(),
+               e.points.size(), sweep_mode_name(e.mode), e.axes.size(), sets.empty() ? "" : ", overrides:",
+               printable(sets).c_str(), printable(options.out_dir).c_str());
   SweepReport report = sweep_run(e, options);
   std::printf("%zu points selected: %zu ran, %zu already finished, %zu failed; results in %s (summary.csv)\n",
               report.selected, report.ran, report.skipped, report.failed, options.out_dir.c_str());
@@ -71,7 +80,10 @@ void add_run_command(CLI::App& app) {
   merge->add_option("--out", *merge_out, "Merged results directory")->required();
   merge->add_option("shards", *merge_dirs, "Results directories of the shards")->required();
   merge->callback([merge_out, merge_dirs] {
-    check_output_location(*merge_out, true, "--out");
+    OutputPlan plan;  // the output rule (common/output_paths.hpp); results_merge checks what it reads
+    for (const std::string& dir : *merge_dirs) plan.input_folder("shard", dir);
+    plan.output_folder("--out", *merge_out, {"experiment.json", "summary.csv"});
+    plan.check();
     results_merge(*merge_out, *merge_dirs);
     std::printf("merged %zu results directories into %s\n", merge_dirs->size(), merge_out->c_str());
   });

@@ -6,11 +6,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "app/commands.hpp"
-#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "common/output_paths.hpp"
 #include "experiments/config_overrides.hpp"
+#include "experiments/run_outputs.hpp"
 #include "sim/run_config.hpp"
 #include "sim/resolved_config.hpp"
 
@@ -26,19 +30,49 @@ struct SimulateOptions {
 };
 
 void run_simulate(const SimulateOptions& o) {
-  check_output_location(o.out, true, "--out");
-  if (!o.timeline.empty()) check_output_location(o.timeline, false, "--timeline");
+  // The output rule (common/output_paths.hpp): first with what the command line names, then, once the
+  // configuration is read, with every input file it names; nothing is written before both pass.
+  OutputPlan plan;
+  plan.input_file("--config", o.config);
+  plan.output_folder("--out", o.out, run_folder_files());
+  if (!o.timeline.empty()) plan.output_file("--timeline", o.timeline);
+  plan.check();
+  const std::vector<ConfigOverride> overrides = config_overrides_parse(o.sets);
+  nlohmann::json raw = json_parse_file(o.config, true);  // its input files, before any is read
+  if (raw.is_object()) config_overrides_apply(raw, overrides);
+  output_plan_add_config_inputs(plan, "--config " + o.config, raw, std::filesystem::path(o.config).parent_path().string());
+  plan.check();
+  const ResolvedConfig resolved = resolve_config_file_with_overrides(o.config, overrides);
+  std::error_code error;
+  const bool created_out = !std::filesystem::exists(o.out, error);
+  const bool timeline_existed = !o.timeline.empty() && std::filesystem::exists(o.timeline, error);
   RunExtras extras;
   extras.timeline_path = o.timeline;
   std::optional<ProgressMeter> meter;
   if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
-  RunOutcome outcome = run_config(resolve_config_file_with_overrides(o.config, config_overrides_parse(o.sets)), o.out, extras);
+  RunOutcome outcome = run_config(resolved, o.out, extras);
   if (meter) meter->finish();
   const nlohmann::json& m = outcome.summary["metrics"];
+  const long long skipped = m.value("over_context_skipped", 0LL), truncated = m.value("over_context_truncated", 0LL);
+  if (outcome.requests == 0) {
+    if (created_out) std::filesystem::remove_all(o.out, error);  // made by this command for a run of nothing
+    if (!o.timeline.empty() && !timeline_existed) std::filesystem::remove(o.timeline, error);
+    throw_error("%s: every one of the workload's %lld requests was skipped (workload.over_context: skip, the "
+                "model's context is shorter than each): nothing was simulated",
+                o.config.c_str(), skipped);
+  }
   if (!o.quiet) {
-    std::printf("%s: %zu requests, %s, %s\n", o.config.c_str(), outcome.requests,
-                outcome.summary["config"]["model"].get<std::string>().c_str(),
-                outcome.summary["config"]["format"].get<std::string>().c_str());
+    std::printf("%s: %zu requests, %s, %s\n", printable(o.config).c_str(), outcome.requests,
+                printable(outcome.summary["config"]["model"].get<std::string>()).c_str(),
+                printable(outcome.summary["config"]["format"].get<std::string>()).c_str());
+    if (skipped > 0 || truncated > 0)
+      std::printf("  over the model's context: %lld requests skipped, %lld truncated (workload.over_context)\n",
+                  skipped, truncated);
+    if (!o.sets.empty()) {
+      std::string sets;
+      for (const std::string& s : o.sets) sets += (sets.empty() ? "--set " : " --set ") + s;
+      std::printf("  overrides: %s\n", printable(sets).c_str());
+    }
     std::printf("  ttft       mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n", m["mean_ttft_ms"].get<double>(),
                 m["median_ttft_ms"].get<double>(), m["p90_ttft_ms"].get<double>(), m["p99_ttft_ms"].get<double>());
     std::printf("  ttft_spec  mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n",

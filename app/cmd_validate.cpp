@@ -8,6 +8,7 @@
 
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "common/output_paths.hpp"
 #include "experiments/plot.hpp"
 #include "models/catalog.hpp"
 #include "models/profiled/csv_table.hpp"
@@ -27,6 +28,10 @@ struct ValidateOptions {
 
 void run_validate(const ValidateOptions& o) {
   const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
+  OutputPlan plan;  // common/output_paths.hpp: before the whole run, not after it
+  plan.input_folder("--data-dir", data);
+  plan.output_folder("--out", o.out_dir, {"validation.csv", "validation.png", "validation.svg"});
+  plan.check();
   ValidationReport report = run_validation(data, default_profiles_manifest_path(), default_model_catalog_path(),
                                            default_gpu_catalog_path());
   const size_t compute_rows = report.rows.size();

@@ -66,10 +66,10 @@ int main(int argc, char** argv) {
   } catch (const lynx::PlotInputError&) {
     return kBadInput;  // the plotting script printed its one line
   } catch (const lynx::LynxError& e) {
-    std::fprintf(stderr, "lynxsim: error: %s\n", e.what());
+    std::fprintf(stderr, "lynxsim: error: %s\n", lynx::printable(e.what()).c_str());
     return kBadInput;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lynxsim: internal error: %s\n", e.what());
+    std::fprintf(stderr, "lynxsim: internal error: %s\n", lynx::printable(e.what()).c_str());
     return kInternalError;
   }
   return 0;

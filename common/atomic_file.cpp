@@ -1,5 +1,7 @@
 #include "common/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,17 +15,35 @@
 
 namespace lynx {
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(temporary.c_str(), "wb");
-  if (!f) throw_error("%s: cannot write: %s", path.c_str(), std::strerror(errno));
+void write_file_atomic(const std::string& given_path, const std::string& content) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // A symbolic link to a file: the file it names is replaced, the link kept.
+  const std::string path = fs::is_symlink(given_path, ec) ? fs::weakly_canonical(given_path, ec).string() : given_path;
+  static unsigned serial = 0;  // several temporaries of one process never share a name
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw_error("%s: cannot write: %s", given_path.c_str(), std::strerror(errno));
+  FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    ::close(fd);
+    std::remove(temporary.c_str());
+    throw_error("%s: cannot write: %s", given_path.c_str(), std::strerror(errno));
+  }
   bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
   ok = (std::fflush(f) == 0) && ok;
   ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    int error = errno;
+  int error = errno;
+  // Checked again at rename time: nothing is ever renamed over a folder, a device, a FIFO or a socket.
+  struct stat target {};
+  if (ok && ::lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
     std::remove(temporary.c_str());
-    throw_error("%s: cannot write: %s", path.c_str(), std::strerror(error));
+    throw_error("%s: exists and is not a regular file; lynxsim replaces only regular files", given_path.c_str());
+  }
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    if (ok) error = errno;
+    std::remove(temporary.c_str());
+    throw_error("%s: cannot write: %s", given_path.c_str(), std::strerror(error));
   }
 }
 
@@ -51,7 +71,16 @@ void check_output_location(const std::string& path, bool is_directory, const cha
     throw_error("%s %s: cannot create it under %s: %s", option, path.c_str(), ancestor.c_str(), std::strerror(errno));
 }
 
+void check_input_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) throw_error("%s: cannot open file: %s", path.c_str(), std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) throw_error("%s: is a directory, expected a file", path.c_str());
+  if (!S_ISREG(info.st_mode))
+    throw_error("%s: is not a regular file (a FIFO, device or socket); give a file", path.c_str());
+}
+
 std::string read_file(const std::string& path) {
+  check_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_error("%s: cannot open file", path.c_str());
   std::stringstream buffer;

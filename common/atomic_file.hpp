@@ -1,5 +1,6 @@
 // Result files are written whole or not at all: the text goes to "<path>.tmp.<pid>" and is renamed over
-// <path> only after it was flushed and closed, so an interrupted run never leaves a half-written result.
+// <path> only after it was flushed and closed, so an interrupted run never leaves a half-written result. What is
+// renamed over must be a regular file (checked at rename time; common/output_paths.hpp checks it before any work).
 #pragma once
 #include <string>
 
@@ -13,7 +14,11 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // reason (a regular file in the way, no permission).
 void check_output_location(const std::string& path, bool is_directory, const char* option);
 
-// Reads a whole file; throws LynxError naming the path if it cannot be opened.
+// Throws LynxError naming `path` unless it is an existing regular file (a folder, a FIFO that would hang the read,
+// a device such as /dev/zero that never ends are refused before they are opened).
+void check_input_file(const std::string& path);
+
+// Reads a whole regular file; throws LynxError naming the path if it is not one or cannot be opened.
 std::string read_file(const std::string& path);
 
 }  // namespace lynx

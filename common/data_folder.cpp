@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/data_manifest.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -44,6 +45,7 @@ std::string data_file(const std::string& relative_path) {
     throw_error("data file \"%s\" not found: looked for %s (data folder chosen by %s); run scripts/get-data.sh to "
                 "fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it",
                 relative_path.c_str(), path.c_str(), folder.chosen_by.c_str());
+  data_manifest_check_once(folder.path, relative_path);  // common/data_manifest.hpp
   return path;
 }
 
@@ -52,6 +54,12 @@ std::string resolve_input_path(const std::string& path, const std::string& base_
   if (path.compare(0, prefix.size(), prefix) == 0) return data_file(path.substr(prefix.size()));
   if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
   return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+void data_folder_check_file(const std::string& path) {
+  const std::string folder = fs::absolute(data_folder().path).lexically_normal().string() + "/";
+  const std::string file = fs::absolute(path).lexically_normal().string();
+  if (file.compare(0, folder.size(), folder) == 0) data_manifest_check_once(folder, file.substr(folder.size()));
 }
 
 }  // namespace lynx

@@ -30,6 +30,10 @@ DataFolder data_folder();
 // for, how the folder was chosen and how to get the file (scripts/get-data.sh).
 std::string data_file(const std::string& relative_path);
 
+// Checks a file read by its full path (a calibration table) against the data manifest when it lies in the data
+// folder (common/data_manifest.hpp); data_file() checks every file it names.
+void data_folder_check_file(const std::string& path);
+
 // The prefix that marks a path as relative to the data folder.
 inline constexpr const char* kDataPrefix = "@data/";
 

@@ -25,4 +25,8 @@ class InternalError : public std::logic_error {
 // The same for InternalError.
 [[noreturn]] void throw_internal_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
+// `text` safe to print on a terminal: control bytes other than new line and tab (an escape sequence in a model
+// name or a file name) written as \xNN, so a name can neither recolour nor rewrite the console.
+std::string printable(const std::string& text);
+
 }  // namespace lynx

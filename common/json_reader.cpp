@@ -1,5 +1,7 @@
 #include "common/json_reader.hpp"
 
+#include "common/atomic_file.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -131,11 +133,7 @@ nlohmann::json json_parse_text(const std::string& text, const std::string& origi
 nlohmann::json json_parse_file(const std::string& path, bool allow_comments) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw_error("%s: is a directory, expected a JSON file", path.c_str());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_error("%s: cannot open file", path.c_str());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return json_parse_text(buffer.str(), path, allow_comments);
+  return json_parse_text(read_file(path), path, allow_comments);
 }
 
 std::string json_index_path(const std::string& path, size_t index) {

@@ -5,7 +5,9 @@
 
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "common/json_schema.hpp"
 #include "experiments/experiment.hpp"
+#include "sim/sim_config.hpp"
 #include "traces/workload_spec.hpp"
 
 namespace lynx {
@@ -37,8 +39,34 @@ std::vector<ConfigOverride> config_overrides_parse(const std::vector<std::string
   return overrides;
 }
 
+namespace {
+// A null override removes a field, so the configuration's reader never sees a misspelt one: its path is checked
+// against the declarations instead (kSimConfigSection), down to the first field that is not a declared object.
+void check_declared_path(const ConfigOverride& o) {
+  const SchemaSection* section = &kSimConfigSection;
+  size_t begin = 0;
+  std::string walked = "$";
+  while (section != nullptr) {
+    const size_t end = o.path.find('.', begin);
+    const std::string key = o.path.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    const SchemaField* field = schema_find(*section, key.c_str());
+    if (field == nullptr) {
+      std::string valid;
+      for (size_t i = 0; i < section->count; ++i) valid += std::string(valid.empty() ? "" : ", ") + section->fields[i].key();
+      throw_error("%s: %s.%s: unknown field (valid here: %s)", o.option.c_str(), walked.c_str(), key.c_str(),
+                  valid.c_str());
+    }
+    if (end == std::string::npos) return;
+    walked += "." + key;
+    section = field->kind == FieldKind::object ? field->object->section : nullptr;
+    begin = end + 1;
+  }
+}
+}  // namespace
+
 void config_overrides_apply(nlohmann::json& config, const std::vector<ConfigOverride>& overrides) {
   for (const ConfigOverride& o : overrides) {
+    if (o.value.is_null()) check_declared_path(o);
     try {
       json_set_path(config, o.path, o.value);
     } catch (const LynxError& e) {

@@ -109,6 +109,27 @@ std::string axis_label(const std::string& path) {
   return dot == std::string::npos ? path : path.substr(dot + 1);
 }
 
+// An experiment's name is the default results folder's last component: one path component of safe characters,
+// so "../../escaped" cannot write outside results/ and "" not into results/ itself. 100 characters keep
+// results/<name>/<point> well under PATH_MAX with the point names (a choice, not a system limit).
+void check_name(const std::string& name, const std::string& origin) {
+  constexpr size_t kMaxNameChars = 100;
+  bool ok = !name.empty() && name.size() <= kMaxNameChars && name.front() != '.' && name.front() != '-';
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_');
+  if (!ok)
+    throw_error("%s: $.name: expected a name of 1 to %zu letters, digits, '-', '_' and '.' (not first: '.', '-'), "
+                "one folder name under results/; got %s",
+                origin.c_str(), kMaxNameChars, nlohmann::json(name).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
+}
+
+// True when one dotted path is the other or lies inside it.
+bool paths_overlap(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 &&
+         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
+}
+
 void validate_point(const Experiment& e, const SweepPoint& p) {
   try {
     SimConfig config = sim_config_from_json(p.config, "the point's configuration (base + axis values)", e.base_dir);
@@ -135,12 +156,16 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
   e.source = root;
   JsonObject top(root, origin, "$", &kExperimentSection);
   e.name = top.get(kName);
+  check_name(e.name, origin);
   e.description = top.get(kDescription);
   e.base = top.get(kBase).value();
   if (top.has(kSweep.key)) {
     JsonObject sweep = top.get(kSweep);
     e.mode = sweep.get_enum<SweepMode>(kMode);
     const nlohmann::json& axes = sweep.get(kAxes);
+    if (axes.empty())
+      throw_error("%s: $.sweep.axes: expected at least one axis (leave \"sweep\" out for a single point)",
+                  origin.c_str());
     for (size_t i = 0; i < axes.size(); ++i) {
       JsonObject axis(axes[i], origin, json_index_path("$.sweep.axes", i), &kAxisSection);
       SweepAxis a;
@@ -163,11 +188,24 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
         a.values.push_back(values[k]);
       }
       axis.finish();
+      // Each path once: a path set twice (in one linked axis, by two axes, or inside another swept path) would
+      // run one value in a folder labelled with another.
+      for (size_t k = 0; k < a.paths.size(); ++k)
+        for (size_t j = 0; j < k; ++j)
+          if (paths_overlap(a.paths[j], a.paths[k]))
+            throw_error("%s: %s.paths: \"%s\" and \"%s\" set the same field; name each path once", origin.c_str(),
+                        axis.path().c_str(), a.paths[j].c_str(), a.paths[k].c_str());
       for (const SweepAxis& other : e.axes)
         for (const std::string& p : other.paths)
           for (const std::string& q : a.paths)
-            if (p == q) throw_error("%s: %s: path \"%s\" is already swept by another axis", origin.c_str(),
-                                    axis.path().c_str(), q.c_str());
+            if (paths_overlap(p, q))
+              throw_error("%s: %s: path \"%s\" is already swept by another axis (\"%s\")", origin.c_str(),
+                          axis.path().c_str(), q.c_str(), p.c_str());
+      for (size_t k = 0; k < a.values.size(); ++k)
+        for (size_t j = 0; j < k; ++j)
+          if (a.values[j] == a.values[k])
+            throw_error("%s: %s.values[%zu]: %s again (values[%zu]); each value once", origin.c_str(),
+                        axis.path().c_str(), k, a.values[k].dump().c_str(), j);
       e.axes.push_back(a);
     }
     if (e.mode == SweepMode::zip)

@@ -10,7 +10,9 @@
 #include <filesystem>
 
 #include "common/data_folder.hpp"
+#include "common/output_paths.hpp"
 #include "experiments/results.hpp"
+#include "experiments/run_outputs.hpp"
 
 namespace lynx {
 
@@ -48,6 +50,11 @@ void plot_results(const std::string& results_dir, const PlotOptions& options) {
     throw_error("%s/experiment.json: not found (is %s a results directory of `lynxsim run`?)", results_dir.c_str(),
                 results_dir.c_str());
   const Experiment e = read_experiment_copy(results_dir);
+  OutputPlan plan;  // the output rule (common/output_paths.hpp): --data never replaces a result file
+  plan.input_folder("results", results_dir, results_folder_files(e));
+  if (!options.data_file.empty()) plan.output_file("--data", options.data_file);
+  plan.check();
+  results_verify(results_dir, e);
   const PlotRequest request = plot_request_read(e, options);
   const std::string out_dir = options.out_dir.empty() ? results_dir : options.out_dir;
   const TemporaryFile file(plot_request_json(request, e, results_dir, out_dir).dump());

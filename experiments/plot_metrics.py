@@ -6,8 +6,9 @@ What is plotted can also be written as JSON (`--data FILE`) so tests can compare
 import json
 import math
 import os
+import stat
 
-from plot_data import number
+from plot_data import PlotInputError, number
 from plot_style import log_axis, save
 
 
@@ -77,10 +78,26 @@ def plot_cdf(res, name, at, out_dir, written):
     return data
 
 
+def finite_or_null(value):
+    """`value` with every NaN or infinity replaced by None: JSON has neither, and a point without a value (a
+    missing run, a metric no request produced) is null in the data file, never `NaN` or `Infinity`."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_null(v) for v in value]
+    return value
+
+
 def write_data(path, data):
-    """The plotted series as JSON, written to a temporary name and renamed."""
+    """The plotted series as valid JSON (allow_nan=False), written to a temporary name and renamed; never over a
+    folder, FIFO or device (lynxsim checked the path before the plot; checked again here at rename time)."""
+    text = json.dumps(finite_or_null(data), indent=1, sort_keys=True, allow_nan=False) + "\n"
     tmp = "%s.tmp.%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
+    with open(tmp, "x") as f:
+        f.write(text)
+    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+        os.remove(tmp)
+        raise PlotInputError("--data %s: exists and is not a regular file; lynxsim replaces only regular files" % path)
     os.replace(tmp, path)

@@ -1,11 +1,14 @@
 #include "experiments/sweep_runner.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <cstdio>
@@ -88,7 +91,8 @@ std::string format_duration(double seconds) {
 }
 }  // namespace
 
-SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
+namespace {
+SweepReport sweep_run_locked(const Experiment& e, const SweepOptions& o) {
   // Every point is checked before anything is written: a finished point computed from another configuration stops
   // the sweep (results are neither silently kept nor silently replaced) unless --force.
   std::vector<const SweepPoint*> todo;
@@ -120,9 +124,6 @@ SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
                 "their results, or choose another --out",
                 o.out_dir.c_str(), first_stale.c_str(), e.origin.c_str(), first_difference.c_str(), kPointRecordFile,
                 report.stale);
-  std::error_code error;
-  fs::create_directories(o.out_dir, error);
-  if (error) throw_error("%s: cannot create the results directory: %s", o.out_dir.c_str(), error.message().c_str());
   remove_temporaries(o.out_dir, {"experiment.json", "summary.csv"});  // left by a killed run
   write_experiment_copy(o.out_dir, e);
   const auto start = std::chrono::steady_clock::now();
@@ -201,6 +202,44 @@ SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
   if (o.progress && terminal) std::fprintf(stderr, "\n");
   write_summary_csv(o.out_dir, e);
   return report;
+}
+}  // namespace
+
+namespace {
+// The results folder, locked for the whole sweep (flock on the folder itself, so no lock file is left among the
+// results): a second `run` into the same folder waits for the first, then finds its points finished. Without it
+// the two removed each other's temporary files and the loser reported points "failed: cannot rename into place".
+class FolderLock {
+ public:
+  explicit FolderLock(const std::string& dir) {
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) throw_error("%s: cannot open the results directory: %s", dir.c_str(), std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    std::fprintf(stderr, "%s: another lynxsim run is writing there; waiting for it to finish\n", dir.c_str());
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) throw_error("%s: cannot lock the results directory: %s", dir.c_str(), std::strerror(errno));
+  }
+  ~FolderLock() { ::close(fd_); }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+}  // namespace
+
+SweepReport sweep_run(const Experiment& e, const SweepOptions& o) {
+  std::error_code error;
+  const bool created = !fs::exists(o.out_dir, error);
+  fs::create_directories(o.out_dir, error);
+  if (error) throw_error("%s: cannot create the results directory: %s", o.out_dir.c_str(), error.message().c_str());
+  const FolderLock lock(o.out_dir);
+  try {
+    return sweep_run_locked(e, o);
+  } catch (...) {
+    if (created) fs::remove(o.out_dir, error);  // only when still empty: a failed check leaves nothing behind
+    throw;
+  }
 }
 
 }  // namespace lynx

@@ -114,7 +114,7 @@ std::string trace_schema_time_form(const TraceSchema& schema) {
     case TimeUnit::ms: return "a non-negative number of milliseconds";
     case TimeUnit::us: return "a non-negative number of microseconds";
     case TimeUnit::ns: return "a non-negative number of nanoseconds";
-    case TimeUnit::datetime: return "a date-time like 2023-11-16 18:17:03.9799600";
+    case TimeUnit::datetime: return "a date-time like 2023-11-16 18:17:03.9799600, in the years 1970-2199";
   }
   return "?";
 }

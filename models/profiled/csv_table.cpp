@@ -1,6 +1,7 @@
 #include "models/profiled/csv_table.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
@@ -30,6 +31,7 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
   std::ifstream in(path);
   if (!in) throw_error("%s: cannot read the measurement file (is the calibration data folder present? set "
                        "LYNX_DATA_DIR)", path.c_str());
+  data_folder_check_file(path);  // the manifest's sha256 (common/data_manifest.hpp)
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -70,6 +72,17 @@ double CsvTable::number(size_t row, const std::string& name) const {
   const double v = std::strtod(field.c_str(), &end);
   if (field.empty() || end != field.c_str() + field.size() || errno == ERANGE)
     throw_error("%s:%d: column %s is not a number: \"%s\"", path_.c_str(), lines_[row], name.c_str(), field.c_str());
+  if (!std::isfinite(v))
+    throw_error("%s:%d: column %s is \"%s\", not a finite number", path_.c_str(), lines_[row], name.c_str(),
+                field.c_str());
+  return v;
+}
+
+double CsvTable::time(size_t row, const std::string& name, bool zero_allowed) const {
+  const double v = number(row, name);
+  if (v < 0 || (v == 0 && !zero_allowed))
+    throw_error("%s:%d: column %s is a measured time, expected %s, got %s", path_.c_str(), lines_[row], name.c_str(),
+                zero_allowed ? ">= 0" : "> 0", text(row, name).c_str());
   return v;
 }
 

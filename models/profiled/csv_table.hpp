@@ -1,6 +1,6 @@
 // A small reader for the published measurement CSVs under the calibration data folder (a header line, then rows of
 // plain comma-separated fields, no quoting). Columns are looked up by name; a missing column, a short row or a
-// field that is not a number is one LynxError naming the file and line.
+// field that is not a number (or a time that is not finite and positive) is one LynxError naming the file and line.
 // calibration_dir(): where those measurements live (read at run time, never copied into the repository).
 #pragma once
 #include <string>
@@ -20,7 +20,10 @@ class CsvTable {
   bool has_column(const std::string& name) const;
   // Field of row `row` (0-based data row) in column `name`, as text or as a number; errors name file and line.
   const std::string& text(size_t row, const std::string& name) const;
+  // A number is finite (NaN and infinities are refused). A measured time is also > 0 (>= 0 with zero_allowed: a
+  // part of a sum that may take no time), so no impossible calibration reaches the model or the MAPE.
   double number(size_t row, const std::string& name) const;
+  double time(size_t row, const std::string& name, bool zero_allowed = false) const;
   int line_of(size_t row) const { return lines_[row]; }  // 1-based line in the file
   const std::string& path() const { return path_; }
 

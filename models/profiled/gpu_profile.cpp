@@ -40,7 +40,7 @@ void load_dense(const std::string& path, GpuProfile& profile) {
     for (const std::string& op : dense_ops()) {
       const std::string column = "time_stats." + op + ".median";
       if (!t.has_column(column)) continue;
-      points[tp][op].push_back({tokens, t.number(r, column) * kMs});
+      points[tp][op].push_back({tokens, t.time(r, column) * kMs});
     }
   }
   for (auto& [tp, by_op] : points) {
@@ -67,7 +67,7 @@ void load_all_reduce(const std::string& path, GpuProfile& profile) {
   for (size_t r = 0; r < t.rows(); ++r) {
     const double workers = t.number(r, "num_workers");
     if (workers != t.number(r, "devices_per_node")) continue;  // one node: tensor parallelism stays in a node
-    points[static_cast<int>(workers)].push_back({t.number(r, "size"), t.number(r, "time_stats.all_reduce.median") * kMs});
+    points[static_cast<int>(workers)].push_back({t.number(r, "size"), t.time(r, "time_stats.all_reduce.median") * kMs});
   }
   for (auto& [tp, pts] : points)
     profile.all_reduce_by_tp.emplace(tp, Curve(std::move(pts), Curve::Below::floor, path + " (" + std::to_string(tp) + " GPUs)"));
@@ -93,9 +93,9 @@ AttentionCurve attention_curve(JsonObject& entry, const std::string& data_dir, b
   for (size_t r = 0; r < t.rows(); ++r) {
     if (format == AttentionFormat::blis_prefill) {
       const double s = t.number(r, "seq_len");
-      pts.push_back({s * (s + 1) / 2, t.number(r, "latency_us") * kUs});
+      pts.push_back({s * (s + 1) / 2, t.time(r, "latency_us") * kUs});
     } else if (format == AttentionFormat::blis_decode) {
-      pts.push_back({t.number(r, "batch_size") * t.number(r, "kv_len"), t.number(r, "latency_us") * kUs});
+      pts.push_back({t.number(r, "batch_size") * t.number(r, "kv_len"), t.time(r, "latency_us") * kUs});
     } else {
       const bool row_prefill = t.text(r, "is_prefill") == "True";
       if (row_prefill != prefill) continue;
@@ -103,9 +103,9 @@ AttentionCurve attention_curve(JsonObject& entry, const std::string& data_dir, b
       if (prefill) {
         if (batch != 1) continue;  // one sequence: its query-key pairs
         const double n = t.number(r, "prefill_chunk_size");
-        pts.push_back({n * kv + n * (n + 1) / 2, t.number(r, "time_stats.attn_prefill.median") * kMs});
+        pts.push_back({n * kv + n * (n + 1) / 2, t.time(r, "time_stats.attn_prefill.median") * kMs});
       } else {
-        pts.push_back({batch * kv, t.number(r, "time_stats.attn_decode.median") * kMs});
+        pts.push_back({batch * kv, t.time(r, "time_stats.attn_decode.median") * kMs});
       }
     }
   }
@@ -128,7 +128,7 @@ void load_cpu_overheads(const std::vector<std::string>& files, GpuProfile& profi
       const int tp = static_cast<int>(t.number(r, "tensor_parallel_degree"));
       if (profile.cpu_overhead_by_tp.count(tp)) continue;  // an earlier file has this degree
       double s = 0;
-      for (const std::string& p : parts) s += t.number(r, p) * kMs;
+      for (const std::string& p : parts) s += t.time(r, p, true) * kMs;
       auto& slot = sums[tp][t.number(r, "batch_size")];
       slot.first += s;
       slot.second += 1;

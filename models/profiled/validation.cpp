@@ -55,8 +55,8 @@ void splitwise(Models& m, ValidationReport& report) {
                                static_cast<int>(t.number(r, "token_size")));
     Cond& c = conditions[key];
     if (c.line == 0) c.line = t.line_of(r);
-    c.prompt_ms.push_back(t.number(r, "prompt_time"));
-    c.token_ms.push_back(t.number(r, "token_time"));
+    c.prompt_ms.push_back(t.time(r, "prompt_time"));
+    c.token_ms.push_back(t.time(r, "token_time"));
   }
   // Prefill of the same prompt at half the batch (same hardware, TP, output): a batch of twice the prompts cannot
   // take less time; a row that does is a measurement fault (the README notes the TP2 batch-64 rows).
@@ -121,7 +121,7 @@ void llmservingsim(Models& m, ValidationReport& report) {
     std::map<int, int> line;
     for (size_t r = 0; r < t.rows(); ++r) {
       const int input = static_cast<int>(t.number(r, "input"));
-      by_input[input][t.text(r, "layer_name")] += t.number(r, "latency(ns)") * 1e-9;
+      by_input[input][t.text(r, "layer_name")] += t.time(r, "latency(ns)", true) * 1e-9;
       line.emplace(input, t.line_of(r));
     }
     ProfiledCostModel model = m.make(name, "h100-sxm", tp);

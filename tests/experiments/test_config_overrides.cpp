@@ -67,3 +67,40 @@ TEST_CASE("experiment plot options are checked before anything runs") {
         "exp.json: $.plot.facet: expected a sweep axis path, or an array of them, got 3");
   CHECK(error_of(R"({"x": 10})") == "exp.json: $.plot.x: expected a string, got 10");
 }
+
+TEST_CASE("--set PATH=null on an undeclared field is an error, not a silent no-op") {
+  nlohmann::json c = {{"format", "bf16"}};
+  CHECK_THROWS_WITH_AS(config_overrides_apply(c, config_overrides_parse({"cluster.decode.max_bacth=null"})),
+                       doctest::Contains("--set cluster.decode.max_bacth=null: $.cluster.decode.max_bacth: unknown "
+                                         "field (valid here: "),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(config_overrides_apply(c, config_overrides_parse({"sede=null"})),
+                       doctest::Contains("--set sede=null: $.sede: unknown field"), LynxError);
+  config_overrides_apply(c, config_overrides_parse({"cluster.decode.max_batch=null", "seed=null"}));  // declared
+  CHECK(c == nlohmann::json::parse(R"({"format": "bf16", "cluster": {"decode": {}}})"));
+}
+
+TEST_CASE("experiment names are one safe folder name; axis paths once; values distinct; axes not empty") {
+  const nlohmann::json base = {{"model", "llama-3.1-8b"}};
+  auto load = [&](const nlohmann::json& name, const nlohmann::json& sweep) {
+    nlohmann::json e = {{"name", name}, {"base", base}};
+    if (!sweep.is_null()) e["sweep"] = sweep;
+    return experiment_from_json(e, "e.json", ".", false);
+  };
+  CHECK(load("ttft_vs_bandwidth-2.1", nullptr).name == "ttft_vs_bandwidth-2.1");
+  for (const char* bad : {"../../escaped", "", ".hidden", "-x", "a/b", "a b", "red\x1b[31m"})
+    CHECK_THROWS_WITH_AS(load(bad, nullptr), doctest::Contains("e.json: $.name: expected a name of 1 to 100"), LynxError);
+  CHECK_THROWS_AS(load(std::string(101, 'a'), nullptr), LynxError);
+  CHECK_THROWS_WITH_AS(
+      load("x", {{"axes", {{{"paths", {"format", "format"}}, {"values", {{"bf16", "int8-g64"}}}}}}}),
+      "e.json: $.sweep.axes[0].paths: \"format\" and \"format\" set the same field; name each path once", LynxError);
+  CHECK_THROWS_WITH_AS(load("x", {{"axes", {{{"path", "cluster.network"}, {"values", {nlohmann::json::object()}}},
+                                            {{"path", "cluster.network.nic_gbps"}, {"values", {25}}}}}}),
+                       doctest::Contains("path \"cluster.network.nic_gbps\" is already swept by another axis "
+                                         "(\"cluster.network\")"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(load("x", {{"axes", {{{"path", "seed"}, {"values", {1, 2, 1}}}}}}),
+                       "e.json: $.sweep.axes[0].values[2]: 1 again (values[0]); each value once", LynxError);
+  CHECK_THROWS_WITH_AS(load("x", {{"axes", nlohmann::json::array()}}),
+                       doctest::Contains("$.sweep.axes: expected at least one axis"), LynxError);
+}

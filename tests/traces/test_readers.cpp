@@ -189,7 +189,7 @@ TEST_CASE("azure: every kind of bad row") {
            Case{"empty", "2023-11-16 18:17:04.0319600,,8", R"(ContextTokens is not a number: "" )" + kInputForm},
            Case{"negative", "2023-11-16 18:17:04.0319600,3180,-8", R"(GeneratedTokens is negative: "-8" )" + kOutputForm},
            Case{"date", "2023-02-29 18:17:04.0319600,3180,8",
-                R"(TIMESTAMP is not a date-time: "2023-02-29 18:17:04.0319600" (expected a date-time like 2023-11-16 18:17:03.9799600))"},
+                R"(TIMESTAMP is not a date-time: "2023-02-29 18:17:04.0319600" (expected a date-time like 2023-11-16 18:17:03.9799600, in the years 1970-2199))"},
            Case{"backwards", "2023-11-16 18:17:03.9999999,3180,8",
                 R"(TIMESTAMP goes backwards: "2023-11-16 18:17:03.9999999" comes after "2023-11-16 18:17:04.0000000" on line 2 )" +
                     kOrder},
@@ -379,7 +379,7 @@ TEST_CASE("generic jsonl: named members, date-time strings, prefix hashes, bad r
 
   std::string bad = write_temp("gen_bad.jsonl", R"({"t": "2024-05-10 00:00:00.5+00:00", "in": 9, "out": 2, "blocks": [7]})" "\n"
                                                 R"({"t": "yesterday", "in": 10, "out": 3, "blocks": [7, 8]})" "\n");
-  CHECK(read_error(bad, o) == bad + R"(:2: t is not a date-time: "yesterday" (expected a date-time like 2023-11-16 18:17:03.9799600))");
+  CHECK(read_error(bad, o) == bad + R"(:2: t is not a date-time: "yesterday" (expected a date-time like 2023-11-16 18:17:03.9799600, in the years 1970-2199))");
   std::string missing = write_temp("gen_missing.jsonl", R"({"t": "2024-05-10 00:00:00.5+00:00", "in": 9, "out": 2})" "\n");
   CHECK(read_error(missing, o) ==
         missing + R"(:1: missing field "blocks": "{"t": "2024-05-10 00:00:00.5+00:00", "in": 9, "out": 2}" (expected {"t": <time in datetime>, "in": <tokens>, "out": <tokens>, "blocks": [<block ids>]}))");
@@ -413,7 +413,7 @@ TEST_CASE("unknown format, empty file, header only, all rows bad, wrong explicit
   skip.skip_bad_rows = true;
   CHECK(read_error(all_bad, skip) ==
         all_bad + ": no valid row: all 2 rows are bad (first: " + all_bad +
-            R"(:2: TIMESTAMP is not a date-time: "x" (expected a date-time like 2023-11-16 18:17:03.9799600)))");
+            R"(:2: TIMESTAMP is not a date-time: "x" (expected a date-time like 2023-11-16 18:17:03.9799600, in the years 1970-2199)))");
 
   std::string vidur = write_temp("vidur_as_azure.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,1,1\n");
   CHECK(read_error(vidur, with_format(TraceFormat::azure)) ==

@@ -135,3 +135,11 @@ TEST_CASE("the Mooncake trace spread over its ~3 s steps: no two neighbours shar
   CHECK(std::abs(trace_stats_compute(r).rate_per_s / rate_before - 1) < 0.002);
   for (size_t i = 0; i < r.size(); ++i) CHECK(r[i].id == static_cast<int64_t>(i));
 }
+
+TEST_CASE("token statistics never overflow: the mean of rows near INT64_MAX is theirs, not negative") {
+  const int64_t big = INT64_MAX / 2;  // three of them overflow an int64 sum (trace-stats printed -4.6e18)
+  const TokenStats s = token_stats_compute({big, big, big});
+  CHECK(s.mean == doctest::Approx(static_cast<double>(big)));
+  CHECK(s.max == big);
+  CHECK(token_stats_compute({1, 2, 4}).mean == doctest::Approx(7.0 / 3));
+}

@@ -1,0 +1,106 @@
+#include "common/data_manifest.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "common/atomic_file.hpp"
+#include "common/data_folder.hpp"
+#include "common/error.hpp"
+#include "common/sha256.hpp"
+
+namespace lynx {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != 0 ? v : "";
+}
+
+// One cache line: "<absolute path>\t<size>\t<mtime ns>\t<sha256>".
+std::string cache_key(const std::string& path, const struct stat& info) {
+  return path + "\t" + std::to_string(info.st_size) + "\t" +
+         std::to_string(static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec);
+}
+}  // namespace
+
+DataManifest data_manifest_read(const std::string& manifest_path) {
+  DataManifest m;
+  std::istringstream in(read_file(manifest_path));
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const size_t tab = line.find('\t');
+    const size_t tab2 = tab == std::string::npos ? std::string::npos : line.find('\t', tab + 1);
+    const std::string sha = tab == std::string::npos ? "" : line.substr(tab + 1, tab2 - tab - 1);
+    if (sha.size() != 64) throw_error("%s:%d: expected PATH<tab>SHA256<tab>...", manifest_path.c_str(), number);
+    m[line.substr(0, tab)] = sha;
+  }
+  return m;
+}
+
+const DataManifest& data_manifest() {
+  static const DataManifest m = [] {
+    const std::string path = project_dir() + "/scripts/data-manifest.tsv";
+    std::error_code error;
+    return fs::exists(path, error) ? data_manifest_read(path) : DataManifest{};
+  }();
+  return m;
+}
+
+std::string data_manifest_cache_path() {
+  std::string dir = env("LYNX_CACHE_DIR");
+  if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/lynxsim";
+  if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.cache/lynxsim";
+  return dir.empty() ? "" : dir + "/data-sha256.tsv";
+}
+
+void data_manifest_check(const std::string& data_dir, const std::string& relative, const DataManifest& manifest,
+                         const std::string& cache_path) {
+  const auto listed = manifest.find(fs::path(relative).lexically_normal().string());
+  if (listed == manifest.end()) return;
+  const std::string path = fs::absolute(fs::path(data_dir) / relative).lexically_normal().string();
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return;  // a missing file is its reader's message
+  const std::string key = cache_key(path, info);
+  std::string cache;
+  std::error_code error;
+  if (!cache_path.empty() && fs::is_regular_file(cache_path, error)) cache = read_file(cache_path);
+  if (cache.find(key + "\t" + listed->second + "\n") != std::string::npos) return;  // unchanged since last hashed
+  const std::string sha = sha256_file(path);
+  if (sha != listed->second)
+    throw_error("%s: changed: its sha256 is %s, scripts/data-manifest.tsv gives %s for %s; fetch it again "
+                "(scripts/get-data.sh) or point --data-dir at an unchanged copy",
+                path.c_str(), sha.c_str(), listed->second.c_str(), relative.c_str());
+  if (cache_path.empty()) return;
+  // Drop older lines of this path, add the new one; a cache that cannot be written only costs a hash next time.
+  std::istringstream lines(cache);
+  std::string kept, line;
+  while (std::getline(lines, line))
+    if (line.compare(0, path.size() + 1, path + "\t") != 0) kept += line + "\n";
+  try {
+    fs::create_directories(fs::path(cache_path).parent_path(), error);
+    write_file_atomic(cache_path, kept + key + "\t" + sha + "\n");
+  } catch (const LynxError&) {
+  }
+}
+
+void data_manifest_check_once(const std::string& data_dir, const std::string& relative) {
+  static std::mutex mutex;
+  static std::set<std::string> checked;
+  const std::string key = data_dir + "\n" + relative;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (checked.count(key) != 0) return;
+  data_manifest_check(data_dir, relative, data_manifest(), data_manifest_cache_path());
+  checked.insert(key);
+}
+
+}  // namespace lynx

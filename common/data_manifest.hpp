@@ -1,0 +1,30 @@
+// The data folder checked against scripts/data-manifest.tsv: every file lynxsim reads from the data folder that
+// the manifest lists must have the manifest's sha256, or the run stops with one LynxError naming the file (a trace,
+// a model or a calibration table edited, cut or replaced would otherwise change results without a word).
+// Hashing is cheap: each file is hashed at most once per process (sweep points inherit the parent's checks), and
+// a file whose size and modification time match a cache entry is not hashed again. The cache is one TSV,
+// $LYNX_CACHE_DIR/data-sha256.tsv, else $XDG_CACHE_HOME/lynxsim/, else $HOME/.cache/lynxsim/ (never inside the
+// repository or the data folder); without a writable cache folder every process hashes again. Files the manifest
+// does not list (a user's own trace under the data folder) are not checked.
+#pragma once
+#include <map>
+#include <string>
+
+namespace lynx {
+
+// path inside the data folder -> sha256 (lower-case hex), from the manifest's first two columns.
+using DataManifest = std::map<std::string, std::string>;
+DataManifest data_manifest_read(const std::string& manifest_path);
+// <project>/scripts/data-manifest.tsv, read once.
+const DataManifest& data_manifest();
+// The cache file ("" when no cache folder can be named).
+std::string data_manifest_cache_path();
+
+// Checks data_dir/relative against `manifest` (nothing when it lists no such path), using and updating the cache
+// file `cache_path` ("" for none). Throws LynxError naming the file, both digests and how to restore it.
+void data_manifest_check(const std::string& data_dir, const std::string& relative, const DataManifest& manifest,
+                         const std::string& cache_path);
+// The same with the shipped manifest and the default cache, once per file and process.
+void data_manifest_check_once(const std::string& data_dir, const std::string& relative);
+
+}  // namespace lynx
