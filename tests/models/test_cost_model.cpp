@@ -93,8 +93,8 @@ TEST_CASE("MoE decode reads the non-expert weights plus the experts the batch to
   for (int64_t batch : {1, 3, 64}) {
     CAPTURE(batch);
     const double touched = 8 * (1 - std::pow(0.75, static_cast<double>(batch)));
-    const double bytes = 2.0 * (13773056 - 4 * (8 - touched) * expert) - table + std::min(row * batch, table) + 1000;
-    const double flops = 2.0 * (4335872 - 2 * 1024 * 256) * batch + 2.0 * 1024 * 256 * batch + 4.0 * 8 * 32 * 4 * 500;
+    const double bytes = 2.0 * (13773056 - 4 * (8 - touched) * expert) - table + std::min(row * static_cast<double>(batch), table) + 1000;
+    const double flops = 2.0 * (4335872 - 2 * 1024 * 256) * static_cast<double>(batch) + 2.0 * 1024 * 256 * static_cast<double>(batch) + 4.0 * 8 * 32 * 4 * 500;
     CHECK(cost.decode_seconds(batch, 500, 1000) == doctest::Approx(std::max(bytes / bw, flops / peak)).epsilon(1e-12));
   }
   // Expert parallelism 2 on 2 GPUs: each MoE layer's all-reduce becomes dispatch + combine of the tokens' 2 expert
