@@ -71,6 +71,14 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
   if (spec.prefix_block_tokens_given && !config.prefill.prefix_cache)
     workload.fail("prefix_block_tokens", "no prefix_block_tokens without \"cluster.prefill.prefix_cache\": true (it "
                                          "would be ignored)");
+  if (config.prefill.prefix_cache && spec.synthetic)
+    throw_error("%s: $.cluster.prefill.prefix_cache: true, but a synthetic workload carries no prefix block ids (a "
+                "Mooncake trace's hash_ids, or a jsonl trace's columns.prefix_hashes): the cache would never hit",
+                config.origin.c_str());
+  if (config.router == RouterPolicy::prefix_aware && !config.prefill.prefix_cache)
+    throw_error("%s: $.cluster.router: \"prefix-aware\" routes by the prefill instances' cached prefix blocks and "
+                "needs \"cluster.prefill.prefix_cache\": true (without it every instance holds none: least-loaded)",
+                config.origin.c_str());
   // The workload is read as it is needed (bounded memory for any length), unless over_context "skip" or "truncate"
   // must renumber the requests first.
   std::function<bool(Request&)> stream = spec.over_context == OverContextPolicy::error ? workload_stream(spec, config.seed) : nullptr;

@@ -240,6 +240,7 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
   c.base_dir = base_dir;
   JsonObject top(root, origin, "$", &kSimConfigSection);
   c.model = top.get(kModel);
+  if (c.model.empty()) top.fail(kModel.key, "a model name of the models catalog, not \"\"");
   c.format = top.get(kFormat);
   try {
     kv_format_parse(c.format);
