@@ -28,6 +28,8 @@ struct AccuracyCommandOptions {
   bool quiet = false;
 };
 
+constexpr const char* kPreTokenizedAdvice = "pass the text pre-tokenized with --tokens (README: \"Your own model\")";
+
 void run_accuracy(AccuracyCommandOptions o) {
   if (!o.out.empty() && o.out != "-") check_output_location(o.out, false, "--out");
   o.model = o.model.empty() ? shipped_model_path() : resolve_input_path(o.model, "");
@@ -38,8 +40,7 @@ void run_accuracy(AccuracyCommandOptions o) {
     std::vector<std::pair<std::string, std::string>> inputs{{"--model", o.model}};
     if (!o.tokens.empty()) inputs.emplace_back("--tokens", resolve_input_path(o.tokens, ""));
     else {
-      const std::string tokenizer = o.tokenizer.empty() ? default_tokenizer_path(o.model) : resolve_input_path(o.tokenizer, "");
-      if (!tokenizer.empty()) inputs.emplace_back("--tokenizer", tokenizer);
+      inputs.emplace_back("--tokenizer", tokenizer_path_for(o.model, o.tokenizer, kPreTokenizedAdvice));
       inputs.emplace_back("--text", o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, ""));
     }
     output_rule_check_file("--out", o.out, inputs);
@@ -57,11 +58,7 @@ void run_accuracy(AccuracyCommandOptions o) {
     corpus = eval_corpus_from_ids(ids, source, model.config.vocab_size, o.run.max_stories, start);
     source_sha256 = sha256_hex(ids);
   } else {
-    o.tokenizer = o.tokenizer.empty() ? default_tokenizer_path(o.model) : resolve_input_path(o.tokenizer, "");
-    if (o.tokenizer.empty())
-      throw_error("%s: no tokenizer.model in the folder: name the model's tokenizer with --tokenizer (a SentencePiece "
-                  ".model), or pass the text pre-tokenized with --tokens (README: \"Your own model\")",
-                  o.model.c_str());
+    o.tokenizer = tokenizer_path_for(o.model, o.tokenizer, kPreTokenizedAdvice);
     source = o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, "");
     const ModelTokens tokens(o.tokenizer, model);
     const std::string text = read_file(source);

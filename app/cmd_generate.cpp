@@ -73,11 +73,7 @@ void run_generate(GenerateOptions o) {
     if (ids.stories.empty()) throw_error("--prompt-ids: no token id given");
     prompt.insert(prompt.end(), ids.stories[0].begin(), ids.stories[0].end());
   } else {
-    o.tokenizer = o.tokenizer.empty() ? default_tokenizer_path(o.model) : resolve_input_path(o.tokenizer, "");
-    if (o.tokenizer.empty())
-      throw_error("%s: no tokenizer.model in the folder: name the model's tokenizer with --tokenizer (a SentencePiece "
-                  ".model), or give the prompt as token ids with --prompt-ids",
-                  o.model.c_str());
+    o.tokenizer = tokenizer_path_for(o.model, o.tokenizer, "give the prompt as token ids with --prompt-ids");
     tokenizer = std::make_unique<ModelTokens>(o.tokenizer, model);
     const std::vector<int> text = tokenizer->encode(o.prompt);
     prompt.insert(prompt.end(), text.begin(), text.end());

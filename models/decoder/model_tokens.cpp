@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "models/decoder/hf_checkpoint.hpp"
 #include "models/decoder/known_files.hpp"
@@ -49,6 +50,16 @@ std::string default_tokenizer_path(const std::string& model_path) {
   const std::string candidate = model_path + "/tokenizer.model";
   struct stat st {};
   return ::stat(candidate.c_str(), &st) == 0 ? candidate : "";
+}
+
+std::string tokenizer_path_for(const std::string& model_path, const std::string& given, const char* instead) {
+  if (!given.empty()) return resolve_input_path(given, "");
+  std::string path = default_tokenizer_path(model_path);
+  if (path.empty())
+    throw_error("%s: no tokenizer.model in the folder: name the model's tokenizer with --tokenizer (a SentencePiece "
+                ".model), or %s",
+                model_path.c_str(), instead);
+  return path;
 }
 
 int model_start_token(const LlamaModel& model) {

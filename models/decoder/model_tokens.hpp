@@ -32,6 +32,9 @@ class ModelTokens {
 // The tokenizer file to use for a model at `model_path` when the user named none: the shipped tok512 for a
 // llama2.c checkpoint, a Hugging Face folder's tokenizer.model; "" when the folder has none.
 std::string default_tokenizer_path(const std::string& model_path);
+// The tokenizer a command uses: `given` (resolved) when set, else default_tokenizer_path; a LynxError when a
+// Hugging Face folder has none, whose advice ends with `instead` (e.g. "pass the text pre-tokenized with --tokens").
+std::string tokenizer_path_for(const std::string& model_path, const std::string& given, const char* instead);
 
 // The token that starts every window and prompt: the model's BOS, else its EOS (the document separator of models
 // trained without BOS); a LynxError naming config.json when it has neither.
