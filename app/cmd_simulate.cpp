@@ -50,7 +50,14 @@ void run_simulate(const SimulateOptions& o) {
   extras.timeline_path = o.timeline;
   std::optional<ProgressMeter> meter;
   if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
-  RunOutcome outcome = run_config(resolved, o.out, extras);
+  // An error the run finds later (cross-field and workload checks) names the override that caused it too.
+  RunOutcome outcome = [&] {
+    try {
+      return run_config(resolved, o.out, extras);
+    } catch (const LynxError& e) {
+      throw LynxError(config_override_blame(e.what(), overrides));
+    }
+  }();
   if (meter) meter->finish();
   const nlohmann::json& m = outcome.summary["metrics"];
   const long long skipped = m.value("over_context_skipped", 0LL), truncated = m.value("over_context_truncated", 0LL);
