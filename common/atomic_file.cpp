@@ -33,17 +33,26 @@ void write_file_atomic(const std::string& given_path, const std::string& content
   bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
   ok = (std::fflush(f) == 0) && ok;
   ok = (std::fclose(f) == 0) && ok;
-  int error = errno;
-  // Checked again at rename time: nothing is ever renamed over a folder, a device, a FIFO or a socket.
-  struct stat target {};
-  if (ok && ::lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
-    std::remove(temporary.c_str());
-    throw_error("%s: exists and is not a regular file; lynxsim replaces only regular files", given_path.c_str());
-  }
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    if (ok) error = errno;
+  if (!ok) {
+    const int error = errno;
     std::remove(temporary.c_str());
     throw_error("%s: cannot write: %s", given_path.c_str(), std::strerror(error));
+  }
+  rename_into_place(temporary, path, given_path);
+}
+
+void rename_into_place(const std::string& temporary, const std::string& path, const std::string& shown) {
+  const char* name = shown.empty() ? path.c_str() : shown.c_str();
+  // Checked again at rename time: nothing is ever renamed over a folder, a device, a FIFO or a socket.
+  struct stat target {};
+  if (::lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    std::remove(temporary.c_str());
+    throw_error("%s: exists and is not a regular file; lynxsim replaces only regular files", name);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw_error("%s: cannot write: %s", name, std::strerror(error));
   }
 }
 

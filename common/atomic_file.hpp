@@ -9,6 +9,11 @@ namespace lynx {
 // Writes `content` to `path` atomically (temporary file + rename). Throws LynxError naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// Renames a finished temporary file over `path`, refusing (and removing the temporary) when `path` exists and is
+// not a regular file; a LynxError names `shown` (default: `path`). The one rename of every writer that streams its own temporary
+// file (requests.csv, the timeline) and of write_file_atomic.
+void rename_into_place(const std::string& temporary, const std::string& path, const std::string& shown = "");
+
 // Checks, before any work, that `path` can be written as a folder (is_directory) or a file: it is one already,
 // or its nearest existing ancestor is a writable folder. Creates nothing; a LynxError names `option` and the
 // reason (a regular file in the way, no permission).

@@ -15,6 +15,11 @@ namespace lynx {
 ConfigOverride config_override_parse(const std::string& text) {
   ConfigOverride o;
   o.option = "--set " + text;
+  try {  // the configuration as run is written as JSON, which holds only UTF-8 text
+    (void)nlohmann::json(text).dump();
+  } catch (const nlohmann::json::exception&) {
+    throw_error("%s: not UTF-8 text, which a configuration cannot hold", printable(o.option).c_str());
+  }
   const size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0)
     throw_error("%s: expected PATH=VALUE, a dotted JSON path and its value (e.g. --set cluster.network.nic_gbps=25)",

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/fixed_decimal.hpp"
 
@@ -113,10 +114,7 @@ void RequestsCsvWriter::commit() {
     std::remove(tmp_path_.c_str());
     throw_error("%s: cannot write: %s", tmp_path_.c_str(), std::strerror(errno));
   }
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    std::remove(tmp_path_.c_str());
-    throw_error("%s: cannot rename into place: %s", path_.c_str(), std::strerror(errno));
-  }
+  rename_into_place(tmp_path_, path_);
 }
 
 double RequestRow::value(double (RequestRecord::*method)() const) const {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -239,12 +240,12 @@ void TimelineWriter::commit() {
   flush();  // on failure the destructor discards the file
   std::FILE* file = file_;
   file_ = nullptr;
-  const bool closed = std::fclose(file) == 0;
-  if (!closed || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+  if (std::fclose(file) != 0) {
     const int why = errno;
     discard();
     throw_error("%s: cannot write: %s", path_.c_str(), std::strerror(why));
   }
+  rename_into_place(tmp_path_, path_);  // removes the temporary file if it refuses
 }
 
 }  // namespace lynx

@@ -104,3 +104,11 @@ TEST_CASE("experiment names are one safe folder name; axis paths once; values di
   CHECK_THROWS_WITH_AS(load("x", {{"axes", nlohmann::json::array()}}),
                        doctest::Contains("$.sweep.axes: expected at least one axis"), LynxError);
 }
+
+TEST_CASE("--set text that is not UTF-8 is refused when parsed (a configuration is JSON, UTF-8 only)") {
+  // Found by fuzz_set_override: the string value was kept and failed later, inside nlohmann's dump().
+  CHECK_THROWS_WITH_AS(config_override_parse("cluster={\x96prefill\": 0}l"),
+                       doctest::Contains("not UTF-8 text, which a configuration cannot hold"), LynxError);
+  CHECK_THROWS_AS(config_override_parse("mod\xffl=bf16"), LynxError);
+  CHECK(config_override_parse("model=caf\xc3\xa9").value == "caf\xc3\xa9");  // valid UTF-8 is a string as before
+}
