@@ -92,11 +92,10 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     for (const auto& d : entry["shape"]) {
       if (!d.is_number_unsigned()) bad("shape " + entry["shape"].dump() + " holds a non-integer or negative size");
       t.shape.push_back(d.get<int64_t>());
+      // A count that wraps could pass the size check below and then be read past the mapping.
       if (d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) ||
-          __builtin_mul_overflow(elements, d.get<uint64_t>(), &elements) ||
-          __builtin_mul_overflow(elements, uint64_t{8}, &elements))  // checked with room for 8-byte elements
-        bad("shape " + entry["shape"].dump() + " holds more elements than a file can");
-      elements /= 8;
+          __builtin_mul_overflow(elements, d.get<uint64_t>(), &elements) || elements > size_)
+        bad("shape " + entry["shape"].dump() + " holds more elements than the file has bytes");
     }
     const auto& offsets = entry.contains("data_offsets") ? entry["data_offsets"] : nlohmann::json();
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||

@@ -21,6 +21,7 @@
 #include "common/error.hpp"
 #include "hf_test_util.hpp"
 #include "models/decoder/accuracy.hpp"
+#include "models/decoder/safetensors.hpp"
 #include "models/decoder/decoder.hpp"
 #include "models/decoder/eval_text.hpp"
 
@@ -231,6 +232,14 @@ TEST_CASE("a malformed safetensors header, a truncated file and bad offsets are 
   REQUIRE(at != std::string::npos);
   bad[at + 16] = '4';  // [4, end]: byte count no longer dtype x shape
   CHECK(error_with(bad).find("needs") != std::string::npos);
+  // A shape whose element count wraps to 0 in 64 bits (2^32 x 2^32) with empty data_offsets: refused, not read.
+  const std::string header = R"({"x":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,0]}})";
+  std::string wrapped(8, '\0');
+  for (int i = 0; i < 8; ++i) wrapped[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  write_file_atomic(file, wrapped + header);
+  CHECK_THROWS_WITH_AS(SafetensorsFile{file}, doctest::Contains("holds more elements than the file has bytes"),
+                       LynxError);
+  write_file_atomic(file, good);
   CHECK(error_of_load(dir).empty());
 }
 
