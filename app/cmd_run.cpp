@@ -25,12 +25,14 @@ struct RunOptions {
 };
 
 void run_experiment(const RunOptions& o) {
-  Experiment e = experiment_load_with_overrides(o.experiment, config_overrides_parse(o.sets));
+  const std::vector<ConfigOverride> overrides = config_overrides_parse(o.sets);
+  Experiment e = experiment_load_with_overrides(o.experiment, overrides);
   if (!e.plot.is_null() || o.plot) (void)plot_request_read(e);  // the plots it names, before a sweep, not after it
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;
   options.force = o.force;
+  options.overrides = overrides;
   OutputPlan plan;  // the output rule (common/output_paths.hpp), before any point runs
   plan.input_file("experiment", o.experiment);
   output_plan_add_config_inputs(plan, "experiment " + o.experiment, e.base, e.base_dir);

@@ -67,7 +67,8 @@ std::string format_duration(double seconds) {
 }
 
 // In the child: run the point, report an error in error.txt. Never returns.
-[[noreturn]] void run_point_child(const Experiment& e, const SweepPoint& p, const std::string& dir, pid_t parent) {
+[[noreturn]] void run_point_child(const Experiment& e, const SweepPoint& p, const std::string& dir, pid_t parent,
+                                  const std::vector<ConfigOverride>& overrides) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   // Die with the sweep, even when it is killed with SIGKILL: an orphan would go on writing into the results that a
@@ -81,7 +82,7 @@ std::string format_duration(double seconds) {
     fs::remove(dir + "/error.txt", ignored);
   } catch (const std::exception& error) {
     try {
-      write_file_atomic(dir + "/error.txt", std::string(error.what()) + "\n");
+      write_file_atomic(dir + "/error.txt", config_override_blame(error.what(), overrides) + "\n");
     } catch (...) {
     }
     code = 1;
@@ -161,7 +162,7 @@ SweepReport sweep_run_locked(const Experiment& e, const SweepOptions& o) {
       const pid_t parent = ::getpid();
       pid_t pid = ::fork();
       if (pid < 0) throw_error("cannot start a process for point %s", p->name.c_str());
-      if (pid == 0) run_point_child(e, *p, dir, parent);
+      if (pid == 0) run_point_child(e, *p, dir, parent, o.overrides);
       running[pid] = p;
     }
     int status = 0;

@@ -12,7 +12,9 @@
 // joins shards' results.
 #pragma once
 #include <string>
+#include <vector>
 
+#include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
 
 namespace lynx {
@@ -24,6 +26,9 @@ struct SweepOptions {
   int shard_count = 1;   // N
   bool progress = true;
   bool force = false;    // rerun finished points too, and replace those computed from another configuration
+  // The --set overrides already applied to the experiment's base: a point's error that names one's JSON path names
+  // the option too (config_override_blame), as `simulate` does.
+  std::vector<ConfigOverride> overrides;
 };
 
 struct SweepReport {

@@ -4,7 +4,8 @@
 #   point without summary.json, a point in no shard, --out holding another experiment's results;
 # - plot: summary.csv with NaN, cut short, a missing column; a requests.csv cut mid-row; plot --data writes
 #   valid JSON (no NaN, no Infinity);
-# - two `run`s into one --out at once: both exit 0, no "failed", the results equal a single run's.
+# - two `run`s into one --out at once: both exit 0, no "failed", the results equal a single run's;
+# - a sweep point that fails at run time because of a --set override names the override, as `simulate` does.
 # Each refusal: exit 2, one "lynxsim: error:" line naming the file, no traceback, the output folder untouched.
 set -uo pipefail
 lynxsim="$1"
@@ -83,4 +84,10 @@ wait $first; first=$?
 grep -q "failed:" r1.err r2.err && fail "a concurrent run reported a failure: $(cat r1.err r2.err)"
 grep -q " 0 failed" r1.out && grep -q " 0 failed" r2.out || fail "concurrent runs: $(cat r1.out r2.out)"
 diff -r -x "*.png" -x "*.svg" full both > /dev/null || fail "concurrent runs' results differ from a single run's"
+
+# A point's run-time error (a cross-field check made when the point runs) names the --set override that caused it.
+"$lynxsim" run e.json --out blamed --set cluster.router=prefix-aware > blame.out 2> blame.err; code=$?
+[ $code -eq 2 ] || fail "run with a failing override exited $code: $(cat blame.err)"
+[ "$(grep -c '^point .* failed: --set cluster\.router=prefix-aware: .*\$\.cluster\.router: ' blame.err)" -eq 2 ] \
+  || fail "point failures do not name the override: $(cat blame.err)"
 echo "results checks: every case as expected"
