@@ -26,7 +26,7 @@ struct SimulateOptions {
   std::string out;
   std::string timeline;
   std::vector<std::string> sets;
-  bool quiet = false, progress = false, no_progress = false;
+  bool quiet = false, progress = false, no_progress = false, timeline_per_request = false;
 };
 
 void run_simulate(const SimulateOptions& o) {
@@ -48,6 +48,7 @@ void run_simulate(const SimulateOptions& o) {
   const bool timeline_existed = !o.timeline.empty() && std::filesystem::exists(o.timeline, error);
   RunExtras extras;
   extras.timeline_path = o.timeline;
+  extras.timeline_per_request = o.timeline_per_request;
   std::optional<ProgressMeter> meter;
   if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
   // An error the run finds later (cross-field and workload checks) names the override that caused it too.
@@ -113,8 +114,13 @@ void add_simulate_command(CLI::App& app) {
                   "Repeatable; reference: docs/config.md")
       ->allow_extra_args(false);
   cmd->add_flag("--quiet", options->quiet, "Print nothing but diagnostics");
-  cmd->add_option("--timeline", options->timeline,
-                  "Also write the run's timeline, a Chrome trace-event JSON file (open it in ui.perfetto.dev)");
+  CLI::Option* timeline = cmd->add_option(
+      "--timeline", options->timeline,
+      "Also write the run's timeline, a Chrome trace-event JSON file (open it in ui.perfetto.dev)");
+  cmd->add_flag("--timeline-per-request", options->timeline_per_request,
+                "The timeline's tracks: one process per request (its prefill, stream(s) and decode rows) instead of "
+                "one per instance; for small runs")
+      ->needs(timeline);
   CLI::Option* progress =
       cmd->add_flag("--progress", options->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("--no-progress", options->no_progress, "Never show progress (default: shown on a terminal)")

@@ -101,7 +101,8 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
   try {
     write_file_atomic(out_dir + "/config.json", resolved.json.dump(2) + "\n");
     std::unique_ptr<TimelineWriter> timeline;  // an uncommitted timeline removes its file when dropped
-    if (!extras.timeline_path.empty()) timeline = std::make_unique<TimelineWriter>(extras.timeline_path, config);
+    if (!extras.timeline_path.empty())
+      timeline = std::make_unique<TimelineWriter>(extras.timeline_path, config, extras.timeline_per_request);
     RecordSink watch;
     if (timeline || extras.progress)
       watch = [&](const RequestRecord& r) {

@@ -20,6 +20,7 @@ namespace lynx {
 // What `lynxsim simulate` may add to a run; neither changes its result files.
 struct RunExtras {
   std::string timeline_path;          // "": none; else the run's Chrome trace-event timeline (sim/timeline.hpp)
+  bool timeline_per_request = false;  // the timeline's tracks: a process per request, not per instance
   ProgressMeter* progress = nullptr;  // started with the workload's size, then handed each finished record
 };
 

@@ -2,7 +2,8 @@
 # `lynxsim simulate` with --timeline and the progress meter, end to end on a small synthetic workload:
 # - stderr not a terminal: no progress line; --progress forces it; --progress with --no-progress is an error;
 # - --timeline and --progress change no byte of requests.csv and summary.json;
-# - the timeline is valid JSON and the same bytes on a second run;
+# - the timeline is valid JSON and the same bytes on a second run; read as doubles its spans nest on every track and
+#   each request's spans form one flow (scripts/timeline_check.py), also with --timeline-per-request;
 # - a run that fails during the simulation leaves no timeline, no temporary file and no folder made for it.
 set -uo pipefail
 lynxsim="$1"
@@ -30,6 +31,15 @@ cmp "$tmp/plain/summary.json" "$tmp/with/summary.json" || fail "--timeline chang
 "$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/again" --timeline "$tmp/again.json" --no-progress --quiet \
   2> /dev/null || fail "second run"
 cmp "$tmp/with/timeline.json" "$tmp/again.json" || fail "the timeline differs between two runs"
+# read as doubles, as viewers read it: spans nest on every track, and each request's spans form one flow
+python3 "$(dirname "$0")/../../scripts/timeline_check.py" "$tmp/again.json" || fail "timeline_check.py"
+"$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/per" --timeline "$tmp/per.json" --timeline-per-request \
+  --quiet 2> /dev/null || fail "--timeline-per-request"
+python3 "$(dirname "$0")/../../scripts/timeline_check.py" "$tmp/per.json" || fail "timeline_check.py, per request"
+[ "$(grep -c '"process_name"' "$tmp/per.json")" -eq 40 ] || fail "--timeline-per-request: not one process per request"
+out="$("$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/y" --timeline-per-request 2>&1)" && \
+  fail "--timeline-per-request without --timeline accepted"
+grep -q -- "--timeline-per-request requires --timeline" <<<"$out" || fail "unclear message: $out"
 python3 -c 'import json, sys; t = json.load(open(sys.argv[1])); assert t["displayTimeUnit"] == "ms"; \
 assert sum(e["ph"] == "X" for e in t["traceEvents"]) >= 40 * 6' "$tmp/again.json" || fail "timeline is not the JSON expected"
 out="$("$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/x" --progress --no-progress 2>&1)" && fail "--progress --no-progress accepted"
