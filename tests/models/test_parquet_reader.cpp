@@ -258,3 +258,50 @@ TEST_CASE("parquet: every truncation and every one-byte corruption of a real tab
   MESSAGE("one-byte corruptions of ", good.size(), " bytes: ", errors, " refused, ", read, " still read");
   CHECK(errors > 0);
 }
+
+// The fuzz harness's seeds (fuzz/corpus/parquet/): small files of every shape the reader accepts, from the writer
+// above. With LYNX_PARQUET_SEEDS=<folder> this writes them there; otherwise it checks the committed ones read.
+TEST_CASE("parquet: fuzz seeds") {
+  std::vector<std::pair<std::string, std::string>> seeds;
+  tp::Column a{"m", 2};
+  a.ints = {1, 2, 4, 8};
+  tp::Column lat{"latency", 5};
+  lat.codec = 6;
+  lat.reals = {0.01, 0.02, 0.04, 0.08};
+  tp::Column dt{"gemm_dtype", 6};
+  dt.dictionary = true, dt.codec = 6;
+  dt.texts = {"bfloat16", "fp8", "bfloat16", "fp8"};
+  seeds.push_back({"zstd_dictionary.parquet", tp::write_file({dt, a, lat})});
+  tp::Column b{"flag", 0};
+  b.rle_booleans = true, b.v2 = true, b.codec = 1;
+  b.ints = {1, 0, 1, 1};
+  tp::Column o{"x", 4};
+  o.optional = true, o.v2 = true;
+  o.reals = {1, 0, 3, 4};
+  o.nulls = {false, true, false, false};
+  tp::Column s{"s", 6};
+  s.optional = true, s.codec = 1;
+  s.texts = {"a", "", "bc", "d"};
+  s.nulls = {false, true, false, false};
+  tp::Column i{"i", 1};
+  i.ints = {-1, 0, 1, 2};
+  seeds.push_back({"v2_snappy_nulls.parquet", tp::write_file({b, o, s, i})});
+  tp::Column di{"k", 2};
+  di.dictionary = true, di.optional = true, di.v2 = true, di.codec = 1;
+  di.ints = {4096, 0, 4096, 8192};
+  di.nulls = {false, true, false, false};
+  seeds.push_back({"v2_int_dictionary.parquet", tp::write_file({di})});
+  seeds.push_back({"empty_table.parquet", tp::write_file({})});
+  const char* out = std::getenv("LYNX_PARQUET_SEEDS");
+  for (const auto& [name, bytes] : seeds) {
+    CHECK_MESSAGE(error_of(bytes) == "", name);
+    if (out) {
+      std::ofstream f(std::string(out) + "/" + name, std::ios::binary);
+      f << bytes;
+      REQUIRE(f.good());
+    } else {
+      const std::string committed = slurp(std::string(LYNX_SOURCE_DIR) + "/fuzz/corpus/parquet/" + name);
+      CHECK_MESSAGE(error_of(committed) == "", name);
+    }
+  }
+}
