@@ -8,6 +8,7 @@
 // beside another run's configuration; a failed run into a new folder leaves nothing.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,8 @@ namespace lynx {
 struct RunExtras {
   std::string timeline_path;          // "": none; else the run's Chrome trace-event timeline (sim/timeline.hpp)
   ProgressMeter* progress = nullptr;  // started with the workload's size, then handed each finished record
+  std::string flow_log_path;          // "": none; else every flow of the run (sim/flow_log.hpp, for benchmarks)
+  std::vector<std::string> simgrid_cfg;  // SimGrid items on top of the defaults (sim/simgrid_options.hpp), checked
 };
 
 struct RunOutcome {
