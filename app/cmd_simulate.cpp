@@ -17,6 +17,7 @@
 #include "experiments/run_outputs.hpp"
 #include "sim/run_config.hpp"
 #include "sim/resolved_config.hpp"
+#include "sim/simgrid_options.hpp"
 
 namespace lynx {
 
@@ -26,6 +27,8 @@ struct SimulateOptions {
   std::string out;
   std::string timeline;
   std::vector<std::string> sets;
+  std::vector<std::string> simgrid_cfg;
+  std::string flow_log;
   bool quiet = false, progress = false, no_progress = false, timeline_per_request = false;
 };
 
@@ -36,7 +39,9 @@ void run_simulate(const SimulateOptions& o) {
   plan.input_file("--config", o.config);
   plan.output_folder("--out", o.out, run_folder_files());
   if (!o.timeline.empty()) plan.output_file("--timeline", o.timeline);
+  if (!o.flow_log.empty()) plan.output_file("--flow-log", o.flow_log);
   plan.check();
+  simgrid_options_check(o.simgrid_cfg, "--cfg");
   const std::vector<ConfigOverride> overrides = config_overrides_parse(o.sets);
   nlohmann::json raw = json_parse_file(o.config, true);  // its input files, before any is read
   if (raw.is_object()) config_overrides_apply(raw, overrides);
@@ -49,6 +54,8 @@ void run_simulate(const SimulateOptions& o) {
   RunExtras extras;
   extras.timeline_path = o.timeline;
   extras.timeline_per_request = o.timeline_per_request;
+  extras.flow_log_path = o.flow_log;
+  extras.simgrid_cfg = o.simgrid_cfg;
   std::optional<ProgressMeter> meter;
   if (o.progress || (!o.no_progress && !o.quiet && ::isatty(STDERR_FILENO) != 0)) extras.progress = &meter.emplace(stderr);
   // An error the run finds later (cross-field and workload checks) names the override that caused it too.
@@ -97,7 +104,7 @@ void run_simulate(const SimulateOptions& o) {
   }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
-  std::fprintf(stderr, "simulated %zu requests in %.2f s wall (%.0f requests/s), peak memory %.0f MB\n",
+  std::fprintf(stderr, "simulated %zu requests in %.3f s wall (%.0f requests/s), peak memory %.0f MB\n",
                outcome.requests, outcome.wall_s, static_cast<double>(outcome.requests) / outcome.wall_s,
                static_cast<double>(usage.ru_maxrss) / 1024.0);
 }
@@ -121,6 +128,14 @@ void add_simulate_command(CLI::App& app) {
                 "The timeline's tracks: one process per request (its prefill, stream(s) and decode rows) instead of "
                 "one per instance; for small runs")
       ->needs(timeline);
+  cmd->add_option("--cfg", options->simgrid_cfg,
+                  "A SimGrid configuration item ITEM:VALUE (network/optim:Lazy|Full, "
+                  "network/maxmin-selective-update, maxmin/precision, surf/precision); repeatable; items of the "
+                  "network model are refused (docs/performance.md)")
+      ->allow_extra_args(false);
+  cmd->add_option("--flow-log", options->flow_log,
+                  "Also write every network flow as it starts (binary; the speed benchmark's replay reads it: "
+                  "docs/performance.md)");
   CLI::Option* progress =
       cmd->add_flag("--progress", options->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("--no-progress", options->no_progress, "Never show progress (default: shown on a terminal)")

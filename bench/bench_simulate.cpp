@@ -1,21 +1,26 @@
-// Simulator speed, memory and scale, each figure against a baseline measured in the same run; every simulation
-// runs in its own process (one SimGrid engine per process).
-//  1. Speed: the whole shipped Mooncake conversation trace (12,031 requests) on 8 prefill + 8 decode H200
-//     instances at 100 Gbps with lynx-a4r4-g64 (experiments/configs/mooncake_8x8_h200_100g.json), simulated and
-//     written (requests.csv, summary.json) as `lynxsim simulate` does, against a bare SimGrid program that replays
-//     the same flows (the same platform, sizes, weights and start times, recorded from the simulation) driven by
-//     Engine::run_until and completion callbacks, doing nothing else. Like for like, the simulation's requests are
-//     built in memory before its timer starts, as the replay's flows are; a third run reads the trace as it is needed
-//     (what `lynxsim simulate` does) and is printed beside. Runs alternate; medians. Targets (issue 15):
-//     at most 1.5x the bare replay, at least 10,000 simulated requests per wall second.
-//  2. Memory: peak memory of a synthetic workload at the Mooncake trace's load (its arrival rate, its joint
+// Simulator speed, start-up, memory and scale, each figure against a baseline measured in the same run.
+//  1. Speed, as whole processes: `lynxsim simulate` (inputs read from files, results written, as a user runs it)
+//     against `flow_replay` (bench/bare_replay.hpp), a bare SimGrid program replaying the flows that simulation
+//     logged (`--flow-log`: the same platform, SimGrid items, sizes, weights and start times; each flow started
+//     exactly at its time, each finished Comm freed). Wall time of each process from fork to exit, alternated
+//     (simulate, replay, simulate, ...), min / median / max over the rounds; the in-process figures (the run's own
+//     timer against the replay's, both from before SimGrid's engine is created) beside them. Two cases: the whole
+//     Mooncake conversation trace on 8+8 H200 at 100 Gbps (experiments/configs/mooncake_8x8_h200_100g.json) and
+//     the congested point of the default demo, 70B with Lynx at 10 Gbps (congested_70b_lynx_10g.json). Targets
+//     (issue 29): whole-process ratio at most 1.3x (Mooncake) and 1.15x (congested).
+//  2. Start-up: `lynxsim simulate` of the Mooncake configuration cut to its first request, against `flow_replay
+//     --platform-only` (a process that only creates the SimGrid engine and the same platform). Target: 1.5x.
+//  3. Memory: peak memory of a synthetic workload at the Mooncake trace's load (its arrival rate, its joint
 //     empirical lengths) of 1x, 8x and 64x its length, streamed (requests generated as needed, rows written and
 //     dropped). Target: flat; a 10-million-request run under 1 GB (`bench_simulate --ten-million`, ~20 minutes).
 //     Then a trace file read as it is needed: the Mooncake trace and a file of its rows repeated 8 times.
-//  3. Scale: cost per simulated request at 8+8 and 512+512 instances (load scaled with the instances), star and
+//  4. Scale: cost per simulated request at 8+8 and 512+512 instances (load scaled with the instances), star and
 //     leaf-spine. Target: at most 1.5x from 8+8 to 512+512.
-//   bench_simulate [--reps N] [--config FILE] [--ten-million] [--skip-memory] [--skip-scale]
+//   bench_simulate [--reps N] [--congested-reps N] [--config FILE] [--skip-congested] [--ten-million]
+//                  [--skip-memory] [--skip-scale]
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,17 +33,11 @@
 #include <string>
 #include <vector>
 
-#include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/Engine.hpp>
-#include <xbt/log.h>
-
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
-#include "sim/flow_priority.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/run_files.hpp"
-#include "sim/platform.hpp"
 #include "sim/run_config.hpp"
 #include "sim/simulation.hpp"
 #include "sim/simulation_setup.hpp"
@@ -47,7 +46,6 @@
 #include "traces/workload_stream.hpp"
 
 namespace {
-namespace sg4 = simgrid::s4u;
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -63,60 +61,122 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-std::vector<lynx::FlowLogEntry> read_flow_log(const std::string& path) {
-  std::vector<lynx::FlowLogEntry> flows(std::filesystem::file_size(path) / sizeof(lynx::FlowLogEntry));
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr || std::fread(flows.data(), sizeof(lynx::FlowLogEntry), flows.size(), f) != flows.size())
-    lynx::throw_error("%s: cannot read the flow log", path.c_str());
-  std::fclose(f);
-  return flows;
+// The three figures of a series of runs.
+struct Spread {
+  double min = 0, median = 0, max = 0;
+};
+Spread spread(const std::vector<double>& v) {
+  return Spread{*std::min_element(v.begin(), v.end()), median(v), *std::max_element(v.begin(), v.end())};
 }
 
-// The bare SimGrid program: the same platform, the recorded flows started at their times from maestro, completions
-// through the completion callback; nothing else. Returns its wall seconds (engine, platform, replay).
-double bare_replay(const lynx::SimConfig& config, const std::vector<lynx::FlowLogEntry>& flows) {
+// Runs a program as a whole process (stdout and stderr into `log`), returns its wall seconds from fork to exit;
+// a failure throws with the log's text.
+double time_process(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(stdout);
   const double t0 = now_s();
-  int argc = 1;
-  char name[] = "bare";
-  char* argv[] = {name, nullptr};
-  sg4::Engine engine(&argc, argv);
-  xbt_log_control_set("root.thresh:critical");
-  lynx::Platform platform = lynx::platform_build(config.network, lynx::cluster_platform_nodes(config));
-  std::vector<sg4::CommPtr> comms;  // kept to the end: dropping a running comm's last handle crashes
-  comms.reserve(flows.size());
-  size_t completed = 0;
-  sg4::Activity::on_completion_cb([&completed](const sg4::Activity&) { ++completed; });
-  for (const lynx::FlowLogEntry& f : flows) {
-    if (f.start_s > sg4::Engine::get_clock()) engine.run_until(f.start_s);
-    sg4::CommPtr comm = sg4::Comm::sendto_init();
-    comm->set_payload_size(f.bytes);
-    comm->set_source(platform.hosts[static_cast<size_t>(f.src)]);
-    comm->set_destination(platform.hosts[static_cast<size_t>(f.dst)]);
-    if (f.weight != 1.0) lynx::set_flow_weight(comm, f.weight);
-    comms.push_back(std::move(comm));
+  const pid_t pid = fork();
+  if (pid < 0) lynx::throw_error("fork failed");
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+    }
+    execv(argv[0], argv.data());
+    _exit(127);
   }
-  engine.run();
-  if (completed != flows.size()) lynx::throw_error("bare replay: %zu of %zu flows completed", completed, flows.size());
-  return now_s() - t0;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double wall = now_s() - t0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string text;
+    if (std::FILE* f = std::fopen(log.c_str(), "r")) {
+      char buf[4096];
+      text.assign(buf, std::fread(buf, 1, sizeof buf, f));
+      std::fclose(f);
+    }
+    lynx::throw_error("%s failed (status %d): %s", args[0].c_str(), status, text.c_str());
+  }
+  return wall;
 }
 
-// How the simulation gets its requests: read as they are needed (as `lynxsim simulate` does: the trace is parsed
-// inside the timed run), or built in memory before the timer starts (as the bare replay has its flows).
-enum class Workload { streamed, in_memory };
+// A number printed after `key` in a log (the first occurrence).
+double figure_after(const std::string& log, const std::string& key) {
+  std::FILE* f = std::fopen(log.c_str(), "r");
+  if (f == nullptr) lynx::throw_error("%s: cannot read", log.c_str());
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  const size_t at = text.find(key);
+  if (at == std::string::npos) lynx::throw_error("%s: no \"%s\" in: %s", log.c_str(), key.c_str(), text.c_str());
+  return std::atof(text.c_str() + at + key.size());
+}
 
-// One simulation as `lynxsim simulate` runs it, results written under `dir`; returns "wall requests peak_mb".
-std::string simulate_once(const lynx::SimConfig& config, const std::string& dir, const std::string& flow_log = "",
-                          Workload how = Workload::streamed) {
+struct WholeProcess {
+  double requests = 0, flows = 0;
+  Spread sim, replay, sim_in, replay_in;
+  double ratio_median = 0;
+};
+
+// `lynxsim simulate` of `config_path` against `flow_replay` of the flows it logged, alternated `rounds` times.
+WholeProcess whole_process(const std::string& config_path, const std::string& tmp, int rounds) {
+  const std::string flow_log = tmp + "/flows.bin", log = tmp + "/process.log";
+  const std::vector<std::string> simulate = {LYNX_LYNXSIM_PATH, "simulate", "--config", config_path, "--out",
+                                             tmp + "/sim", "--quiet", "--no-progress"};
+  std::vector<std::string> record = simulate;
+  record.insert(record.end(), {"--flow-log", flow_log});
+  WholeProcess w;
+  time_process(record, log);  // also warms the page cache for both
+  w.requests = figure_after(log, "simulated ");
+  const std::vector<std::string> replay = {LYNX_FLOW_REPLAY_PATH, flow_log};
+  std::vector<double> sim, rep, sim_in, rep_in, ratio;
+  for (int i = 0; i < rounds; ++i) {
+    sim.push_back(time_process(simulate, log));
+    sim_in.push_back(figure_after(log, "requests in "));
+    rep.push_back(time_process(replay, log));
+    rep_in.push_back(figure_after(log, "flows in "));
+    w.flows = figure_after(log, "replayed ");
+    if (figure_after(log, " s, ") != 0)
+      lynx::throw_error("flow_replay started flows before their time");
+    ratio.push_back(sim.back() / rep.back());
+  }
+  w.sim = spread(sim);
+  w.replay = spread(rep);
+  w.sim_in = spread(sim_in);
+  w.replay_in = spread(rep_in);
+  w.ratio_median = median(ratio);
+  return w;
+}
+
+void print_whole_process(const char* label, const WholeProcess& w, int rounds, double target) {
+  std::printf("%s: %.0f requests, %.0f flows; %d rounds alternated, seconds min / median / max\n", label,
+              w.requests, w.flows, rounds);
+  std::printf("  lynxsim simulate, whole process      %7.3f %7.3f %7.3f\n", w.sim.min, w.sim.median, w.sim.max);
+  std::printf("  flow_replay, whole process           %7.3f %7.3f %7.3f\n", w.replay.min, w.replay.median,
+              w.replay.max);
+  std::printf("  ratio, whole process                 %.2f x median (%.2f x of the minima)  (target <= %.2f)\n",
+              w.sim.median / w.replay.median, w.sim.min / w.replay.min, target);
+  std::printf("  in-process: simulation %.3f s, replay %.3f s (medians): %.2f x\n", w.sim_in.median,
+              w.replay_in.median, w.sim_in.median / w.replay_in.median);
+  std::printf("  simulated requests per wall s        %.0f (whole process), %.0f (in-process)\n",
+              w.requests / w.sim.median, w.requests / w.sim_in.median);
+  std::fflush(stdout);
+}
+
+// One simulation as `lynxsim simulate` runs it (the trace read as it is needed), results written under `dir`, in a
+// child process; returns "wall requests peak_mb".
+std::string simulate_once(const lynx::SimConfig& config, const std::string& dir) {
   return lynx::run_isolated([&] {
     lynx::JsonObject workload(config.workload, config.origin, "$.workload");
     lynx::WorkloadSpec spec = lynx::workload_spec_from_json(workload, config.base_dir);
-    std::function<bool(lynx::Request&)> stream;
-    if (how == Workload::streamed) stream = lynx::workload_stream(spec, config.seed);
-    lynx::SimulationInputs inputs =
-        lynx::simulation_inputs(config, stream ? std::vector<lynx::Request>{} : lynx::workload_build(spec, config.seed));
-    inputs.request_source = std::move(stream);
+    lynx::SimulationInputs inputs = lynx::simulation_inputs(config, {});
+    inputs.request_source = lynx::workload_stream(spec, config.seed);
     inputs.prefix_block_tokens = spec.prefix_block_tokens;
-    inputs.flow_log_path = flow_log;
     lynx::SimulationResult result;
     lynx::simulate_to_files(dir, inputs, "bench", &result);
     char text[128];
@@ -166,22 +226,42 @@ void write_repeated_trace(const std::string& source, const std::vector<lynx::Req
 }
 }  // namespace
 
+// The Mooncake configuration cut to its first request, written beside the benchmark's other files.
+std::string one_request_config(const std::string& config_path, const std::string& tmp) {
+  nlohmann::json c = lynx::json_parse_file(config_path, true);
+  c["workload"]["first_n"] = 1;
+  // Relative paths (none in the shipped file; @data/ paths stay as they are) would resolve against tmp.
+  const std::string path = tmp + "/one_request.json";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) lynx::throw_error("%s: cannot write", path.c_str());
+  std::fputs(c.dump(2).c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
 int main(int argc, char** argv) {
   std::string config_path = lynx::project_dir() + "/experiments/configs/mooncake_8x8_h200_100g.json";
-  int reps = 5;
-  bool ten_million = false, skip_memory = false, skip_scale = false;
+  const std::string congested_path = lynx::project_dir() + "/experiments/configs/congested_70b_lynx_10g.json";
+  int reps = 5, congested_reps = 3;
+  bool ten_million = false, skip_memory = false, skip_scale = false, skip_congested = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (a == "--congested-reps" && i + 1 < argc) congested_reps = std::atoi(argv[++i]);
     else if (a == "--config" && i + 1 < argc) config_path = argv[++i];
+    else if (a == "--skip-congested") skip_congested = true;
     else if (a == "--ten-million") ten_million = true;
     else if (a == "--skip-memory") skip_memory = true;
     else if (a == "--skip-scale") skip_scale = true;
     else {
-      std::fprintf(stderr, "usage: bench_simulate [--reps N] [--config FILE] [--ten-million] [--skip-memory] "
-                           "[--skip-scale]\n");
+      std::fprintf(stderr, "usage: bench_simulate [--reps N] [--congested-reps N] [--config FILE] [--skip-congested] "
+                           "[--ten-million] [--skip-memory] [--skip-scale]\n");
       return 2;
     }
+  }
+  if (reps < 1 || congested_reps < 1) {
+    std::fprintf(stderr, "bench_simulate: --reps and --congested-reps take a count of at least 1\n");
+    return 2;
   }
   char tmp_template[] = "/tmp/bench_simulate.XXXXXX";
   const char* tmp_dir = mkdtemp(tmp_template);
@@ -195,28 +275,38 @@ int main(int argc, char** argv) {
     const lynx::SimConfig config = lynx::sim_config_load(config_path);
     std::printf("config: %s\n", config_path.c_str());
 
-    // 1. Speed against the bare replay of the same flows.
-    const std::string flow_log = tmp + "/flows.bin";
-    const RunFigures recorded = parse(simulate_once(config, tmp + "/record", flow_log));
-    const std::vector<lynx::FlowLogEntry> flows = read_flow_log(flow_log);
-    std::vector<double> sim_s, bare_s;
-    std::vector<double> streamed_s;
-    for (int i = 0; i < reps; ++i) {
-      sim_s.push_back(parse(simulate_once(config, tmp + "/sim", "", Workload::in_memory)).wall_s);
-      bare_s.push_back(std::stod(lynx::run_isolated([&] { return std::to_string(bare_replay(config, flows)); })));
-      streamed_s.push_back(parse(simulate_once(config, tmp + "/sim")).wall_s);
-    }
-    const double sim = median(sim_s), bare = median(bare_s), streamed = median(streamed_s);
-    std::printf("requests                              %.0f (%zu flows)\n", recorded.requests, flows.size());
-    std::printf("simulation wall (median of %d)         %.3f s  (requests in memory, as the replay's flows)\n", reps,
-                sim);
-    std::printf("bare SimGrid replay of its flows       %.3f s\n", bare);
-    std::printf("ratio to the bare replay               %.2f x  (target <= 1.5)\n", sim / bare);
-    std::printf("simulated requests per wall s          %.0f  (target >= 10000)\n", recorded.requests / sim);
-    std::printf("with the trace parsed as it is needed  %.3f s  (%.2f x the bare replay; lynxsim simulate's way)\n",
-                streamed, streamed / bare);
+    // 1. Speed, whole processes, against the bare replay of the same flows.
+    print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", whole_process(config_path, tmp, reps), reps, 1.3);
+    if (!skip_congested)
+      print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps",
+                          whole_process(congested_path, tmp, congested_reps), congested_reps, 1.15);
 
-    // 2. Peak memory against workload length, at the trace's load.
+    // 2. Start-up: one request against a process that only creates the engine and the platform.
+    {
+      const std::string one = one_request_config(config_path, tmp), log = tmp + "/startup.log";
+      const std::string flow_log = tmp + "/one.bin";
+      const std::vector<std::string> simulate = {LYNX_LYNXSIM_PATH, "simulate", "--config", one, "--out",
+                                                 tmp + "/one", "--quiet", "--no-progress", "--flow-log", flow_log};
+      const std::vector<std::string> platform = {LYNX_FLOW_REPLAY_PATH, flow_log, "--platform-only"};
+      time_process(simulate, log);
+      std::vector<double> sim, base;
+      const int startup_rounds = std::max(reps * 2, 10);
+      for (int i = 0; i < startup_rounds; ++i) {
+        sim.push_back(time_process(simulate, log));
+        base.push_back(time_process(platform, log));
+      }
+      const Spread s = spread(sim), b = spread(base);
+      std::printf("start-up, one request of the Mooncake configuration; %d rounds alternated, seconds min / median / max\n",
+                  startup_rounds);
+      std::printf("  lynxsim simulate                     %7.4f %7.4f %7.4f\n", s.min, s.median, s.max);
+      std::printf("  engine + platform only (flow_replay --platform-only) %7.4f %7.4f %7.4f\n", b.min, b.median,
+                  b.max);
+      std::printf("  ratio                                %.2f x median (%.2f x of the minima)  (target <= 1.5)\n",
+                  s.median / b.median, s.min / b.min);
+      std::fflush(stdout);
+    }
+
+    // 3. Peak memory against workload length, at the trace's load.
     lynx::JsonObject workload(config.workload, config.origin, "$.workload");
     const lynx::WorkloadSpec spec = lynx::workload_spec_from_json(workload, config.base_dir);
     const std::vector<lynx::Request> trace = lynx::workload_build(spec, config.seed);
@@ -239,7 +329,7 @@ int main(int argc, char** argv) {
       }
     }
 
-    // 2b. The same for a trace file read as it is needed: the trace itself, and its rows repeated 8 times (each copy
+    // 3b. The same for a trace file read as it is needed: the trace itself, and its rows repeated 8 times (each copy
     // shifted by the trace's span) in a file of 8x the length.
     if (!skip_memory) {
       const std::string repeated = tmp + "/trace_8x.jsonl";
@@ -256,7 +346,7 @@ int main(int argc, char** argv) {
       }
     }
 
-    // 3. Cost per request from 8+8 to 512+512 instances, the load scaled with the instances.
+    // 4. Cost per request from 8+8 to 512+512 instances, the load scaled with the instances.
     if (!skip_scale) {
       std::printf("cost per simulated request, 8+8 -> 512+512 instances (load x instances/8, 20,000 requests):\n");
       for (lynx::Topology topology : {lynx::Topology::star, lynx::Topology::leaf_spine}) {

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "sim/flow_priority.hpp"
+#include "sim/simgrid_options.hpp"
 
 namespace lynx {
 
@@ -26,7 +27,9 @@ std::vector<PlatformNode> single_nic_nodes(const std::vector<std::string>& names
 EventLoop::EventLoop(const NetworkConfig& network, const std::vector<std::string>& node_names)
     : EventLoop(network, single_nic_nodes(node_names)) {}
 
-EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes) {
+EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes,
+                     const std::vector<std::string>& simgrid_cfg)
+    : network_(network), nodes_(nodes), simgrid_cfg_(simgrid_options_effective(simgrid_cfg)) {
   if (g_loop != nullptr) throw_internal_error("one simulation per process: SimGrid's engine cannot be created twice");
   g_loop = this;
   int argc = 1;
@@ -34,6 +37,7 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   char* argv[] = {name, nullptr};
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   xbt_log_control_set("root.thresh:critical");
+  simgrid_options_apply(simgrid_cfg_);
   platform_ = platform_build(network, nodes);
   sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
     if (g_loop != nullptr) g_loop->on_activity_done(activity);
@@ -43,6 +47,10 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
 EventLoop::~EventLoop() {
   if (timer_ != nullptr) kernel_timer_remove(timer_);
   g_loop = nullptr;
+}
+
+void EventLoop::log_flows_to(const std::string& path) {
+  flow_log_ = std::make_unique<FlowLogWriter>(path, network_, nodes_, simgrid_cfg_);
 }
 
 double EventLoop::now() const { return sg4::Engine::get_clock(); }
@@ -63,7 +71,7 @@ void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> ha
 EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
                                       std::function<void()> on_delivered) {
   if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
-  if (on_send) on_send(src, dst, bytes, weight);
+  if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
   size_t slot;
   if (!free_flows_.empty()) {
     slot = free_flows_.back();
@@ -198,6 +206,7 @@ void EventLoop::run() {
   arm_timer();
   engine_->run();
   if (error_) std::rethrow_exception(error_);
+  if (flow_log_) flow_log_->finish();
   if (!events_.empty() || flows_in_flight_ > 0)
     throw_internal_error("simulation stopped with %zu events and %zu flows left", events_.size(), flows_in_flight_);
 }

@@ -21,6 +21,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/forward.h>
 
+#include "sim/flow_log.hpp"
 #include "sim/network_config.hpp"
 #include "sim/platform.hpp"
 
@@ -28,8 +29,10 @@ namespace lynx {
 
 class EventLoop {
  public:
-  // Creates the SimGrid engine and the platform; flows go between endpoints (NICs, platform.hpp).
-  EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes);
+  // Creates the SimGrid engine, applies the SimGrid configuration items (sim/simgrid_options.hpp: the defaults,
+  // then `simgrid_cfg`, already checked) and builds the platform; flows go between endpoints (NICs, platform.hpp).
+  EventLoop(const NetworkConfig& network, const std::vector<PlatformNode>& nodes,
+            const std::vector<std::string>& simgrid_cfg = {});
   // One single-NIC node per name.
   EventLoop(const NetworkConfig& network, const std::vector<std::string>& node_names);
   ~EventLoop();
@@ -57,8 +60,9 @@ class EventLoop {
   void run();
 
   const Platform& platform() const { return platform_; }
-  // Optional: told of every flow as it starts (the benchmark records the flows to replay them on bare SimGrid).
-  std::function<void(int src, int dst, uint64_t bytes, double weight)> on_send;
+  // Optional: writes every flow as it starts to a flow log (sim/flow_log.hpp; the benchmark replays it on bare
+  // SimGrid), closed and checked when run() returns.
+  void log_flows_to(const std::string& path);
   uint64_t flows_started() const { return flows_started_; }
   uint64_t flows_delivered() const { return flows_delivered_; }
   uint64_t bytes_sent() const { return bytes_sent_; }
@@ -93,6 +97,10 @@ class EventLoop {
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   Platform platform_;
+  NetworkConfig network_;                  // as the platform was built, for the flow log's header
+  std::vector<PlatformNode> nodes_;
+  std::vector<std::string> simgrid_cfg_;   // as applied
+  std::unique_ptr<FlowLogWriter> flow_log_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   static constexpr uint64_t kFirstSequence = uint64_t{1} << 62;  // at() events come after at_first() ones
   uint64_t next_sequence_ = kFirstSequence;

@@ -235,6 +235,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["compute_model"] = {{"configured", compute_model_name(c.compute_model)}, {"weights_dtype", weights_dtype_name(c.weights_dtype)},
                               {"prefill", chosen(in.prefill_cost)}, {"decode", chosen(in.decode_cost)}};
   sources["model_catalog"] = in.model.file + (in.model.overrides ? " (overrides the shipped entry)" : "");
+  if (!in.simgrid_cfg.empty()) sources["simgrid_cfg"] = in.simgrid_cfg;  // --cfg items on top of the defaults
   nlohmann::json summary;
   summary["config"] = config;
   if (!in.workload_record.is_null()) summary["workload"] = in.workload_record;

@@ -8,6 +8,7 @@
 // beside another run's configuration; a failed run into a new folder leaves nothing.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,8 @@ struct RunExtras {
   std::string timeline_path;          // "": none; else the run's Chrome trace-event timeline (sim/timeline.hpp)
   bool timeline_per_request = false;  // the timeline's tracks: a process per request, not per instance
   ProgressMeter* progress = nullptr;  // started with the workload's size, then handed each finished record
+  std::string flow_log_path;          // "": none; else every flow of the run (sim/flow_log.hpp, for benchmarks)
+  std::vector<std::string> simgrid_cfg;  // SimGrid items on top of the defaults (sim/simgrid_options.hpp), checked
 };
 
 struct RunOutcome {

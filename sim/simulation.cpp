@@ -30,7 +30,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     const std::vector<PlatformNode> nodes = cluster_platform_nodes(c);
     int max_nics = 1;
     for (const PlatformNode& n : nodes) max_nics = std::max(max_nics, n.nics);
-    loop_ = std::make_unique<EventLoop>(engine_network(c.network, c.transfer.cost, max_nics), nodes);
+    loop_ = std::make_unique<EventLoop>(engine_network(c.network, c.transfer.cost, max_nics), nodes, inputs.simgrid_cfg);
     protocol_ = transfer_protocol_for(inputs_);
     context_.loop = loop_.get();
     context_.inputs = &inputs_;
@@ -44,7 +44,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     context_.loads = router_.get();
     transfer_ = std::make_unique<TransferEngine>(context_, *this, nodes.front().nics, nodes.back().nics);
     context_.transfer = transfer_.get();
-    if (!inputs_.flow_log_path.empty()) transfer_->log_flows_to(inputs_.flow_log_path);
+    if (!inputs_.flow_log_path.empty()) loop_->log_flows_to(inputs_.flow_log_path);
   }
 
   SimulationResult run() {

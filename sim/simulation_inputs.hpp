@@ -38,16 +38,10 @@ struct SimulationInputs {
                                      // synthetic spec, and the transforms applied; null: left out
   int64_t prefix_block_tokens = 512; // tokens per entry of Request::prefix_block_hashes (Mooncake: 512)
   int64_t over_context_skipped = 0, over_context_truncated = 0;  // workload.over_context's work, for the summary
-  // Optional (benchmarks): every flow appended to this file as a FlowLogEntry when it starts.
+  // Optional (`lynxsim simulate --flow-log`, benchmarks): every flow written to this flow log (sim/flow_log.hpp).
   std::string flow_log_path;
-};
-
-// One record of the flow log (SimulationInputs::flow_log_path), as the transfer engine writes it.
-struct FlowLogEntry {
-  double start_s;
-  int32_t src, dst;  // endpoints (platform.hpp)
-  uint64_t bytes;
-  double weight;
+  // SimGrid configuration items given on top of the defaults (`--cfg`, sim/simgrid_options.hpp), already checked.
+  std::vector<std::string> simgrid_cfg;
 };
 
 }  // namespace lynx

@@ -15,21 +15,7 @@ TransferEngine::TransferEngine(const SimContext& context, TransferEnds& ends, in
                                c.decode.tensor_parallel, decode_nics, c.transfer.cost.replicated_kv);
 }
 
-TransferEngine::~TransferEngine() {
-  if (flow_log_ != nullptr) {
-    loop_.on_send = nullptr;
-    std::fclose(flow_log_);
-  }
-}
-
-void TransferEngine::log_flows_to(const std::string& path) {
-  flow_log_ = std::fopen(path.c_str(), "wb");
-  if (flow_log_ == nullptr) throw_error("%s: cannot write the flow log", path.c_str());
-  loop_.on_send = [this](int src, int dst, uint64_t bytes, double weight) {
-    const FlowLogEntry e{loop_.now(), src, dst, bytes, weight};
-    std::fwrite(&e, sizeof e, 1, flow_log_);
-  };
-}
+TransferEngine::~TransferEngine() = default;
 
 void TransferEngine::chunk_ready(RequestState& r, int chunk) {
   r.ready_chunks.push_back(chunk);

@@ -13,7 +13,6 @@
 // arrives exactly at setup + messages x per_message + bytes / (efficiency x B) + latency + notify.
 #pragma once
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -48,9 +47,6 @@ class TransferEngine : public TransferRequests {
   TransferEngine(const TransferEngine&) = delete;
   TransferEngine& operator=(const TransferEngine&) = delete;
 
-  // Appends a FlowLogEntry (simulation_inputs.hpp) to `path` for every flow as it starts (benchmarks replay them).
-  void log_flows_to(const std::string& path);
-
   void chunk_ready(RequestState& request, int chunk) override;
   void memory_granted(RequestState& request) override;
 
@@ -73,7 +69,6 @@ class TransferEngine : public TransferRequests {
   // Requests with a weight change due whose streams are still sending, by sequence: the change finds its request
   // here, or nothing to re-weight (empty for protocols without re-weighting: no work per request).
   std::unordered_map<int64_t, RequestState*> sending_;
-  std::FILE* flow_log_ = nullptr;
 };
 
 }  // namespace lynx

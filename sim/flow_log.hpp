@@ -1,0 +1,53 @@
+// The flow log: every network flow of a run as it starts (time, endpoints, bytes, sharing weight), after a header
+// that describes the platform it ran on (the network as the platform was built from it, each node's NICs, and the
+// SimGrid configuration items applied). A bare SimGrid program can rebuild the same platform from it and replay
+// the same flows without the simulator (bench/bare_replay.hpp): the honest baseline of the speed benchmark.
+// Written by the event loop when asked (`lynxsim simulate --flow-log FILE`); nothing is done per flow otherwise.
+// Binary, host byte order (a benchmark artefact, read back on the machine that wrote it).
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/network_config.hpp"
+#include "sim/platform.hpp"
+
+namespace lynx {
+
+// One flow as it started. The weight is the one it started with (a later re-weighting, Lynx residual aging, is not
+// logged: the benchmarks' configurations use the "weighted" policy, which never re-weights).
+struct FlowLogEntry {
+  double start_s;
+  int32_t src, dst;  // endpoints (platform.hpp)
+  uint64_t bytes;
+  double weight;
+};
+
+struct FlowLog {
+  NetworkConfig network;                 // as platform_build was given it
+  std::vector<PlatformNode> nodes;       // names "n<i>" (names do not change SimGrid's work)
+  std::vector<std::string> simgrid_cfg;  // "item:value", applied before the platform (sim/simgrid_options.hpp)
+  std::vector<FlowLogEntry> flows;       // in start order
+};
+
+// Writes the header at once, then one entry per append; closes (and checks the write) in finish or the destructor.
+class FlowLogWriter {
+ public:
+  FlowLogWriter(const std::string& path, const NetworkConfig& network, const std::vector<PlatformNode>& nodes,
+                const std::vector<std::string>& simgrid_cfg);
+  ~FlowLogWriter();
+  FlowLogWriter(const FlowLogWriter&) = delete;
+  FlowLogWriter& operator=(const FlowLogWriter&) = delete;
+  void append(const FlowLogEntry& entry) { std::fwrite(&entry, sizeof entry, 1, file_); }
+  void finish();  // throws LynxError if any write failed
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+// Reads a whole flow log; a file that is not one (or is cut short) is a LynxError naming it.
+FlowLog flow_log_read(const std::string& path);
+
+}  // namespace lynx
