@@ -55,7 +55,8 @@ ResolvedConfig resolve_config(const nlohmann::json& root, const std::string& ori
   r.json = root;
   for (const std::string& field : resolved_config_path_fields()) {
     nlohmann::json* value = find_field(r.json, field);
-    if (value == nullptr || !value->is_string()) continue;
+    // "" is left as the first check read it (std::filesystem::absolute("") throws: fuzz_set_override found it).
+    if (value == nullptr || !value->is_string() || value->get_ref<const std::string&>().empty()) continue;
     *value = fs::absolute(resolve_input_path(value->get<std::string>(), base_dir)).lexically_normal().string();
   }
   r.config = sim_config_from_json(r.json, origin, base_dir);
