@@ -2,8 +2,13 @@
 // SimGrid configuration items (length-prefixed), the flow count placeholder-free: entries run to the end of file.
 #include "sim/flow_log.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -28,9 +33,9 @@ void read_all(std::FILE* f, void* data, size_t bytes, const std::string& path) {
 
 FlowLogWriter::FlowLogWriter(const std::string& path, const NetworkConfig& n, const std::vector<PlatformNode>& nodes,
                              const std::vector<std::string>& simgrid_cfg)
-    : path_(path) {
-  file_ = std::fopen(path.c_str(), "wb");
-  if (file_ == nullptr) throw_error("%s: cannot write the flow log", path.c_str());
+    : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())) {
+  file_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (file_ == nullptr) throw_error("%s: cannot write the flow log: %s", tmp_path_.c_str(), std::strerror(errno));
   NetworkRecord r{};
   r.topology = static_cast<int32_t>(n.topology);
   r.link_sharing = static_cast<int32_t>(n.link_sharing);
@@ -58,7 +63,10 @@ FlowLogWriter::FlowLogWriter(const std::string& path, const NetworkConfig& n, co
 }
 
 FlowLogWriter::~FlowLogWriter() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    std::remove(tmp_path_.c_str());
+  }
 }
 
 void FlowLogWriter::finish() {
@@ -66,7 +74,11 @@ void FlowLogWriter::finish() {
   const bool failed = std::ferror(file_) != 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
-  if (failed || !closed) throw_error("%s: cannot write the flow log", path_.c_str());
+  if (failed || !closed) {
+    std::remove(tmp_path_.c_str());
+    throw_error("%s: cannot write the flow log", tmp_path_.c_str());
+  }
+  rename_into_place(tmp_path_, path_);  // removes the temporary file if it refuses
 }
 
 FlowLog flow_log_read(const std::string& path) {

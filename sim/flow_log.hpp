@@ -40,10 +40,12 @@ class FlowLogWriter {
   FlowLogWriter(const FlowLogWriter&) = delete;
   FlowLogWriter& operator=(const FlowLogWriter&) = delete;
   void append(const FlowLogEntry& entry) { std::fwrite(&entry, sizeof entry, 1, file_); }
-  void finish();  // throws LynxError if any write failed
+  // Closes the file and renames it into place (common/atomic_file.hpp); throws LynxError if any write failed.
+  // A writer destroyed unfinished (the run failed) removes its temporary file: nothing half-written is left.
+  void finish();
 
  private:
-  std::string path_;
+  std::string path_, tmp_path_;
   std::FILE* file_ = nullptr;
 };
 

@@ -233,6 +233,16 @@ class ColumnReader {
     return out;
   }
 
+  // `n` little-endian values of type T (bounds already checked), appended to `out` as its element type.
+  template <class T, class Out>
+  static void fixed_width(Bytes& in, int64_t n, std::vector<Out>& out) {
+    for (int64_t i = 0; i < n; i++, in.p += sizeof(T)) {
+      T v;
+      std::memcpy(&v, in.p, sizeof(T));
+      out.push_back(static_cast<Out>(v));
+    }
+  }
+
   // Reads `n` PLAIN values of the column's type into the given vectors (text values are appended to `pool`).
   void plain(Bytes& in, int64_t n, std::vector<int64_t>* ints, std::vector<double>* reals,
              std::vector<std::string>* pool, std::vector<int32_t>* text_index) {
@@ -244,32 +254,13 @@ class ColumnReader {
       need((static_cast<uint64_t>(n) + 7) / 8, "BOOLEAN");
       for (int64_t i = 0; i < n; i++) ints->push_back((in.p[i / 8] >> (i % 8)) & 1);
       in.p += (n + 7) / 8;
-    } else if (t == kInt32 || t == kFloat) {
-      need(static_cast<uint64_t>(n) * 4, type_name(t));
-      for (int64_t i = 0; i < n; i++, in.p += 4) {
-        if (t == kInt32) {
-          int32_t v;
-          std::memcpy(&v, in.p, 4);
-          ints->push_back(v);
-        } else {
-          float v;
-          std::memcpy(&v, in.p, 4);
-          reals->push_back(v);
-        }
-      }
-    } else if (t == kInt64 || t == kDouble) {
-      need(static_cast<uint64_t>(n) * 8, type_name(t));
-      for (int64_t i = 0; i < n; i++, in.p += 8) {
-        if (t == kInt64) {
-          int64_t v;
-          std::memcpy(&v, in.p, 8);
-          ints->push_back(v);
-        } else {
-          double v;
-          std::memcpy(&v, in.p, 8);
-          reals->push_back(v);
-        }
-      }
+    } else if (t == kInt32 || t == kFloat || t == kInt64 || t == kDouble) {
+      const uint64_t width = t == kInt32 || t == kFloat ? 4 : 8;
+      need(static_cast<uint64_t>(n) * width, type_name(t));
+      if (t == kInt32) fixed_width<int32_t>(in, n, *ints);
+      if (t == kInt64) fixed_width<int64_t>(in, n, *ints);
+      if (t == kFloat) fixed_width<float>(in, n, *reals);
+      if (t == kDouble) fixed_width<double>(in, n, *reals);
     } else {  // BYTE_ARRAY: u32 length, bytes
       for (int64_t i = 0; i < n; i++) {
         need(4, "BYTE_ARRAY");

@@ -1,6 +1,6 @@
 // The project's own reader of Apache Parquet files (https://parquet.apache.org/docs/file-format/), enough for the
-// kernel tables of NVIDIA AIConfigurator (aic_database.hpp), which no Debian package reads. Written from the format
-// specification (parquet-format's parquet.thrift and Encodings.md), not from another implementation.
+// kernel tables of NVIDIA AIConfigurator (the data folder's calibration/aiconfigurator/), which no Debian package
+// reads. Written from the format specification (parquet-format's parquet.thrift and Encodings.md), not from another implementation.
 //
 // What it reads: the footer (magic "PAR1", FileMetaData in the Thrift compact protocol, thrift_compact.hpp); flat
 // schemas only (one level of leaf columns, REQUIRED or OPTIONAL; nested or REPEATED columns are refused); physical
