@@ -46,7 +46,13 @@ void add_plot_command(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   plot->add_option("--data", o->data_file,
-                   "Also write the plotted values of a --metric plot as JSON to this file (default: none)");
+                   "Also write what was drawn as JSON to this file: the plotted values of a --metric plot, and for every "
+                   "figure its labels, axis scales and legend entries (default: none)");
+  plot->add_option("--slo", o->slo,
+                   "Draw a target line METRIC:VALUE (VALUE in ms) on the plots of METRIC, repeatable, e.g. --slo "
+                   "ttft:2000 (default: none)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   plot->add_option("--out", o->out_dir, "Folder of the plot files (default: the results directory)")
       ->check(CLI::ExistingDirectory);
   plot->callback([dir, o] { plot_results(*dir, *o); });

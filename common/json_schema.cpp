@@ -2,6 +2,7 @@
 #include "common/json_schema.hpp"
 
 #include <cstring>
+#include <string>
 
 namespace lynx {
 
@@ -39,6 +40,25 @@ const SchemaField* schema_find(const SchemaSection& section, const char* key) {
   for (size_t i = 0; i < section.count; ++i)
     if (std::strcmp(section.fields[i].key(), key) == 0) return &section.fields[i];
   return nullptr;
+}
+
+const SchemaField* schema_find_path(const SchemaSection& root, const char* dotted_path,
+                                    const SchemaSection** parent) {
+  const std::string path = dotted_path;
+  const SchemaSection* section = &root;
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = path.find('.', begin);
+    const std::string key = path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    const SchemaField* field = schema_find(*section, key.c_str());
+    if (field == nullptr || dot == std::string::npos) {
+      if (parent != nullptr) *parent = section;
+      return field;
+    }
+    if (field->kind != FieldKind::object || field->object->section == nullptr) return nullptr;
+    section = field->object->section;
+    begin = dot + 1;
+  }
 }
 
 }  // namespace lynx

@@ -143,5 +143,10 @@ inline const char* choice_name(const ChoiceField& field, size_t index) { return 
 
 // The declaration of `key` in `section`, or nullptr.
 const SchemaField* schema_find(const SchemaSection& section, const char* key);
+// The declaration at a dotted path below `root` ("cluster.network.nic_gbps"), through nested object fields; nullptr
+// when a step is not declared or is not an object with a section. `parent`, when given, is set to the section that
+// declares the field.
+const SchemaField* schema_find_path(const SchemaSection& root, const char* dotted_path,
+                                    const SchemaSection** parent = nullptr);
 
 }  // namespace lynx

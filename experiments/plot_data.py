@@ -1,7 +1,8 @@
 """A lynxsim results directory as the plotting scripts read it: the points' metrics (summary.csv), the panel layout
-(a panel per facet) and the figure helpers, for the plot request lynxsim hands over (experiments/plot_request.hpp:
+(a panel per facet), the figure helpers and the record of what each figure shows (`drawn`, written by --data), for
+the plot request lynxsim hands over (experiments/plot_request.hpp:
 the experiment's plot section and the options, already checked against the sweep, with the metric table and the
-per-request values of each CDF). Nothing of the request is checked again here; a results file that is missing or
+per-request values of each CDF, the axis labels from the schema and the SLO lines). Nothing of the request is checked again here; a results file that is missing or
 incomplete raises PlotInputError with one line naming it, which the caller prints before exiting 2."""
 import csv
 import json
@@ -10,15 +11,8 @@ import os
 
 import matplotlib.pyplot as plt
 
+from plot_panel import Panel, spans_decade
 from plot_style import log_axis, series_colour
-
-AXIS_LABELS = {
-    "cluster.network.nic_gbps": "NIC bandwidth (Gbps)",
-    "cluster.network.latency_us": "one-way latency (µs)",
-    "workload.synthetic.rate_per_s": "arrival rate (requests/s)",
-    "workload.target_rate_per_s": "arrival rate (requests/s)",
-}
-
 
 class PlotInputError(Exception):
     """A results folder the request cannot be drawn from: one line, exit 2."""
@@ -53,7 +47,8 @@ class Results:
         self.series = list(dict.fromkeys(r[self.series_key] for r in self.rows))
         self.xs = self.ordered(r[self.x_key] for r in self.rows)
         self.index = {(self.facet_of(r), r[self.series_key], r[self.x_key]): r for r in self.rows}
-        self.x_label = AXIS_LABELS.get(self.x_key, self.x_key)
+        self.x_label = request["labels"].get(self.x_key, self.x_key)
+        self.drawn = []  # {"file": stem, "panels": [Panel.describe()]} per figure written
         self.x_short = self.x_key.split(".")[-1]
         self.numeric_x = all(isinstance(number(x), float) for x in self.xs)
         self.px = [float(x) if self.numeric_x else x for x in self.xs]  # plotted x positions
@@ -103,7 +98,8 @@ class Results:
         return series_colour(s, self.request["series_values"])
 
     def cluster_text(self, row):
-        """What ran: model, pools and workload, from the point's summary.json (two lines, to fit a panel)."""
+        """What ran: model, network topology, pools and workload, from the point's summary.json (two lines, to fit a
+        panel)."""
         try:
             with open(os.path.join(self.dir, row["point"], "summary.json")) as f:
                 summary = json.load(f)
@@ -111,44 +107,56 @@ class Results:
             return ""
         c = summary.get("config", {})
         p, d = c.get("prefill", {}), c.get("decode", {})
+        topology = c.get("network", {}).get("topology", "?")
         workload = str(summary.get("sources", {}).get("workload", ""))
         workload = "a synthetic workload" if workload.startswith("synthetic") else os.path.basename(workload)
-        return "%s; %s x %s GPU prefill + %s x %s GPU decode (%s)\n%s, %s requests" % (
-            c.get("model", "?"), p.get("instances", "?"), p.get("tp", "?"), d.get("instances", "?"), d.get("tp", "?"),
-            d.get("gpu", "?"), workload, summary.get("metrics", {}).get("completed", "?"))
+        return "%s on a %s network: prefill %s x %s GPU (%s), decode %s x %s GPU (%s)\n%s, %s requests" % (
+            c.get("model", "?"), topology, p.get("instances", "?"), p.get("tp", "?"), p.get("gpu", "?"),
+            d.get("instances", "?"), d.get("tp", "?"), d.get("gpu", "?"), workload,
+            summary.get("metrics", {}).get("completed", "?"))
 
     def facet_grid(self, height):
-        """One panel per facet, at most three a row."""
+        """One panel (plot_panel.Panel) per facet, at most three a row."""
         cols = min(3, len(self.facets))
         rows_n = (len(self.facets) + cols - 1) // cols
         fig, grid = plt.subplots(rows_n, cols, figsize=(6.4 * cols, height * rows_n), squeeze=False)
         panels = [ax for row in grid for ax in row]
         for ax in panels[len(self.facets):]:
             ax.set_visible(False)
-        return fig, panels[:len(self.facets)]
+        return fig, [Panel(ax) for ax in panels[:len(self.facets)]]
 
     def title(self, facet):
         head = str(facet) if facet else self.request["experiment"]
         cluster = self.cluster.get(facet, "")
         return "%s\n%s" % (head, cluster) if cluster else head
 
-    def finish_panel(self, ax, facet, ylabel, legend_size=7):
-        """A facet's panel: its y label, the facet's title (what ran), a light grid and the legend."""
-        ax.set_ylabel(ylabel)
-        ax.set_title(self.title(facet), fontsize=8)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=legend_size)
+    def finish_panel(self, panel, facet, ylabel, legend_size=7, title=None, ncol=1):
+        """A facet's panel: its y label, the facet's title (what ran), a light grid and the legend; returns what
+        the panel shows (Panel.describe)."""
+        panel.ax.set_ylabel(ylabel)
+        panel.ax.set_title(title if title is not None else self.title(facet), fontsize=8)
+        panel.ax.grid(True, which="major", alpha=0.3)
+        return panel.describe(panel.legend(size=legend_size, ncol=ncol))
 
-    def x_axis(self, ax):
-        """The swept x: log scale with a tick at every value, written as numbers, when numeric; and its label."""
-        if self.numeric_x:
+    def record(self, stem, descriptions):
+        self.drawn.append({"file": stem, "panels": descriptions})
+
+    def slos(self, metrics):
+        """The --slo lines of any of `metrics`."""
+        return [slo for slo in self.request["slo"] if slo["metric"] in metrics]
+
+    def x_axis(self, panel):
+        """The swept x, with a tick at every value written as a number when numeric: log scale where the values
+        span a decade, linear otherwise; and its label."""
+        ax = panel.ax
+        if self.numeric_x and spans_decade(self.px):
             log_axis(ax.xaxis, self.px)
+            panel.x_scale = "log"
+        elif self.numeric_x:
+            ax.set_xticks(self.px)
         ax.set_xlabel(self.x_label)
 
-    def mark_overloaded(self, ax, facet, s, values):
-        """Overloaded points (requests wait longer than they are served) get a large open red ring."""
-        pts = [(xv, v) for x, xv, v in zip(self.xs, self.px, values)
-               if self.overloaded(facet, s, x) and not math.isnan(v)]
-        if pts:
-            ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=140, facecolors="none", edgecolors="red",
-                       linewidths=1.2, zorder=5)
+    def mark_overloaded(self, panel, facet, s, values):
+        """Overloaded points (requests wait longer than they are served) get a large open ring."""
+        panel.mark_overloaded([(xv, v) for x, xv, v in zip(self.xs, self.px, values)
+                               if self.overloaded(facet, s, x) and not math.isnan(v)])

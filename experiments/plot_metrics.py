@@ -2,21 +2,16 @@
 series, from summary.csv; or (`--cdf`) its per-request CDF at chosen x values. The metric, its statistic and
 summary column, the CDFs' x values and their per-request values come checked in the plot request
 (experiments/plot_request.hpp); the metric table (labels, units, columns) is lynxsim's (experiments/plot_metrics.hpp).
-What is plotted can also be written as JSON (`--data FILE`) so tests can compare it with the points' summary.json."""
+What is plotted can also be written as JSON (`--data FILE`) so tests can compare it with the points' summary.json,
+with what each panel shows (plot_panel.py: legend entries, axis scales, lines covering others)."""
 import json
 import math
 import os
 import stat
 
 from plot_data import PlotInputError, number
-from plot_style import log_axis, save
-
-
-def y_axis(ax, m, ylabel):
-    finite = [v for line in ax.get_lines() for v in line.get_ydata() if v == v and v > 0]
-    if m["log"] and finite:
-        log_axis(ax.yaxis)
-    ax.set_ylabel(ylabel)
+from plot_panel import MARKERS
+from plot_style import save
 
 
 def plot_metric(res, name, stat, column, out_dir, written):
@@ -26,22 +21,27 @@ def plot_metric(res, name, stat, column, out_dir, written):
     what = "%s %s" % (stat, name) if stat else name
     fig, panels = res.facet_grid(4.4)
     data = {"metric": name, "stat": stat, "column": column, "unit": m["unit"], "x": res.x_key, "panels": []}
-    for ax, facet in zip(panels, res.facets):
-        panel = {"facet": facet, "series": []}
-        for s in res.series:
+    shown = []
+    for panel, facet in zip(panels, res.facets):
+        entry = {"facet": facet, "series": []}
+        for k, s in enumerate(res.series):
             values = [res.metric(facet, s, x, column) for x in res.xs]
-            line, = ax.plot(res.px, values, "-", marker="o", markersize=5, color=res.colour(s), label=s)
-            res.mark_overloaded(ax, facet, s, values)
-            panel["series"].append({"name": s, "colour": line.get_color(), "points": [
+            line = panel.line(res.px, values, s, marker=MARKERS[k % len(MARKERS)], markersize=5, linestyle="-",
+                              color=res.colour(s))
+            res.mark_overloaded(panel, facet, s, values)
+            entry["series"].append({"name": s, "colour": line.get_color(), "points": [
                 {"x": number(x), "point": res.row(facet, s, x)["point"], "value": None if math.isnan(v) else v}
                 for x, v in zip(res.xs, values) if res.row(facet, s, x) is not None]})
-        data["panels"].append(panel)
-        res.x_axis(ax)
-        y_axis(ax, m, "%s (%s)" % (what, m["unit"]))
-        ax.set_title("%s: %s\n%s" % (what, m["label"], res.title(facet)), fontsize=8)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, title="red ring: overloaded (waits > service)", title_fontsize=6)
-    save(fig, out_dir, "%s_vs_%s" % (name + ("_" + stat if stat else ""), res.x_short), written)
+        data["panels"].append(entry)
+        for slo in res.slos([name]):
+            panel.slo_line(slo)
+        res.x_axis(panel)
+        panel.y_axis(allow_log=m["log"])
+        shown.append(res.finish_panel(panel, facet, "%s (%s)" % (what, m["unit"]),
+                                      title="%s: %s\n%s" % (what, m["label"], res.title(facet))))
+    stem = "%s_vs_%s" % (name + ("_" + stat if stat else ""), res.x_short)
+    res.record(stem, shown)
+    save(fig, out_dir, stem, written)
     return data
 
 
@@ -52,29 +52,32 @@ def plot_cdf(res, name, at, out_dir, written):
     for x in at:
         fig, panels = res.facet_grid(4.2)
         figure = {"at": number(x), "panels": []}
-        for ax, facet in zip(panels, res.facets):
-            panel = {"facet": facet, "series": []}
+        shown = []
+        for panel, facet in zip(panels, res.facets):
+            entry = {"facet": facet, "series": []}
+            every = []
             for s in res.series:
                 row = res.row(facet, s, x)
                 if row is None:
                     continue
                 values = res.request_values(row["point"], name)
-                line, = ax.plot(values, [(k + 1) / len(values) for k in range(len(values))], "-",
-                                drawstyle="steps-post", color=res.colour(s), label=s)
-                panel["series"].append({"name": s, "colour": line.get_color(), "point": row["point"],
+                every += values
+                line = panel.line(values, [(k + 1) / len(values) for k in range(len(values))], s, linestyle="-",
+                                  drawstyle="steps-post", color=res.colour(s))
+                entry["series"].append({"name": s, "colour": line.get_color(), "point": row["point"],
                                         "values": values})
-            figure["panels"].append(panel)
-            if m["log"] and any(v > 0 for line in ax.get_lines() for v in line.get_xdata()):
-                log_axis(ax.xaxis)
-            ax.set_xlabel("%s (%s)" % (name, m["unit"]))
-            ax.set_ylabel("fraction of requests")
-            ax.set_ylim(0, 1.02)
-            ax.set_title("%s: %s\n%s%s = %s" % (name, m["label"], ("%s, " % facet) if facet else "", res.x_label, x),
-                         fontsize=8)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
+            figure["panels"].append(entry)
+            for slo in res.slos([name]):
+                panel.slo_line(slo, vertical=True)
+            panel.x_log(every, allow_log=m["log"])
+            panel.ax.set_xlabel("%s (%s)" % (name, m["unit"]))
+            panel.ax.set_ylim(0, 1.02)
+            shown.append(res.finish_panel(panel, facet, "fraction of requests", title="%s: %s, CDF at %s = %s\n%s" % (
+                name, m["label"], res.x_short, x, res.title(facet))))
         data["figures"].append(figure)
-        save(fig, out_dir, "%s_cdf_%s_%s" % (name, res.x_short, x), written)
+        stem = "%s_cdf_%s_%s" % (name, res.x_short, x)
+        res.record(stem, shown)
+        save(fig, out_dir, stem, written)
     return data
 
 

@@ -1,6 +1,7 @@
 #include "experiments/plot_request.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "common/json_reader.hpp"
 #include "experiments/results.hpp"
 #include "sim/requests_csv.hpp"
+#include "sim/sim_config.hpp"
 
 namespace lynx {
 
@@ -145,13 +147,47 @@ void check_axes(const Experiment& e, const PlotRequest& r, bool facet_is_array) 
   }
 }
 
-// --metric, --stat, --cdf, --at and --data against the metric table and the x values.
-void read_options(const PlotOptions& o, const std::vector<std::string>& xs, PlotRequest& r) {
+// The metrics a plot of this request shows on its y axis (or, for a CDF, its x axis): --metric's, or the standard
+// plots' three first-token times and the frontier's metrics.
+std::vector<std::string> shown_metrics(const PlotRequest& r) {
+  if (r.metric != nullptr) return {r.metric->name};
+  std::vector<std::string> shown = {"ttft", "ttft_correct", "ttft_spec"};
+  for (const std::string& f : r.frontier)
+    if (std::find(shown.begin(), shown.end(), f) == shown.end()) shown.push_back(f);
+  return shown;
+}
+
+// --slo METRIC:VALUE: a metric in ms that a plot of this request shows, and a positive finite value.
+PlotSlo read_slo(const std::string& text, const PlotRequest& r) {
+  std::vector<std::string> ms_metrics;
+  for (const PlotMetric& m : plot_metrics())
+    if (std::string(m.unit) == "ms") ms_metrics.emplace_back(m.name);
+  const size_t colon = text.find(':');
+  double value = 0;
+  if (colon == std::string::npos || !as_number(text.substr(colon + 1), value))
+    throw_error("--slo %s: expected METRIC:VALUE with VALUE in ms, e.g. --slo ttft:2000 (metrics: %s)", text.c_str(),
+                joined(ms_metrics).c_str());
+  const std::string name = text.substr(0, colon);
+  const PlotMetric* m = plot_metric(name);
+  if (m == nullptr || std::string(m->unit) != "ms")
+    throw_error("--slo %s: %s is not a metric in ms (valid: %s)", text.c_str(), name.c_str(),
+                joined(ms_metrics).c_str());
+  if (!(value > 0) || !std::isfinite(value))
+    throw_error("--slo %s: the target must be a positive number of ms, got %s", text.c_str(),
+                text.substr(colon + 1).c_str());
+  const std::vector<std::string> shown = shown_metrics(r);
+  if (std::find(shown.begin(), shown.end(), name) == shown.end())
+    throw_error("--slo %s: no plot of this command shows %s (these do: %s); add --metric %s", text.c_str(),
+                name.c_str(), joined(shown).c_str(), name.c_str());
+  return {m, value};
+}
+
+// --metric, --stat, --cdf and --at against the metric table and the x values.
+void read_metric_options(const PlotOptions& o, const std::vector<std::string>& xs, PlotRequest& r) {
   if (o.metric.empty()) {
     const std::pair<const char*, bool> given[] = {{"--stat", !o.stat.empty()},
                                                   {"--cdf", o.cdf},
-                                                  {"--at", !o.at_values.empty()},
-                                                  {"--data", !o.data_file.empty()}};
+                                                  {"--at", !o.at_values.empty()}};
     for (const auto& [option, is_given] : given)
       if (is_given) throw_error("%s needs --metric (one of: %s)", option, joined(plot_metric_names()).c_str());
     return;
@@ -199,6 +235,12 @@ void read_options(const PlotOptions& o, const std::vector<std::string>& xs, Plot
   } else if (!o.at_values.empty()) {
     throw_error("--at needs --cdf");
   }
+}
+
+// The options: --metric's, then --data (its folder exists) and --slo.
+void read_options(const PlotOptions& o, const std::vector<std::string>& xs, PlotRequest& r) {
+  read_metric_options(o, xs, r);
+  for (const std::string& slo : o.slo) r.slos.push_back(read_slo(slo, r));
   if (!o.data_file.empty()) {
     const std::filesystem::path folder = std::filesystem::absolute(o.data_file).parent_path();
     std::error_code error;
@@ -311,6 +353,23 @@ nlohmann::json request_values(const PlotRequest& r, const Experiment& e, const s
 }
 }  // namespace
 
+std::string plot_axis_label(const std::string& path) {
+  const SchemaSection* parent = nullptr;
+  const SchemaField* f = schema_find_path(kSimConfigSection, path.c_str(), &parent);
+  if (f == nullptr) return path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+  // The meaning's first clause: without a leading "leaf-spine: " qualifier, up to a parenthesis, comma, semicolon
+  // or colon.
+  std::string clause = f->meaning();
+  const size_t qualifier = clause.find(": ");
+  if (qualifier != std::string::npos && clause.substr(0, qualifier).find(' ') == std::string::npos)
+    clause = clause.substr(qualifier + 2);
+  for (const char* stop : {" (", ", ", "; ", ": "}) clause = clause.substr(0, clause.find(stop));
+  const char* unit = f->kind == FieldKind::number ? f->number->unit : f->kind == FieldKind::integer ? f->integer->unit : "";
+  std::string label = parent != &kSimConfigSection ? std::string(parent->title) + ": " + clause : clause;
+  if (!label.empty()) label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+  return *unit != '\0' ? label + " (" + unit + ")" : label;
+}
+
 nlohmann::json plot_request_json(const PlotRequest& r, const Experiment& e, const std::string& results_dir,
                                  const std::string& out_dir) {
   nlohmann::json j;
@@ -336,6 +395,11 @@ nlohmann::json plot_request_json(const PlotRequest& r, const Experiment& e, cons
                    {"column", r.cdf ? nlohmann::json() : nlohmann::json(plot_metric_column(*r.metric, r.stat))},
                    {"cdf", r.cdf},
                    {"at", r.cdf_at}};
+  j["labels"] = nlohmann::json::object();  // every axis path the request names, with its label
+  for (const std::string& path : axis_paths(e)) j["labels"][path] = plot_axis_label(path);
+  j["slo"] = nlohmann::json::array();
+  for (const PlotSlo& slo : r.slos)
+    j["slo"].push_back({{"metric", slo.metric->name}, {"value", slo.value}, {"unit", slo.metric->unit}});
   j["data"] = r.data_file.empty() ? nlohmann::json() : nlohmann::json(r.data_file);
   j["request_values"] = request_values(r, e, results_dir);
   return j;

@@ -4,8 +4,10 @@
 // included) and checks what its values name: x, series and facet are sweep axes, every other axis with several
 // values is a facet, cdf_at is a value of x, ratios and frontier name metrics with a median. It also checks
 // `lynxsim plot`'s options: --metric with a statistic it has, --cdf of a metric with per-request values, --at values
-// of x. plot_request_json hands the result to experiments/plot_results.py with the metric table
-// (experiments/plot_metrics.hpp) and the per-request values each CDF needs, read from the points' requests.csv
+// of x, --slo with a metric in ms that one of the command's plots shows and a positive value. plot_request_json
+// hands the result to experiments/plot_results.py with the metric table (experiments/plot_metrics.hpp), the axis
+// labels (from the schema's declarations, so a swept field reads as its meaning and unit, not as its JSON path) and
+// the per-request values each CDF needs, read from the points' requests.csv
 // (sim/requests_csv.hpp); the script draws what it is given and checks none of it again.
 #pragma once
 #include <string>
@@ -26,6 +28,13 @@ struct PlotOptions {
   std::vector<std::string> at_values;  // empty: the plot section's cdf_at, else the smallest x
   std::string data_file;               // also write the plotted values as JSON here (empty: no)
   std::string out_dir;                 // folder of the plot files (empty: the results directory)
+  std::vector<std::string> slo;        // "METRIC:VALUE" (--slo ttft:2000): a target line on the plots of METRIC
+};
+
+// A target line: `value` in the metric's unit (ms), drawn on every plot of `metric`.
+struct PlotSlo {
+  const PlotMetric* metric;
+  double value;
 };
 
 struct PlotRatio {
@@ -46,7 +55,13 @@ struct PlotRequest {
   bool cdf = false;
   std::vector<std::string> cdf_at;     // the x values of the CDFs
   std::string data_file;               // "" for none
+  std::vector<PlotSlo> slos;           // --slo, in the order given
 };
+
+// An axis label from the field's schema declaration (common/json_schema.hpp): its section's title, the first clause
+// of its meaning, and its unit: "Network: bandwidth of each NIC's link to its switch (Gbps)". A path the
+// simulation schema does not declare is labelled with its last component.
+std::string plot_axis_label(const std::string& path);
 
 // "a, b, c": names for a message or a help text.
 std::string joined(const std::vector<std::string>& names);

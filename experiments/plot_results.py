@@ -7,7 +7,8 @@ metric: the experiment's standard plots, as its plot section asks: TTFT against 
 per series, Lynx's three first-token times), speculation rates, TTFT relative to a baseline series, per-request TTFT
 CDFs at one x value, ratio tables (printed and plotted) and the anchor-width frontier. With a metric: its statistic
 against x, or its per-request CDF at chosen x values (plot_metrics.py). PNG and SVG, written whole and
-byte-identical for the same inputs (plot_style.py). A results folder that cannot be drawn: one line on stderr, exit
+byte-identical for the same inputs (plot_style.py); what each panel shows (legend entries, axis scales, lines
+covering others: plot_panel.py) is also written with --data. A results folder that cannot be drawn: one line on stderr, exit
 status 2. Uses only the standard library and matplotlib (Debian's python3-matplotlib)."""
 import json
 import re
@@ -15,45 +16,60 @@ import sys
 
 from plot_data import PlotInputError, Results
 from plot_metrics import plot_cdf, plot_metric, write_data
-from plot_style import OTHER_COLOURS, log_axis, plt, save
+from plot_panel import MARKERS, Panel
+from plot_style import OTHER_COLOURS, plt, save
 
 # Lynx's three first-token times: distinct line styles and markers, so a series on top of another stays visible.
 FIRST_TOKEN_KINDS = [("ttft", "first verified token", "-", "o", 6),
                      ("ttft_correct", "first correct token", "--", "s", 8),
                      ("ttft_spec", "first (speculative) token", ":", "^", 10)]
+# The other series' markers, one per series in the sweep's order: none of Lynx's three.
+SERIES_MARKERS = ["D", "v", "P", "X", "<", ">", "*", "h"]
 
 
 def is_lynx(s):
     return s.startswith("lynx")
 
 
-def log_y_if_positive(ax):
-    if any(v == v and v > 0 for line in ax.get_lines() for v in line.get_ydata()):
-        log_axis(ax.yaxis)
+def series_kind(k):
+    """A series without speculation: its first-token time, with a marker of its own (not one of Lynx's three), so
+    lines that meet stay apart by shape as well as colour."""
+    return [("ttft", "first verified token", "-", SERIES_MARKERS[k % len(SERIES_MARKERS)], 6)]
+
+
+def ratio_name(res, ns, nm, ds, dm):
+    """A ratio's legend entry; one between two first-token definitions says which, in words."""
+    name = "%s %s / %s %s" % (ns, nm, ds, dm)
+    if nm == dm:
+        return name
+    return "%s\n(different definitions: %s's %s over %s's %s)" % (
+        name, ns, res.metrics[nm]["label"], ds, res.metrics[dm]["label"])
 
 
 def plot_ttft(res, out_dir, written):
     """TTFT p50 / p99 against x; Lynx series with their three first-token times."""
     fig, panels = res.facet_grid(4.8)
-    for ax, facet in zip(panels, res.facets):
-        for s in res.series:
+    shown = []
+    for panel, facet in zip(panels, res.facets):
+        for k, s in enumerate(res.series):
             color = res.colour(s)
-            kinds = FIRST_TOKEN_KINDS if is_lynx(s) else FIRST_TOKEN_KINDS[:1]
+            kinds = FIRST_TOKEN_KINDS if is_lynx(s) else series_kind(k)
             for metric_name, what, style, marker, size in kinds:
                 suffix = (" " + what) if is_lynx(s) else ""
                 p50 = [res.metric(facet, s, x, res.column(metric_name, "p50")) for x in res.xs]
-                ax.plot(res.px, p50, style, marker=marker, markersize=size, markerfacecolor="none", color=color,
-                        label="%s%s p50" % (s, suffix))
-                ax.plot(res.px, [res.metric(facet, s, x, res.column(metric_name, "p99")) for x in res.xs], style,
-                        marker=marker, markersize=size * 0.7, color=color, alpha=0.35, label="%s%s p99" % (s, suffix))
+                panel.line(res.px, p50, "%s%s p50" % (s, suffix), marker=marker, markersize=size, linestyle=style,
+                           markerfacecolor="none", color=color)
+                panel.line(res.px, [res.metric(facet, s, x, res.column(metric_name, "p99")) for x in res.xs],
+                           "%s%s p99" % (s, suffix), marker=marker, markersize=size * 0.7, linestyle=style,
+                           color=color, alpha=0.35)
                 if metric_name == "ttft":
-                    res.mark_overloaded(ax, facet, s, p50)
-        res.x_axis(ax)
-        log_y_if_positive(ax)
-        ax.set_ylabel("TTFT (ms)")
-        ax.set_title(res.title(facet), fontsize=8)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6, ncol=2, title="red ring: overloaded (waits > service)", title_fontsize=6)
+                    res.mark_overloaded(panel, facet, s, p50)
+        for slo in res.slos([k[0] for k in FIRST_TOKEN_KINDS]):
+            panel.slo_line(slo)
+        res.x_axis(panel)
+        panel.y_axis()
+        shown.append(res.finish_panel(panel, facet, "TTFT (ms)", legend_size=6, ncol=2))
+    res.record("ttft_vs_%s" % res.x_short, shown)
     save(fig, out_dir, "ttft_vs_%s" % res.x_short, written)
 
 
@@ -63,16 +79,18 @@ def plot_speculation(res, out_dir, written):
     if not speculative:
         return
     fig, panels = res.facet_grid(3.6)
-    for ax, facet in zip(panels, res.facets):
+    shown = []
+    for panel, facet in zip(panels, res.facets):
         for s in speculative:
             color = res.colour(s)
-            ax.plot(res.px, [res.metric(facet, s, x, "rollback_rate") for x in res.xs], "-", marker="x", color=color,
-                    label="%s rollback rate (drafts discarded)" % s)
-            ax.plot(res.px, [res.metric(facet, s, x, "first_draft_kept_rate") for x in res.xs], "--", marker="s",
-                    markerfacecolor="none", color=color, label="%s first draft kept" % s)
-        res.x_axis(ax)
-        ax.set_ylim(-0.02, 1.02)
-        res.finish_panel(ax, facet, "share", legend_size=7)
+            panel.line(res.px, [res.metric(facet, s, x, "rollback_rate") for x in res.xs],
+                       "%s rollback rate (drafts discarded)" % s, marker="x", linestyle="-", color=color)
+            panel.line(res.px, [res.metric(facet, s, x, "first_draft_kept_rate") for x in res.xs],
+                       "%s first draft kept" % s, marker="s", linestyle="--", markerfacecolor="none", color=color)
+        res.x_axis(panel)
+        panel.ax.set_ylim(-0.02, 1.02)
+        shown.append(res.finish_panel(panel, facet, "share", legend_size=7))
+    res.record("speculation", shown)
     save(fig, out_dir, "speculation", written)
 
 
@@ -82,19 +100,20 @@ def plot_relative(res, out_dir, written):
     if baseline not in res.series:
         return
     fig, panels = res.facet_grid(4.2)
-    for ax, facet in zip(panels, res.facets):
-        for s in res.series:
+    shown = []
+    for panel, facet in zip(panels, res.facets):
+        for k, s in enumerate(res.series):
             # The same definition on both sides: the baseline has no speculation, so its three times are equal.
-            for metric_name, what, style, marker, size in (FIRST_TOKEN_KINDS if is_lynx(s) else
-                                                           FIRST_TOKEN_KINDS[:1]):
+            for metric_name, what, style, marker, size in (FIRST_TOKEN_KINDS if is_lynx(s) else series_kind(k)):
                 column = res.column(metric_name, "p50")
-                ax.plot(res.px, [res.metric(facet, s, x, column) / res.metric(facet, baseline, x, column)
-                                 for x in res.xs], style, marker=marker, markersize=size, markerfacecolor="none",
-                        color=res.colour(s), label="%s: p50 %s / %s's" % (s, what, baseline))
-        res.x_axis(ax)
-        log_y_if_positive(ax)  # overloaded baselines put the others orders of magnitude below 1
-        ax.axhline(1.0, color="grey", lw=0.8)
-        res.finish_panel(ax, facet, "median first-token time / %s's" % baseline, legend_size=7)
+                panel.line(res.px, [res.metric(facet, s, x, column) / res.metric(facet, baseline, x, column)
+                                    for x in res.xs], "%s: p50 %s / %s's" % (s, what, baseline), marker=marker,
+                           markersize=size, linestyle=style, markerfacecolor="none", color=res.colour(s))
+        res.x_axis(panel)
+        panel.y_axis()  # overloaded baselines can put the others orders of magnitude below 1
+        panel.ax.axhline(1.0, color="grey", lw=0.8)
+        shown.append(res.finish_panel(panel, facet, "median first-token time / %s's" % baseline, legend_size=7))
+    res.record("ttft_relative_to_%s" % baseline, shown)
     save(fig, out_dir, "ttft_relative_to_%s" % baseline, written)
 
 
@@ -104,7 +123,9 @@ def plot_ttft_cdf(res, out_dir, written):
     if at is None:
         return
     fig, panels = res.facet_grid(4.2)
-    for ax, facet in zip(panels, res.facets):
+    shown = []
+    for panel, facet in zip(panels, res.facets):
+        every = []
         for s in res.series:
             row = res.row(facet, s, at)
             if row is None:
@@ -113,14 +134,17 @@ def plot_ttft_cdf(res, out_dir, written):
                                                                       ("ttft_spec", ":", " first speculative")]
                                                                      if is_lynx(s) else []):
                 values = res.request_values(row["point"], metric_name)
-                ax.plot(values, [(k + 1) / len(values) for k in range(len(values))], style, color=res.colour(s),
-                        label=s + suffix)
-        log_axis(ax.xaxis)
-        ax.set_xlabel("TTFT (ms)")
-        ax.set_ylabel("fraction of requests")
-        ax.set_title("%s%s = %s" % (("%s, " % facet) if facet else "", res.x_label, at))
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+                every += values
+                panel.line(values, [(k + 1) / len(values) for k in range(len(values))], s + suffix,
+                           markersize=0, linestyle=style, color=res.colour(s))
+        for slo in res.slos([k[0] for k in FIRST_TOKEN_KINDS]):
+            panel.slo_line(slo, vertical=True)
+        panel.x_log(every)
+        panel.ax.set_xlabel("TTFT (ms)")
+        panel.ax.set_ylim(0, 1.02)
+        shown.append(res.finish_panel(panel, facet, "fraction of requests", title="TTFT CDF at %s = %s\n%s" % (
+            res.x_short, at, res.title(facet))))
+    res.record("ttft_cdf_at_%s" % at, shown)
     save(fig, out_dir, "ttft_cdf_at_%s" % at, written)
 
 
@@ -130,22 +154,22 @@ def plot_ratios(res, out_dir, written):
     if not ratios:
         return
     fig, panels = res.facet_grid(4.2)
-    for ax, facet in zip(panels, res.facets):
-        for ratio in ratios:
+    shown = []
+    for panel, facet in zip(panels, res.facets):
+        for k, ratio in enumerate(ratios):
             (ns, nm), (ds, dm) = ratio["numerator"], ratio["denominator"]
-            name = "%s %s / %s %s" % (ns, nm, ds, dm) + ("" if nm == dm else "  [different definitions]")
+            name = ratio_name(res, ns, nm, ds, dm)
             values = [res.metric(facet, ns, x, res.column(nm, "p50")) / res.metric(facet, ds, x, res.column(dm, "p50"))
                       for x in res.xs]
-            print("%s%s" % (("[%s] " % facet) if facet else "", name))
+            print("%s%s" % (("[%s] " % facet) if facet else "", name.replace("\n", " ")))
             for x, v in zip(res.xs, values):
                 print("  %s = %-8s  %.3f" % (res.x_short, x, v))
-            ax.plot(res.px, values, marker="o", label=name)
-        res.x_axis(ax)
-        finite = [v for line in ax.get_lines() for v in line.get_ydata() if v == v and v > 0]
-        if finite and max(finite) / min(finite) > 10:
-            log_axis(ax.yaxis)  # ratios spanning decades
-        ax.axhline(1.0, color="grey", lw=0.8)
-        res.finish_panel(ax, facet, "ratio of median first-token times", legend_size=8)
+            panel.line(res.px, values, name, marker=MARKERS[k % len(MARKERS)], linestyle="-")
+        res.x_axis(panel)
+        panel.y_axis(extra=(1.0,))  # ratios spanning decades
+        panel.ax.axhline(1.0, color="grey", lw=0.8)
+        shown.append(res.finish_panel(panel, facet, "ratio of median first-token times", legend_size=7))
+    res.record("ratios", shown)
     save(fig, out_dir, "ratios", written)
 
 
@@ -159,24 +183,26 @@ def plot_frontier(res, out_dir, written):
     lynx = [s for s in res.series if pattern.match(s)]
     if not lynx:
         raise PlotInputError("experiment plot: frontier needs lynx-a<A>r<R>-g<G> series")
-    fig, panels = plt.subplots(1, len(frontier), figsize=(6.4 * len(frontier), 4.4), squeeze=False)
-    for ax, name in zip(panels[0], frontier):
+    fig, axes = plt.subplots(1, len(frontier), figsize=(6.4 * len(frontier), 4.4), squeeze=False)
+    shown = []
+    for ax, name in zip(axes[0], frontier):
+        panel = Panel(ax)
         for i, x in enumerate(res.xs):
             for split, style in (("", "-"), ("-rq", "--")):
                 chosen = sorted((int(pattern.match(s).group(1)), s) for s in lynx
                                 if (pattern.match(s).group(4) or "") == split)
                 if not chosen:
                     continue
-                ax.plot([a for a, _ in chosen], [res.metric(None, s, x, res.column(name, "p50")) for _, s in chosen],
-                        style, marker="o", markerfacecolor="none" if split else None,
-                        color=OTHER_COLOURS[i % len(OTHER_COLOURS)],
-                        label="%s %s, %s split" % (x, res.x_label, "residual-quant" if split else "bit-slice"))
+                panel.line([a for a, _ in chosen], [res.metric(None, s, x, res.column(name, "p50")) for _, s in chosen],
+                           "%s %s, %s split" % (x, res.x_label, "residual-quant" if split else "bit-slice"),
+                           marker="o", linestyle=style, markerfacecolor="none" if split else None,
+                           color=OTHER_COLOURS[i % len(OTHER_COLOURS)])
+        for slo in res.slos([name]):
+            panel.slo_line(slo)
         ax.set_xlabel("anchor bits (of 8)")
-        log_y_if_positive(ax)
-        ax.set_ylabel("median %s (ms)" % name)
-        ax.set_title(res.title(None), fontsize=8)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6)
+        panel.y_axis()
+        shown.append(res.finish_panel(panel, None, "median %s (ms)" % name, legend_size=6))
+    res.record("anchor_width_frontier", shown)
     save(fig, out_dir, "anchor_width_frontier", written)
     others = [s for s in res.series if s not in lynx]
     for name in frontier:
@@ -195,15 +221,17 @@ def main(request_path):
     out_dir = request["out"]
     written = []
     metric = request["metric"]
+    data = {}
     if metric is None:
         for plot in (plot_ttft, plot_speculation, plot_relative, plot_ttft_cdf, plot_ratios, plot_frontier):
             plot(res, out_dir, written)
     else:
         data = (plot_cdf(res, metric["name"], metric["at"], out_dir, written) if metric["cdf"] else
                 plot_metric(res, metric["name"], metric["stat"], metric["column"], out_dir, written))
-        if request["data"]:
-            write_data(request["data"], data)
-            written.append(request["data"])
+    if request["data"]:
+        data["drawn"] = res.drawn  # each figure's title, axis labels and scales, legend entries
+        write_data(request["data"], data)
+        written.append(request["data"])
     for path in written:
         print("wrote %s" % path)
 

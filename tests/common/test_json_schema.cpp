@@ -89,3 +89,17 @@ TEST_CASE("the example shows every field and reads back to the defaults") {
   CHECK(o.get(kSub).get(kCount) == 3);
   CHECK(!j.contains("window"));
 }
+
+TEST_CASE("a dotted path finds its declaration through nested sections") {
+  const SchemaSection* parent = nullptr;
+  const SchemaField* f = schema_find_path(kRoot, "sub.count", &parent);
+  REQUIRE(f != nullptr);
+  CHECK(f->integer == &kCount);
+  CHECK(parent == &kInner);
+  CHECK(schema_find_path(kRoot, "rate_gbps", &parent)->number == &kRate);
+  CHECK(parent == &kRoot);
+  CHECK(schema_find_path(kRoot, "sub.rate_gbps") == nullptr);  // not declared in the nested section
+  CHECK(schema_find_path(kRoot, "name.x") == nullptr);         // a string has no fields
+  CHECK(schema_find_path(kRoot, "window.0") == nullptr);       // nor an array
+  CHECK(schema_find_path(kRoot, "") == nullptr);
+}

@@ -4,11 +4,21 @@ simulator, not by the plotting script):
   plot_data_check.py values DATA RESULTS POINTS  every point of the sweep is plotted once, with its summary value
   plot_data_check.py cdf DATA RESULTS            each CDF's values give the summary's p50/p90/p99/mean and count
   plot_data_check.py colours DATA_A DATA_B       a series has one colour in both plots; colours differ within one
+  plot_data_check.py drawn DATA RESULTS X_LABEL [SLO]  what each panel shows (its "drawn" record) is what the data
+                                                 and summary.csv call for: the overload ring in the legend only
+                                                 where a point is overloaded, never in a series' colour; log y only
+                                                 over a decade; a line within 2% of another says so; the SLO line;
+                                                 the x label; the title names topology and pools
+  plot_data_check.py rules                       plot_panel.py's decade and overlap rules at their boundaries
 Prints one line per failure and exits 1 on any."""
+import csv
 import json
 import math
 import os
+import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments"))
 
 failures = []
 
@@ -88,14 +98,101 @@ def check_colours(a, b):
         check(ca[s] == cb[s], "%s is %s in one plot and %s in the other" % (s, ca[s], cb[s]))
 
 
+OVERLOAD_ENTRY = "ring: overloaded (requests wait longer than they are served)"
+
+
+def overloaded_points(results):
+    """summary.csv's overloaded points: {point name}."""
+    with open(os.path.join(results, "summary.csv")) as f:
+        return {r["point"] for r in csv.DictReader(f) if r.get("overloaded", "").lower() in ("true", "1")}
+
+
+def check_drawn(data, results, x_label, slo):
+    overloaded = overloaded_points(results)
+    slo_drawn = []
+    check(data.get("drawn"), "no figure recorded as drawn")
+    for figure in data.get("drawn", []):
+        for panel in figure["panels"]:
+            where = "%s: panel %r" % (figure["file"], panel["title"].split("\n")[0])
+            legend = panel["legend"]
+            check((OVERLOAD_ENTRY in legend) == (panel["overloaded_points"] > 0),
+                  "%s: overload entry in the legend %s, %d points ringed" % (
+                      where, OVERLOAD_ENTRY in legend, panel["overloaded_points"]))
+            check(len(legend) == len(set(legend)), "%s: a legend entry twice: %s" % (where, legend))
+            check(" network: prefill " in panel["title"] and ", decode " in panel["title"],
+                  "%s: the title names no topology and pools: %r" % (where, panel["title"]))
+            if not figure["file"].startswith(("ttft_cdf", "anchor_width")) and "_cdf_" not in figure["file"]:
+                check(panel["x_label"] == x_label, "%s: x label %r, expected %r" % (where, panel["x_label"], x_label))
+            for c in panel["covers"]:
+                named = "on top of %s" % c["under"] in c["label"]
+                check(c["label"] in legend and named == (2 * c["points"] >= c["of"]),
+                      "%s: line %r meets %r at %d of %d points; the legend says so: %s" % (
+                          where, c["label"], c["under"], c["points"], c["of"], named))
+            # The SLO line is on the plots of its metric (ttft_vs_X, ttft_p99_vs_X, ttft_cdf_...), on no other.
+            if slo is not None and re.match(r"^%s(_(p50|p90|p99|mean))?_(vs|cdf)_" % slo["metric"], figure["file"]):
+                entry = "SLO: %s %g ms" % (slo["metric"], slo["value"])
+                check(entry in legend and panel["slo"] == [dict(slo, unit="ms")],
+                      "%s: no SLO line %r (legend %s)" % (where, entry, legend))
+                slo_drawn.append(figure["file"])
+            else:
+                check(not panel["slo"] and not any(e.startswith("SLO:") for e in legend),
+                      "%s: an SLO line where none was asked for" % where)
+    check(slo is None or slo_drawn, "the SLO line is on no plot")
+    # A --metric plot (one figure, its panels in the data's order): values, colours and rings against summary.csv.
+    for panel, drawn in zip(data.get("panels", []), data["drawn"][0]["panels"] if "panels" in data else []):
+        values = [p["value"] for s in panel["series"] for p in s["points"] if p["value"] is not None]
+        decade = min(values) > 0 and max(values) >= 10 * min(values)
+        check(drawn["y_scale"] == ("log" if decade else "linear"),
+              "%s: y scale %s over %g..%g" % (data["metric"], drawn["y_scale"], min(values), max(values)))
+        rings = sum(1 for s in panel["series"] for p in s["points"] if p["point"] in overloaded)
+        check(drawn["overloaded_points"] == rings, "%d points ringed, summary.csv has %d overloaded" % (
+            drawn["overloaded_points"], rings))
+        check(all(s["colour"].lower() != drawn["overload_colour"] for s in panel["series"]) and
+              drawn["overload_colour"] not in ("red", "#d62728"), "the overload ring has a series' colour")
+        series = {s["name"]: [p["value"] for p in s["points"]] for s in panel["series"]}
+        covered = {c["label"].split(" (on top of ")[0]: c for c in drawn["covers"]}
+        names = list(series)
+        for i, a in enumerate(names):
+            for b in names[:i]:
+                meets = [abs(u - v) <= 0.02 * max(abs(u), abs(v)) for u, v in zip(series[a], series[b])
+                         if u is not None and v is not None]
+                if any(meets):  # recorded (its shared points drawn larger); named in the legend from half on
+                    check(a in covered and covered[a]["points"] >= sum(meets),
+                          "%s meets %s within 2%% at %d of %d points and the plot does not mark it" % (
+                              a, b, sum(meets), len(meets)))
+
+
+def check_rules():
+    from plot_panel import coincident, spans_decade
+    check(spans_decade([1.0, 10.0]) and spans_decade([3.0, 5.0, 30.0]), "a decade is not a decade")
+    check(not spans_decade([1.0, 9.99]) and not spans_decade([0.0, 100.0]) and not spans_decade([]),
+          "less than a decade, or a zero, counted as a decade")
+    check(coincident([100.0, 200.0], [101.9, 196.1]) and not coincident([100.0, 200.0], [100.0, 195.0]),
+          "the 2% overlap rule is off at its boundary")
+    check(coincident([math.nan, 5.0], [1.0, 5.0]) and not coincident([math.nan], [1.0]),
+          "missing points are not skipped")
+
+
 def main():
-    mode, first = sys.argv[1], json.load(open(sys.argv[2]))
+    mode = sys.argv[1]
+    if mode == "rules":
+        check_rules()
+        for f in failures:
+            print("rules: %s" % f)
+        sys.exit(1 if failures else 0)
+    first = json.load(open(sys.argv[2]))
     if mode == "values":
         check_values(first, sys.argv[3], int(sys.argv[4]))
     elif mode == "cdf":
         check_cdf(first, sys.argv[3])
     elif mode == "colours":
         check_colours(first, json.load(open(sys.argv[3])))
+    elif mode == "drawn":
+        slo = None
+        if len(sys.argv) > 5:
+            metric, value = sys.argv[5].split(":")
+            slo = {"metric": metric, "value": float(value)}
+        check_drawn(first, sys.argv[3], sys.argv[4], slo)
     for f in failures:
         print("%s: %s" % (sys.argv[2], f))
     sys.exit(1 if failures else 0)

@@ -5,7 +5,8 @@
 # - a format has the same colour in plots with different sets of formats;
 # - log axes are labelled with the swept numbers (10, 25, 100), never as powers of ten;
 # - plotting twice gives byte-identical PNG and SVG files;
-# - a bad option, statistic or plot section is exit 2 with one line naming the valid values, and writes nothing,
+# - what each panel shows (legend entries, scales, overlaps, SLO lines, labels, titles) follows the rules;
+# - a bad option, statistic, --slo or plot section is exit 2 with one line naming the valid values, and writes nothing,
 #   the same error from `lynxsim run` (before the sweep) and `lynxsim plot` (the results directory's copy);
 # - --help shows every option with its default.
 #   plot_metrics_check.sh LYNXSIM
@@ -51,6 +52,25 @@ done
 $check colours "$tmp/ttft.json" "$tmp/b_ttft.json" || fail "colours differ between plots"
 grep -q '"colour": "#d62728"' "$tmp/b_ttft.json" || fail "lynx-a4r4-g64 is not its fixed red"
 
+# What each panel shows, as the script decided it (--data's "drawn"): legend entries only for what is drawn (the
+# overload ring only where summary.csv has an overloaded point), log y only over a decade, lines within 2% of
+# another said so, the SLO line on its metric's plots only, the x label from the schema, topology and pools in the
+# title; for the standard plots and for --metric plots, with and without --slo.
+label="Network: bandwidth of each NIC's link to its switch (Gbps)"
+$check rules || fail "plot_panel.py's rules"
+$check drawn "$tmp/ttft.json" "$tmp/a" "$label" || fail "ttft: what is drawn"
+$check drawn "$tmp/b_ttft.json" "$tmp/b" "$label" || fail "ttft (other formats): what is drawn"
+"$lynxsim" plot "$tmp/a" --metric ttft --stat p99 --slo ttft:2000 --data "$tmp/slo.json" >/dev/null
+$check drawn "$tmp/slo.json" "$tmp/a" "$label" ttft:2000 || fail "--slo ttft:2000: what is drawn"
+"$lynxsim" plot "$tmp/a" --metric ttft --cdf --slo ttft:1500 --data "$tmp/slo_cdf.json" >/dev/null
+$check drawn "$tmp/slo_cdf.json" "$tmp/a" "$label" ttft:1500 || fail "--cdf --slo ttft:1500: what is drawn"
+mkdir "$tmp/standard"
+"$lynxsim" plot "$tmp/a" --out "$tmp/standard" --slo ttft:2000 --data "$tmp/standard.json" >/dev/null
+$check drawn "$tmp/standard.json" "$tmp/a" "$label" ttft:2000 || fail "standard plots: what is drawn"
+for f in ttft_vs_nic_gbps ttft_relative_to_bf16 speculation ttft_cdf_at_25; do
+  grep -q "\"file\": \"$f\"" "$tmp/standard.json" || fail "standard plots: $f not recorded"
+done
+
 # Log axes: ticks at the swept values written as numbers (matplotlib names each text in an SVG comment).
 svg="$tmp/a/ttft_p50_vs_nic_gbps.svg"
 for tick in 10 25 100; do grep -q -- "<!-- $tick -->" "$svg" || fail "no x tick \"$tick\" in $svg"; done
@@ -85,7 +105,14 @@ bad "CDFs of: ttft" plot "$tmp/a" --metric goodput --cdf
 bad "not a value of cluster.network.nic_gbps (10, 25, 100)" plot "$tmp/a" --metric ttft --cdf --at 40
 bad "--stat needs --metric" plot "$tmp/a" --stat p99
 bad "--at needs --cdf" plot "$tmp/a" --metric ttft --at 25
-bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --out" plot "$tmp/a" --colour red
+bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --slo, --out" plot "$tmp/a" --colour red
+bad "--slo ttft:0: the target must be a positive number of ms, got 0" plot "$tmp/a" --slo ttft:0
+bad "--slo ttft:-5: the target must be a positive number of ms" plot "$tmp/a" --slo ttft:-5
+bad "--slo ttfb:2000: ttfb is not a metric in ms (valid: ttft, " plot "$tmp/a" --slo ttfb:2000
+bad "--slo goodput:3: goodput is not a metric in ms" plot "$tmp/a" --metric goodput --slo goodput:3
+bad "--slo ttft: expected METRIC:VALUE with VALUE in ms, e.g. --slo ttft:2000" plot "$tmp/a" --slo ttft
+bad "--slo tpot:50: no plot of this command shows tpot (these do: ttft, ttft_correct, ttft_spec); add --metric tpot" \
+  plot "$tmp/a" --slo tpot:50
 # The plot section is checked by one reader, the same for an experiment file before its sweep runs (nothing
 # created) and for a results directory's copy: an unknown key, a wrong type, an x value that is not swept.
 plot_error() {  # plot_error SED_EXPRESSION EXPECTED_TEXT: the experiment's plot section edited, run and plot refuse it
@@ -115,6 +142,16 @@ for ext in png svg; do
   cmp -s "$tmp/text_at/ttft_cdf_at_25.$ext" "$tmp/number_at/ttft_cdf_at_25.$ext" \
     || fail "cdf_at \"25\" does not give the $ext of cdf_at 25"
 done
+# A ratio between two first-token definitions says which, in words (no bare "[different definitions]" tag).
+mkdir "$tmp/ratio"
+sed 's/"cdf_at": 25/"cdf_at": 25, "ratios": [{"numerator": ["int8-g64", "ttft"], "denominator": ["lynx-a4r4-g64", "ttft_spec"]}]/' \
+  "$tmp/experiment.saved.json" >"$tmp/a/experiment.json"
+"$lynxsim" plot "$tmp/a" --out "$tmp/ratio" --data "$tmp/ratio.json" >"$tmp/ratio.txt"
+cp "$tmp/experiment.saved.json" "$tmp/a/experiment.json"
+grep -qxF "int8-g64 ttft / lynx-a4r4-g64 ttft_spec (different definitions: int8-g64's TTFT (first verified token) over lynx-a4r4-g64's TTFT (first, speculative, token))" \
+  "$tmp/ratio.txt" || fail "the mixed ratio is not spelled out: $(cat "$tmp/ratio.txt")"
+! grep -q "\[different definitions\]" "$tmp/ratio.txt" || fail "the cryptic tag is back"
+$check drawn "$tmp/ratio.json" "$tmp/a" "$label" || fail "ratios: what is drawn"
 # The plot request handed to the script is a temporary file, removed after it.
 mkdir "$tmp/tmpdir"
 TMPDIR="$tmp/tmpdir" "$lynxsim" plot "$tmp/a" --metric ttft --cdf --out "$tmp/text_at" >/dev/null
@@ -122,7 +159,7 @@ TMPDIR="$tmp/tmpdir" "$lynxsim" plot "$tmp/a" --metric ttft --cdf --out "$tmp/te
 
 # --help: every option with its default.
 "$lynxsim" plot --help >"$tmp/help.txt"
-for opt in --metric --stat --cdf --at --data --out; do
+for opt in --metric --stat --cdf --at --data --slo --out; do
   grep -A3 -- "^ *$opt" "$tmp/help.txt" | tr '\n' ' ' | grep -q "default" || fail "plot --help: $opt has no default"
 done
 "$lynxsim" run --help | tr '\n' ' ' | grep -q -- "--jobs.*(default 1)" || fail "run --help does not show --jobs' default"

@@ -144,3 +144,48 @@ TEST_CASE("the script is handed the checked request and the metric table") {
   CHECK(j["metrics"].size() == plot_metrics().size());
   CHECK(j["request_values"].empty());  // no CDF asked for
 }
+
+TEST_CASE("--slo names a metric in ms that a plot of the command shows, and a positive value") {
+  auto slo = [](std::vector<std::string> slos, const char* metric = "") {
+    PlotOptions o;
+    o.metric = metric;
+    o.slo = std::move(slos);
+    return o;
+  };
+  const PlotRequest standard = plot_request_read(experiment_with_plot("{}"), slo({"ttft:2000", "ttft_spec:1.5e3"}));
+  REQUIRE(standard.slos.size() == 2);
+  CHECK(std::string(standard.slos[0].metric->name) == "ttft");
+  CHECK(standard.slos[0].value == 2000);
+  CHECK(standard.slos[1].value == 1500);
+  CHECK(plot_request_read(experiment_with_plot("{}"), slo({"tpot:50"}, "tpot")).slos.at(0).value == 50);
+  CHECK(error_of("{}", slo({"ttft:0"})) == "--slo ttft:0: the target must be a positive number of ms, got 0");
+  CHECK(error_of("{}", slo({"ttft:-3"})) == "--slo ttft:-3: the target must be a positive number of ms, got -3");
+  CHECK(error_of("{}", slo({"ttft:inf"})).find("--slo ttft:inf: ") == 0);
+  CHECK(error_of("{}", slo({"ttft"})) ==
+        "--slo ttft: expected METRIC:VALUE with VALUE in ms, e.g. --slo ttft:2000 (metrics: ttft, ttft_spec, "
+        "ttft_correct, tpot, e2el, kv_transfer, exposed_transfer, itl)");
+  CHECK(error_of("{}", slo({"ttft:2s"})).find("--slo ttft:2s: expected METRIC:VALUE") == 0);
+  CHECK(error_of("{}", slo({"ttfb:2000"})).find("--slo ttfb:2000: ttfb is not a metric in ms (valid: ttft,") == 0);
+  CHECK(error_of("{}", slo({"goodput:3"}, "goodput")).find("--slo goodput:3: goodput is not a metric in ms") == 0);
+  CHECK(error_of("{}", slo({"tpot:50"})) == "--slo tpot:50: no plot of this command shows tpot (these do: ttft, "
+                                             "ttft_correct, ttft_spec); add --metric tpot");
+  CHECK(error_of("{}", slo({"ttft:50"}, "tpot")) ==
+        "--slo ttft:50: no plot of this command shows ttft (these do: tpot); add --metric ttft");
+  // Handed to the script with the metric's unit.
+  const Experiment e = experiment_with_plot("{}");
+  const nlohmann::json j = plot_request_json(plot_request_read(e, slo({"ttft:2000"})), e, "/nowhere", "/out");
+  CHECK(j["slo"] == nlohmann::json::parse(R"([{"metric": "ttft", "value": 2000.0, "unit": "ms"}])"));
+}
+
+TEST_CASE("axis labels are the schema's section, meaning and unit, not the JSON path") {
+  CHECK(plot_axis_label("cluster.network.nic_gbps") == "Network: bandwidth of each NIC's link to its switch (Gbps)");
+  CHECK(plot_axis_label("cluster.transfer.chunk_layers") == "chunk_layers");  // not under cluster: undeclared
+  CHECK(plot_axis_label("transfer.chunk_layers") == "KV transfer: layers per KV transfer chunk (layers)");
+  CHECK(plot_axis_label("cluster.prefill.instances") == "Prefill pool: model replicas in the pool (instances)");
+  CHECK(plot_axis_label("workload.synthetic.rate_per_s") == "Synthetic workload: mean arrival rate (requests/s)");
+  CHECK(plot_axis_label("format") == "The KV cache's wire format");
+  CHECK(plot_axis_label("no.such.field") == "field");  // not declared: its last component
+  const Experiment e = experiment_with_plot("{}");
+  const nlohmann::json j = plot_request_json(plot_request_read(e), e, "/nowhere", "/out");
+  CHECK(j["labels"]["cluster.network.nic_gbps"] == "Network: bandwidth of each NIC's link to its switch (Gbps)");
+}
