@@ -98,6 +98,18 @@ std::string grouped(double n) {
   return out;
 }
 
+// Every key of `required` that `o` lacks, in one error: "FILE: $.models[3]: missing fields n_layers, ffn_size
+// (an entry with shapes needs: ...)".
+void require_fields(const JsonObject& o, const std::vector<const char*>& required, const char* needs) {
+  std::string missing;
+  size_t count = 0;
+  for (const char* key : required)
+    if (!o.has(key)) missing += std::string(count++ == 0 ? "" : ", ") + key;
+  if (count == 0) return;
+  throw_error("%s: %s: missing field%s %s (%s)", o.origin().c_str(), o.path().c_str(), count == 1 ? "" : "s",
+              missing.c_str(), needs);
+}
+
 void check_params(double params, const ModelSpec& m, const JsonObject& o, const char* shapes) {
   const double computed = model_params_from_shapes(m);
   const double off = std::fabs(params - computed) / computed;
@@ -133,9 +145,10 @@ ModelSpec hf_entry(JsonObject& o) {
                                      "vocab_size", "context_tokens", "tied_embeddings", "qkv_bias"};
   for (const char* key : kShapeKeys)
     if (o.has(key)) o.fail(key, "no shape field beside hf_config (the config.json gives the shapes)");
+  require_fields(o, {"name"}, "an entry with hf_config needs name; source and params are optional");
   const std::string name = o.string("name");
   const std::string written = o.string("hf_config");
-  const std::string source = o.string("source");
+  const std::string source = o.string_or("source", "");
   const double published = o.has("params") ? static_cast<double>(o.positive_integer("params")) : 0;
   std::string why;
   const std::string path = hf_config_path(written, o.origin(), why);
@@ -147,6 +160,7 @@ ModelSpec hf_entry(JsonObject& o) {
     m = read_hf_config(path);
     if (published > 0) check_params(published, m, o, ("the config.json " + path).c_str());
   }
+  m.params_given = published > 0;
   m.name = name;
   m.source = source;
   return m;
@@ -156,6 +170,11 @@ ModelSpec hf_entry(JsonObject& o) {
 std::vector<ModelSpec> load_model_catalog(const std::string& path) {
   return load_catalog<ModelSpec>(path, "models", [](JsonObject& o) {
     if (o.has("hf_config")) return hf_entry(o);
+    require_fields(o, {"name", "n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "ffn_size",
+                       "vocab_size", "context_tokens"},
+                   "an entry with shapes needs: name, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_size, "
+                   "vocab_size, context_tokens; optional: params (counted from the shapes when absent), source, "
+                   "tied_embeddings, qkv_bias, qk_norm; or name and hf_config, a Hugging Face config.json");
     ModelSpec m;
     m.name = o.string("name");
     m.n_layers = o.positive_integer("n_layers");
@@ -165,21 +184,31 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path) {
     m.head_dim = o.positive_integer("head_dim");
     m.ffn_size = o.positive_integer("ffn_size");
     m.vocab_size = o.positive_integer("vocab_size");
-    m.params = o.positive_integer("params");
+    m.params_given = o.has("params");
+    if (m.params_given) m.params = o.positive_integer("params");
     m.context_tokens = o.positive_integer("context_tokens");
     m.tied_embeddings = o.boolean_or("tied_embeddings", false);
     m.qkv_bias = o.boolean_or("qkv_bias", false);
-    m.source = o.string("source");
+    m.qk_norm = o.boolean_or("qk_norm", false);
+    m.source = o.string_or("source", "");
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");
+    if (!m.params_given) {
+      m.params = std::llround(model_params_from_shapes(m));
+      return m;
+    }
     check_params(static_cast<double>(m.params), m, o,
                  "n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_size, vocab_size, tied_embeddings, "
-                 "qkv_bias");
+                 "qkv_bias, qk_norm");
     return m;
   });
 }
 
 std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
   return load_catalog<GpuSpec>(path, "gpus", [](JsonObject& o) {
+    require_fields(o, {"name", "bf16_dense_tflops", "hbm_gb_per_s", "hbm_gb", "nvlink_gb_per_s",
+                       "compute_efficiency", "memory_efficiency", "efficiency_source", "source"},
+                   "a GPU entry needs: name, bf16_dense_tflops, hbm_gb_per_s, hbm_gb, nvlink_gb_per_s, "
+                   "compute_efficiency, memory_efficiency, efficiency_source, source; optional: fp8_dense_tflops");
     GpuSpec g;
     g.name = o.string("name");
     g.bf16_dense_tflops = o.positive_number("bf16_dense_tflops");

@@ -4,9 +4,11 @@
 // A user catalog (a configuration's "models_catalog"/"gpus_catalog", the CLI's --models-catalog/--gpus-catalog)
 // adds to the shipped one: an entry with a new name is added, an entry with a shipped name replaces that entry
 // whole (no field is inherited from it). A model entry either gives a dense Llama-style decoder's shapes itself
-// (its `params` must agree with the count recomputed from the shapes, model_params_from_shapes, within
-// kParamsTolerance: the compute model reads weight bytes and FLOPs from it, so a typo there silently rescales every
-// step time) or names a Hugging Face config.json (`hf_config`, read by models/hf_config.hpp: MoE, MLA and
+// (required: name, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_size, vocab_size, context_tokens;
+// optional: tied_embeddings, qkv_bias, qk_norm, source, and `params`: absent, it is counted from the shapes; given
+// (a published figure), it must agree with the count, model_params_from_shapes, within kParamsTolerance: the
+// compute model reads weight bytes and FLOPs from it, so a typo there silently rescales every step time; every
+// missing required field is named in one error) or names a Hugging Face config.json (`hf_config`, read by models/hf_config.hpp: MoE, MLA and
 // sliding-window layers included), whose parameters are counted from its shapes. An hf_config entry whose file is
 // missing (no data folder) stays in the catalog, marked unavailable with the reason; using it is that error.
 #pragma once
@@ -61,7 +63,8 @@ struct ModelSpec {
   // Sliding-window attention: layer l keeps and attends to at most sliding_window tokens when sliding_layers[l].
   int64_t sliding_window = 0;        // tokens; 0 = no sliding layer
   std::vector<bool> sliding_layers;  // one per layer when sliding_window > 0, else empty
-  std::string source;
+  std::string source;      // where the shapes come from ("" when the entry names none)
+  bool params_given = false;  // `params` came from the entry (checked against the shapes), not from the count
   std::string file;        // the catalog file the entry was read from
   bool overrides = false;  // a user catalog's entry that replaced the shipped entry of the same name
 };
@@ -76,7 +79,8 @@ struct GpuSpec {
   double compute_efficiency = 0;  // roofline: fraction of peak FLOP/s reached (MFU), (0, 1]
   double memory_efficiency = 0;   // roofline: fraction of HBM bandwidth reached (MBU), (0, 1]
   std::string efficiency_source;  // the measurement each efficiency comes from
-  std::string source;
+  std::string source;      // where the shapes come from ("" when the entry names none)
+  bool params_given = false;  // `params` came from the entry (checked against the shapes), not from the count
   std::string file;        // the catalog file the entry was read from
   bool overrides = false;  // a user catalog's entry that replaced the shipped entry of the same name
 };

@@ -1,10 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "common/error.hpp"
 #include "models/catalog.hpp"
+
+#include <nlohmann/json.hpp>
 
 using namespace lynx;
 
@@ -21,6 +24,12 @@ int64_t params_from_shapes(const ModelSpec& m, bool qkv_bias) {
   int64_t attention = h * q + 2 * h * kv + q * h + (qkv_bias ? q + 2 * kv : 0);
   int64_t per_layer = attention + 3 * h * m.ffn_size + 2 * h;
   return m.n_layers * per_layer + m.vocab_size * h * (m.tied_embeddings ? 1 : 2) + h;
+}
+// The entry named `name`, available or not (find_model refuses an unavailable one).
+const ModelSpec& find_model_entry(const std::vector<ModelSpec>& catalog, const std::string& name) {
+  for (const ModelSpec& m : catalog)
+    if (m.name == name) return m;
+  throw LynxError("no catalog entry " + name);
 }
 }  // namespace
 
@@ -49,8 +58,10 @@ TEST_CASE("catalog validation names the file and the JSON path") {
                          "compute_efficiency": 0.5, "memory_efficiency": 0.5, "efficiency_source": "e", "source": "s")";
   std::string ok = write_temp("lynx_gpus_ok.json", R"({"gpus": [)" + base + "}]}");
   CHECK(load_gpu_catalog(ok).size() == 1);
-  std::string negative = write_temp("lynx_gpus_neg.json", R"({"gpus": [)" + base + "}, " +
-                                    R"({"name": "y", "bf16_dense_tflops": -3}]})");
+  std::string second = base;  // a complete entry but for one negative value
+  second.replace(second.find("\"x\""), 3, "\"y\"");
+  second.replace(second.find("\"bf16_dense_tflops\": 1"), 22, "\"bf16_dense_tflops\": -3");
+  std::string negative = write_temp("lynx_gpus_neg.json", R"({"gpus": [)" + base + "}, " + second + "}]}");
   CHECK_THROWS_WITH_AS(load_gpu_catalog(negative),
                        doctest::Contains("lynx_gpus_neg.json: $.gpus[1].bf16_dense_tflops: expected a positive number, got -3"),
                        LynxError);
@@ -62,7 +73,21 @@ TEST_CASE("catalog validation names the file and the JSON path") {
   CHECK_THROWS_WITH_AS(load_gpu_catalog(over), doctest::Contains("$.gpus[0].compute_efficiency: expected a fraction"),
                        LynxError);
   std::string missing = write_temp("lynx_models_missing.json", R"({"models": [{"name": "m", "n_layers": 2}]})");
-  CHECK_THROWS_WITH_AS(load_model_catalog(missing), doctest::Contains("$.models[0].hidden_size: missing field"),
+  // Every missing field at once, with what an entry needs.
+  CHECK_THROWS_WITH_AS(load_model_catalog(missing),
+                       doctest::Contains("lynx_models_missing.json: $.models[0]: missing fields hidden_size, n_heads, "
+                                         "n_kv_heads, head_dim, ffn_size, vocab_size, context_tokens (an entry with "
+                                         "shapes needs: name, n_layers,"),
+                       LynxError);
+  CHECK_THROWS_WITH_AS(load_model_catalog(write_temp("lynx_models_one_missing.json",
+                                                     R"({"models": [{"n_layers": 2, "hidden_size": 64, "n_heads": 8,
+      "n_kv_heads": 4, "head_dim": 8, "ffn_size": 172, "vocab_size": 512, "context_tokens": 256}]})")),
+                       doctest::Contains("$.models[0]: missing field name (an entry with shapes needs:"), LynxError);
+  CHECK_THROWS_WITH_AS(load_gpu_catalog(write_temp("lynx_gpus_missing.json",
+                                                   R"({"gpus": [{"name": "g", "hbm_gb": 80}]})")),
+                       doctest::Contains("lynx_gpus_missing.json: $.gpus[0]: missing fields bf16_dense_tflops, "
+                                         "hbm_gb_per_s, nvlink_gb_per_s, compute_efficiency, memory_efficiency, "
+                                         "efficiency_source, source (a GPU entry needs:"),
                        LynxError);
   std::string syntax = write_temp("lynx_models_syntax.json", "{\"models\": [\n{,}]}");
   CHECK_THROWS_WITH_AS(load_model_catalog(syntax), doctest::Contains("lynx_models_syntax.json:2:"), LynxError);
@@ -142,4 +167,47 @@ TEST_CASE("a user catalog adds entries and overrides shipped ones by name, whole
   CHECK(find_gpu(merged_gpus, "h100-sxm").bf16_dense_tflops == 500);
   CHECK(find_gpu(merged_gpus, "h100-sxm").fp8_dense_tflops == 0);  // replaced whole: the shipped 1979 is gone
   CHECK(find_gpu(merged_gpus, "h200-sxm").bf16_dense_tflops == 989);
+}
+
+TEST_CASE("adding a model takes only its shapes: params is counted from them") {
+  // Qwen3-8B's shapes as its config.json gives them (data folder:
+  // calibration/aiconfigurator/model_configs/Qwen--Qwen3-8B_config.json): 36 layers, hidden 4096, 32 heads of 128,
+  // 8 KV heads, intermediate 12288, vocabulary 151,936, untied, max_position_embeddings 40960; Qwen3 normalises
+  // each head's q and k (qk_norm).
+  const std::string user = write_temp("lynx_models_qwen3_shapes.json", R"({"models": [{"name": "my-qwen3-8b",
+      "n_layers": 36, "hidden_size": 4096, "n_heads": 32, "n_kv_heads": 8, "head_dim": 128, "ffn_size": 12288,
+      "vocab_size": 151936, "context_tokens": 40960, "qk_norm": true}]})");
+  const auto catalog = load_model_catalog_with(user);
+  const ModelSpec& m = find_model(catalog, "my-qwen3-8b");
+  // Per layer: q, k, v, o (2 x 4096^2 + 2 x 4096 x 1024) + SwiGLU (3 x 4096 x 12288) + 2 norms (2 x 4096) + q/k
+  // norms (2 x 128) = 192,946,432; x 36, + embedding and LM head (2 x 151,936 x 4096) + final norm (4096).
+  const int64_t expected = 36 * (2 * 4096LL * 4096 + 2 * 4096LL * 1024 + 3 * 4096LL * 12288 + 2 * 4096 + 2 * 128) +
+                           2 * 151936LL * 4096 + 4096;
+  CHECK(expected == 8190735360);
+  CHECK(m.params == expected);
+  CHECK_FALSE(m.params_given);
+  CHECK(m.source.empty());
+  // Qwen's published 8.2B (the shipped entry's params) is within the check's tolerance of the count.
+  CHECK(std::fabs(8.2e9 - static_cast<double>(m.params)) / static_cast<double>(m.params) <= kParamsTolerance);
+  // The shipped entry reads the same config.json: the same count (when the data folder is there).
+  const ModelSpec& shipped = find_model_entry(catalog, "qwen3-8b");
+  if (shipped.unavailable.empty()) CHECK(shipped.params == expected);
+}
+
+TEST_CASE("every shipped model's given params agree with the count from its shapes within the tolerance") {
+  // The figures as written in the file (an hf_config entry keeps its count, so read them from the JSON itself).
+  std::ifstream in(default_model_catalog_path());
+  const nlohmann::json file = nlohmann::json::parse(in);
+  const auto catalog = load_model_catalog(default_model_catalog_path());
+  int checked = 0;
+  for (const nlohmann::json& entry : file.at("models")) {
+    const ModelSpec& m = find_model_entry(catalog, entry.at("name").get<std::string>());
+    CAPTURE(m.name);
+    CHECK(entry.contains("source"));  // the shipped entries name where their shapes come from
+    if (!m.unavailable.empty() || !entry.contains("params")) continue;  // no data folder: no shapes to count
+    const double given = entry.at("params").get<double>(), counted = model_params_from_shapes(m);
+    CHECK(std::fabs(given - counted) / counted <= kParamsTolerance);
+    ++checked;
+  }
+  CHECK(checked >= 8);  // the dense shapes-only entries at least
 }
