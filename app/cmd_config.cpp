@@ -1,12 +1,21 @@
 // lynxsim config: the configuration formats explained by the program itself, printed from the field declarations
 // the readers use (common/json_schema.hpp): --schema, the Markdown reference committed as docs/config.md (a test
-// fails when they differ); --example, a complete annotated simulate configuration that runs as printed.
+// fails when they differ); --example, a complete annotated simulate configuration that runs as printed; --where,
+// the folders a run reads and writes (the project folder and the data folder with the rule that chose each,
+// common/data_folder.hpp; the output folder) and, with --config, every input path of that configuration as the run
+// resolves it (docs/paths.md states the rule).
 #include <cstdio>
 
 #include "app/commands.hpp"
+#include <filesystem>
+
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
+#include "common/output_paths.hpp"
 #include "common/schema_doc.hpp"
+#include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
+#include "sim/resolved_config.hpp"
 #include "sim/sim_config.hpp"
 
 namespace lynx {
@@ -34,10 +43,61 @@ constexpr const char* kExampleHeader =
 struct ConfigOptions {
   bool schema = false;
   bool example = false;
+  bool where = false;
+  std::string config;             // --where --config FILE
+  std::vector<std::string> sets;  // --where --set PATH=VALUE
+  std::string out;                // --where --out DIR
 };
 
+// The project folder's files a run reads, relative to it (common/data_folder.hpp's callers).
+constexpr const char* kProjectFiles =
+    "models/catalog/{models,gpus,profiles}.json, kernels/costs/<device>.json, models/accuracy/<model>.json, "
+    "scripts/data-manifest.tsv, experiments/*.py";
+
+// `lynxsim config --where`: one "name: value" line per folder and rule, then the configuration's input paths.
+void print_where(const ConfigOptions& o) {
+  const ProjectFolder project = project_folder();
+  const DataFolder data = data_folder();
+  std::printf("project folder: %s\n  chosen by: %s\n  read from it: %s\n", project.path.c_str(),
+              project.chosen_by.c_str(), kProjectFiles);
+  std::error_code error;
+  const std::string here = checkout_holding((std::filesystem::current_path(error) / "x").string());
+  if (!here.empty() && resolved_path(here) != resolved_path(project.path))
+    std::printf("  note: the current folder is inside another checkout, %s, whose files this run does not read "
+                "(set LYNX_PROJECT_DIR=%s, or run that checkout's build)\n", here.c_str(), here.c_str());
+  std::printf("data folder: %s\n  chosen by: %s\n  read from it: every @data/PATH of a configuration or "
+              "experiment, the calibration measurements (calibration/)\n",
+              data.path.c_str(), data.chosen_by.c_str());
+  const std::string out = o.out.empty() ? "none given (simulate and run write only into --out DIR; plot into the "
+                                          "results folder or its --out)"
+                                        : resolved_path(o.out) + " (--out)";
+  std::printf("output folder: %s\n", out.c_str());
+  std::printf("relative paths: in a configuration or experiment file, against that file's folder; in --set "
+              "PATH=VALUE, against the configuration's folder too, except a value starting with ./ or ../, which "
+              "is against the current folder; @data/PATH inside the data folder; absolute paths as written\n");
+  if (o.config.empty()) return;
+  const ResolvedConfig r = resolve_config_file_with_overrides(o.config, config_overrides_parse(o.sets));
+  std::printf("configuration %s: relative paths against %s\n", o.config.c_str(),
+              resolved_path(std::filesystem::path(o.config).parent_path().string()).c_str());
+  for (const std::string& field : resolved_config_path_fields()) {
+    const nlohmann::json* value = &r.json;
+    size_t begin = 0;
+    while (value != nullptr && begin <= field.size()) {
+      const size_t dot = field.find('.', begin);
+      const std::string key = field.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+      value = value->is_object() && value->contains(key) ? &value->at(key) : nullptr;
+      begin = dot == std::string::npos ? field.size() + 1 : dot + 1;
+    }
+    if (value != nullptr && value->is_string() && !value->get<std::string>().empty())
+      std::printf("  %s: %s\n", field.c_str(), value->get<std::string>().c_str());
+  }
+}
+
 void run_config_command(const ConfigOptions& o) {
-  if (o.schema == o.example) throw_error("config: give one of --schema or --example");
+  if (o.schema + o.example + o.where != 1) throw_error("config: give one of --schema, --example or --where");
+  if (!o.where && (!o.config.empty() || !o.sets.empty() || !o.out.empty()))
+    throw_error("config: --config, --set and --out go with --where");
+  if (o.where) return print_where(o);
   if (o.schema) {
     const std::vector<SchemaDocument> documents = {
         {"Simulation configuration (`lynxsim simulate --config FILE`)",
@@ -62,6 +122,17 @@ void add_config_command(CLI::App& app) {
                 "Print the reference of every configuration and experiment field (Markdown, as docs/config.md)");
   cmd->add_flag("--example", o->example,
                 "Print a complete annotated simulate configuration that runs (JSON with // comments)");
+  cmd->add_flag("--where", o->where,
+                "Print the folders a run reads and writes: the project folder (catalogs, kernel costs, accuracy "
+                "files) and the data folder, each with the rule that chose it, the output folder, and how relative "
+                "paths resolve");
+  cmd->add_option("--config", o->config,
+                  "With --where: also print every input path of this simulate configuration as a run resolves it "
+                  "(default: none)");
+  cmd->add_option("--set", o->sets, "With --where --config: override a field first, as in `simulate --set`")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--out", o->out, "With --where: the output folder a run would write (default: none)");
   cmd->callback([o] { run_config_command(*o); });
 }
 

@@ -17,14 +17,37 @@ std::string env_or_empty(const char* name) {
 }
 }  // namespace
 
-std::string project_dir() {
+std::string checkout_holding(const std::string& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  for (; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(dir / "models" / "catalog" / "models.json", ec) &&
+        fs::is_regular_file(dir / "experiments" / "plot_results.py", ec))
+      return dir.string();
+    if (dir == dir.root_path()) break;
+  }
+  return "";
+}
+
+ProjectFolder project_folder() {
   std::string env = env_or_empty("LYNX_PROJECT_DIR");
-  if (!env.empty()) return env;
+  if (!env.empty()) return {fs::path(env).lexically_normal().string(), "$LYNX_PROJECT_DIR"};
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // Linux; elsewhere the build-time checkout
+  if (!ec) {
+    const std::string checkout = checkout_holding(exe.string());
+    if (!checkout.empty()) return {checkout, "the checkout that holds the running lynxsim (" + exe.string() + ")"};
+  }
 #ifdef LYNX_SOURCE_DIR
-  return LYNX_SOURCE_DIR;
+  return {LYNX_SOURCE_DIR, "the checkout lynxsim was built from (the running binary" +
+                               (ec ? std::string() : " " + exe.string()) + " is in no checkout)"};
 #else
-  return ".";
+  return {".", "the current folder (no checkout found)"};
 #endif
+}
+
+std::string project_dir() {
+  return project_folder().path;
 }
 
 DataFolder data_folder() {

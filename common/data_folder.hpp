@@ -1,8 +1,11 @@
 // Where lynxsim finds its files.
 //
 // Two roots, kept apart on purpose:
-// - the project folder (the checkout the binary was built from, or $LYNX_PROJECT_DIR): what the project itself
-//   ships and computes (catalogs, kernel cost tables, accuracy files, the plot script);
+// - the project folder: what the project itself ships and computes (catalogs, kernel cost tables, accuracy files,
+//   the plot scripts). It is found in this order: $LYNX_PROJECT_DIR if set; else the checkout that holds the
+//   running lynxsim binary (its nearest parent folder with models/catalog/models.json and
+//   experiments/plot_results.py), so a binary built in a clone reads that clone's files; else (a binary copied
+//   out of any checkout) the checkout it was built from;
 // - the data folder: data from other public projects (traces, the stories260K model and tokenizer, evaluation
 //   text, published calibration measurements), never committed to the repository. It is found in this order:
 //   `--data-dir` / $LYNX_DATA_DIR if given; else `../shared/data` beside the checkout when that folder exists;
@@ -15,8 +18,17 @@
 
 namespace lynx {
 
-// The checkout (or $LYNX_PROJECT_DIR), without a trailing slash.
-std::string project_dir();
+// The project folder (see above), without a trailing slash, and the rule that chose it (for `lynxsim config
+// --where` and messages), e.g. "$LYNX_PROJECT_DIR" or "the checkout that holds the running lynxsim (PATH)".
+struct ProjectFolder {
+  std::string path;
+  std::string chosen_by;
+};
+ProjectFolder project_folder();
+std::string project_dir();  // project_folder().path
+
+// The checkout that holds `file` (its nearest parent folder with the project's marker files), or "" if none.
+std::string checkout_holding(const std::string& file);
 
 // The data folder and the rule that chose it (for messages), e.g. "$LYNX_DATA_DIR" or "../shared/data beside
 // the checkout".

@@ -1,6 +1,7 @@
 // --set PATH=VALUE overrides of simulate configurations and experiment bases (experiments/config_overrides.hpp).
 #include "experiments/config_overrides.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/error.hpp"
@@ -67,13 +68,25 @@ void check_declared_path(const ConfigOverride& o) {
     begin = end + 1;
   }
 }
+
+// A --set value of an input path field that starts with ./ or ../ says it is a path typed at the shell: it is made
+// absolute against the current folder. Every other relative value resolves against the configuration's folder, as
+// the file's own paths do (docs/paths.md).
+nlohmann::json shell_relative(const ConfigOverride& o) {
+  if (!o.value.is_string()) return o.value;
+  const std::string text = o.value.get<std::string>();
+  if (text.rfind("./", 0) != 0 && text.rfind("../", 0) != 0) return o.value;
+  const std::vector<std::string>& fields = resolved_config_path_fields();
+  if (std::find(fields.begin(), fields.end(), o.path) == fields.end()) return o.value;
+  return std::filesystem::absolute(text).lexically_normal().string();
+}
 }  // namespace
 
 void config_overrides_apply(nlohmann::json& config, const std::vector<ConfigOverride>& overrides) {
   for (const ConfigOverride& o : overrides) {
     if (o.value.is_null()) check_declared_path(o);
     try {
-      json_set_path(config, o.path, o.value);
+      json_set_path(config, o.path, shell_relative(o));
     } catch (const LynxError& e) {
       throw_error("%s: %s", o.option.c_str(), e.what());
     }

@@ -1,7 +1,10 @@
 // Command-line overrides of a configuration: `--set PATH=VALUE`, PATH a dotted JSON path as sweep axes use
 // (cluster.network.nic_gbps), VALUE parsed as JSON when it parses (25, true, null, {"fixed": 64}, [0, 600]) and taken
 // as a string otherwise (int8-g64). null removes the field, so it takes its default. The result is validated like
-// the file; an error caused by an override names the option, then the file and JSON path as usual.
+// the file; an error caused by an override names the option, then the file and JSON path as usual. A value of an
+// input path field resolves against the configuration's folder like the file's own paths, except one that starts
+// with ./ or ../, which says it is a path typed at the shell and is taken against the current folder
+// (docs/paths.md).
 #pragma once
 #include <string>
 #include <vector>
