@@ -1,6 +1,6 @@
-"""The generators of README.md's tables: one function per `<!-- figures:NAME -->` block, returning the table's
-Markdown. Each runs the project's own commands (or reads a file the code wrote and a test keeps current) and rounds
-as the README does. `fast` ones take seconds (checked by ctest's cli:readme-figures-fast); the rest are sweeps,
+"""The generators of the tables of README.md and docs/*.md: one function per `<!-- figures:NAME -->` block,
+returning the table's Markdown. Each runs the project's own commands (or reads a file the code wrote and a test
+keeps current) and rounds as the README does. `fast` ones take seconds (checked by ctest's cli:readme-figures-fast); the rest are sweeps,
 checked by `make figures`."""
 import csv
 import json

@@ -169,7 +169,7 @@ TEST_CASE("a window that holds no request is an error, and a bad trace row names
         bad + R"(:3: num_prefill_tokens is negative: "-1" (expected a positive integer token count))");
 }
 
-TEST_CASE("the README's workload examples parse and build") {
+TEST_CASE("docs/workloads.md's workload examples parse and build") {
   std::vector<Request> trace = workload_build(parse(R"({"workload": {"trace": "@data/traces/mooncake/conversation_trace.jsonl",
       "time_window_s": [0, 1800], "spread_same_timestamp": true, "target_rate_per_s": 4}})"), 1);
   CHECK(trace_stats_compute(trace).rate_per_s == doctest::Approx(4).epsilon(1e-12));
