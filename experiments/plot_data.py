@@ -120,6 +120,8 @@ class Results:
         cols = min(3, len(self.facets))
         rows_n = (len(self.facets) + cols - 1) // cols
         fig, grid = plt.subplots(rows_n, cols, figsize=(6.4 * cols, height * rows_n), squeeze=False)
+        if rows_n > 1:  # room under each row for a legend below its panels (plot_panel.Panel.legend)
+            fig.subplots_adjust(hspace=1.1)
         panels = [ax for row in grid for ax in row]
         for ax in panels[len(self.facets):]:
             ax.set_visible(False)

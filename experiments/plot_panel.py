@@ -4,10 +4,10 @@ plot takes them alike and a test can read them back (`lynxsim plot --data`, the 
   SLO line only when one is drawn;
 - a line that lies on another one (every point within 2%, as int8's TTFT on Lynx's) is still visible: it gets a
   larger open marker above the other (a CDF line: wider and translucent), and its legend entry says which line it
-  covers; one that meets another at some points gets the larger open marker there, and where that is at least half
-  of its points its entry says at how many;
-- a legend of more than six entries sits beside the panel, one with entries wider than 60 characters below it, not
-  over the lines;
+  covers; one that meets another at some points only gets the larger open marker there (the rest of it shows
+  where it is; naming every such meeting, as at high bandwidth where all lines converge, filled the legend);
+- a legend of more than six entries, or with entries wider than 60 characters, sits below its panel, not over the
+  lines nor over the panel beside it (rows of panels are spaced for it: plot_data.Results.facet_grid);
 - the y axis is logarithmic only where the values drawn span at least a decade (max >= 10 x min, all positive),
   linear otherwise, so a narrow range does not exaggerate gaps;
 - the overload mark is a black ring, a colour no series has (Lynx's lines are red).
@@ -56,7 +56,7 @@ class Panel:
     def line(self, xs, values, label, marker=None, markersize=6, **style):
         """Plots `values` against `xs`. A line within 2% of one already drawn at every point gets a larger open
         marker on top and a legend entry naming the line it covers; one that meets an earlier line at some points
-        gets the larger open marker at those points, and its entry says at how many when that is half or more."""
+        gets the larger open marker at those points."""
         values = [float(v) for v in values]
         under, close = None, []
         for other, oxs, ov in self.lines:
@@ -69,10 +69,8 @@ class Panel:
         base = label
         if under is not None and (len(close) == points or marker is not None):
             everywhere = len(close) == points
-            if everywhere:
+            if everywhere:  # the line would be invisible: the legend says where it is
                 label = "%s (on top of %s)" % (label, under)
-            elif 2 * len(close) >= points:  # most of the line: said in the legend; a point or two: the marker says it
-                label = "%s (on top of %s at %d of %d points)" % (label, under, len(close), points)
             self.covers.append({"label": label, "under": under, "points": len(close), "of": points})
             style.setdefault("zorder", 3 + len(self.covers))
             if marker is None:  # a CDF step line: wide and translucent, the other shows through it
@@ -125,11 +123,9 @@ class Panel:
             handles.append(Line2D([], [], ls="none", marker="o", markersize=9, markerfacecolor="none",
                                   markeredgecolor=OVERLOAD_COLOUR))
             labels.append(OVERLOAD_LABEL)
-        if any(len(line) > 60 for label in labels for line in label.split("\n")):  # wide entries: below the panel
+        if len(handles) > 6 or any(len(line) > 60 for label in labels for line in label.split("\n")):
+            # a long or wide legend below the panel, never over the lines nor over the panel beside it
             self.ax.legend(handles, labels, fontsize=size, ncol=1, loc="upper center", bbox_to_anchor=(0.5, -0.14),
-                           borderaxespad=0)
-        elif len(handles) > 6:  # a long legend beside the panel, never over the lines
-            self.ax.legend(handles, labels, fontsize=size, ncol=1, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                            borderaxespad=0)
         elif handles:
             self.ax.legend(handles, labels, fontsize=size, ncol=ncol)
