@@ -60,9 +60,13 @@ class Panel:
         values = [float(v) for v in values]
         under, close = None, []
         for other, oxs, ov in self.lines:
-            if list(oxs) != list(xs):
+            if marker is None and len(oxs) == len(xs) and list(ov) == values:
+                # a CDF (the same fractions): it lies on the other where each request's value is within 2%
+                meets = [i for i, (a, b) in enumerate(zip(oxs, xs)) if coincident([float(a)], [float(b)])]
+            elif list(oxs) == list(xs):
+                meets = [i for i, (a, b) in enumerate(zip(ov, values)) if coincident([a], [b])]
+            else:
                 continue
-            meets = [i for i, (a, b) in enumerate(zip(ov, values)) if coincident([a], [b])]
             if len(meets) > len(close):
                 under, close = other, meets
         points = sum(1 for v in values if math.isfinite(v))
