@@ -1,0 +1,95 @@
+// The engine-composed step cost (a pool's `engine`: vllm-0.24, sglang-0.5.14, trtllm-1.3): a prefill or decode
+// iteration as the sum of that engine's own kernels measured by AIConfigurator on the GPU (aic_database.hpp), the
+// way the engine runs a dense grouped-query decoder under tensor parallelism tp:
+//   per layer  GEMMs at the TP shard shapes, m = the step's tokens:
+//                qkv     n = (heads + 2 kv_heads) x head_dim / tp (KV heads replicated when tp > kv_heads), k = hidden
+//                o       n = hidden, k = heads x head_dim / tp
+//                gate+up n = 2 ffn / tp, k = hidden (one fused GEMM, as vLLM's MergedColumnParallelLinear)
+//                down    n = hidden, k = ffn / tp
+//              + attention: prefill, each sequence's context attention (batch 1, its length; a chunk after c cached
+//                tokens takes the table's time at n + c scaled by its query-key pairs over those of n + c from the
+//                start, n c + n (n + 1) / 2 over (n + c)(n + c + 1) / 2); decode, generation attention at batch =
+//                sequences and the batch's mean KV tokens per sequence (a verification pass's k + 1 queries read the
+//                same KV, memory-bound: the same time)
+//              + 2 all-reduces of tokens x hidden bf16 values (0 at tp 1) with the engine's own all-reduce (its
+//                one-shot/two-shot kernel by message size, its NCCL fall-back for large messages, as the table
+//                holds them): the CUDA-graph variant in decode steps (the engines capture decode in CUDA graphs),
+//                the eager variant in prefill steps
+//   per step   1 all-reduce after the vocabulary-parallel embedding, the LM head GEMM (n = vocab / tp, k = hidden;
+//              m = sequences in prefill, query tokens in decode) and the engine's host overhead (engine_host.hpp).
+// Element-wise kernels (norms, RoPE, SiLU, residual adds) and the embedding lookup are not in the tables and not
+// counted (AIConfigurator's own tables have no such family); that is part of the validation error.
+// Weights fp8: the engine's fp8 GEMM table.
+// A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
+// GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
+// by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
+// floor plus bytes over NVLink (so a latency-bound all-reduce keeps its time), host overhead unchanged; `source`
+// says "derived from".
+// MoE, MLA and sliding-window models are not composed here (compute_model.cpp falls back to the roofline under
+// "auto" and says why).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/catalog.hpp"
+#include "models/cost_model.hpp"
+#include "models/profiled/aic_database.hpp"
+#include "models/profiled/engine_host.hpp"
+#include "models/step_cost.hpp"
+
+namespace lynx {
+
+// A GEMM shape on one GPU: n output features, k input features (m is the step's tokens).
+struct GemmShape {
+  double n = 0, k = 0;
+};
+
+// The per-GPU shapes of a dense GQA layer under tensor parallelism (the list above).
+struct EngineShapes {
+  GemmShape qkv, o, gate_up, down, lm_head;
+  double heads = 0, kv_heads = 0, head_dim = 0, hidden = 0;
+};
+EngineShapes engine_shapes(const ModelSpec& model, int tensor_parallel);
+
+class EngineCostModel : public StepCostModel {
+ public:
+  EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel, WeightsDtype weights,
+                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu);
+
+  double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
+  double decode_seconds(const DecodeWork& work) const override;
+  double weight_bytes() const override { return weight_bytes_; }
+  std::string source() const override;
+  bool extrapolated() const override { return db_->extrapolated(); }
+
+  // Components in milliseconds, for tests and validation.
+  double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down
+  double lm_head_ms(double tokens) const;
+  double allreduce_ms(double tokens, bool cuda_graph) const;  // one all-reduce of tokens x hidden; 0 at tp 1
+  double context_attention_ms(double new_tokens, double cached_tokens) const;  // one layer, one sequence
+  double generation_attention_ms(double sequences, double kv_tokens_per_sequence) const;  // one layer
+  const EngineShapes& shapes() const { return shapes_; }
+  double host_ms() const { return host_.per_step_ms; }
+
+ private:
+  double gemm_ms(double m, const GemmShape& g) const;
+
+  ModelSpec model_;
+  GpuSpec gpu_, measured_;
+  int tp_;
+  WeightsDtype weights_;
+  std::shared_ptr<const AicDatabase> db_;
+  EngineShapes shapes_;
+  EngineHostOverhead host_;
+  bool derived_ = false;
+  double weight_bytes_ = 0;
+  // decode terms that depend only on the query tokens, kept per value (bit-identical to recomputing them)
+  struct QueryTerms {
+    bool known = false;
+    double ms = 0;
+  };
+  mutable std::vector<QueryTerms> query_terms_;
+};
+
+}  // namespace lynx
