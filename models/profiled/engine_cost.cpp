@@ -12,6 +12,11 @@ constexpr int64_t kKeptQueryTerms = 1 << 16;
 // The collective roofline's latency floor for a derived GPU (aic_database.cpp uses the same 5 us: the smallest
 // custom all-reduce rows of the H100 tables are 2.6-4.6 us).
 constexpr double kCollectiveFloorSeconds = 5e-6;
+// AIConfigurator's model of a memory-bound kernel (systems/h100_sxm.yaml, h200_sxm.yaml, b200_sxm.yaml in the data
+// folder, all three the same values, marked there "nonofficial correction based on observations"): a constant 3 us
+// plus bytes at 0.8 of the HBM bandwidth.
+constexpr double kElementwiseLatencyMs = 3e-3;
+constexpr double kElementwiseBandwidthFraction = 0.8;
 }  // namespace
 
 EngineShapes engine_shapes(const ModelSpec& model, int tp) {
@@ -84,6 +89,26 @@ double EngineCostModel::generation_attention_ms(double sequences, double kv_toke
   return ms;
 }
 
+namespace {
+double elementwise_ms(double kernels, double bytes, double hbm_gb_per_s) {
+  return kernels * kElementwiseLatencyMs + bytes / (kElementwiseBandwidthFraction * hbm_gb_per_s * 1e9) * 1e3;
+}
+}  // namespace
+
+double EngineCostModel::layer_elementwise_ms(double tokens) const {
+  const EngineShapes& s = shapes_;
+  const double ffn = static_cast<double>(model_.ffn_size) / tp_;
+  const double bytes_per_token = 2 * (2 * 4 * s.hidden                         // 2 x fused add + RMSNorm
+                                      + 2 * (s.heads + s.kv_heads) * s.head_dim  // RoPE on q and k
+                                      + 2 * 2 * s.kv_heads * s.head_dim          // KV-cache write
+                                      + 3 * ffn);                                // SiLU-and-mul
+  return elementwise_ms(5, tokens * bytes_per_token, gpu_.hbm_gb_per_s);
+}
+
+double EngineCostModel::step_elementwise_ms(double tokens) const {
+  return elementwise_ms(2, tokens * 2 * (2 * shapes_.hidden + 2 * shapes_.hidden), gpu_.hbm_gb_per_s);
+}
+
 double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
   if (pieces.empty()) return 0;
   double tokens = 0, attention = 0;
@@ -91,9 +116,10 @@ double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces)
     tokens += static_cast<double>(p.new_tokens);
     attention += context_attention_ms(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
   }
-  const double layer = layer_gemms_ms(tokens) + attention + 2 * allreduce_ms(tokens, false);
+  const double layer = layer_gemms_ms(tokens) + attention + 2 * allreduce_ms(tokens, false) +
+                       layer_elementwise_ms(tokens);
   const double ms = static_cast<double>(model_.n_layers) * layer + allreduce_ms(tokens, false) +
-                    lm_head_ms(static_cast<double>(pieces.size())) + host_.per_step_ms;
+                    step_elementwise_ms(tokens) + lm_head_ms(static_cast<double>(pieces.size())) + host_.per_step_ms;
   return ms / 1e3;
 }
 
@@ -105,8 +131,9 @@ double EngineCostModel::decode_seconds(const DecodeWork& work) const {
   if (keep && static_cast<size_t>(work.query_tokens) < query_terms_.size() && query_terms_[work.query_tokens].known) {
     dense_ms = query_terms_[work.query_tokens].ms;
   } else {
-    dense_ms = static_cast<double>(model_.n_layers) * (layer_gemms_ms(q) + 2 * allreduce_ms(q, true)) +
-               allreduce_ms(q, true) + lm_head_ms(q);
+    dense_ms = static_cast<double>(model_.n_layers) *
+                   (layer_gemms_ms(q) + 2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
+               allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
     if (keep) {
       if (query_terms_.size() <= static_cast<size_t>(work.query_tokens))
         query_terms_.resize(static_cast<size_t>(work.query_tokens) + 1);
@@ -133,7 +160,8 @@ std::string EngineCostModel::source() const {
     s += "; all-reduce (" + std::string(e.folder) +
          (db_->engine() == AicEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +
          db_->table_name("allreduce_graph");
-  s += "; " + std::string(host_.source);
+  s += "; element-wise kernels (5 per layer, 2 per step) as AIConfigurator costs memory-bound ops (3 us + bytes at "
+       "0.8 x HBM bandwidth, its systems/<gpu>.yaml); " + std::string(host_.source);
   return s;
 }
 

@@ -17,8 +17,11 @@
 //                the eager variant in prefill steps
 //   per step   1 all-reduce after the vocabulary-parallel embedding, the LM head GEMM (n = vocab / tp, k = hidden;
 //              m = sequences in prefill, query tokens in decode) and the engine's host overhead (engine_host.hpp).
-// Element-wise kernels (norms, RoPE, SiLU, residual adds) and the embedding lookup are not in the tables and not
-// counted (AIConfigurator's own tables have no such family); that is part of the validation error.
+// Element-wise kernels have no table; they are costed as AIConfigurator costs memory-bound ops (its systems/<gpu>.yaml:
+// mem_empirical_constant_latency 3 us per kernel + bytes / (mem_bw_empirical_scaling_factor 0.8 x HBM bandwidth)),
+// with the kernels vLLM runs for a Llama layer: 2 fused residual-add + RMSNorm (read x and residual, write both),
+// RoPE on q and k (read and write), the KV-cache write (read K and V, write them), SiLU-and-mul (read 2 ffn / tp,
+// write ffn / tp); per step the embedding lookup and the final RMSNorm (read and write hidden).
 // Weights fp8: the engine's fp8 GEMM table.
 // A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
 // GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
@@ -69,6 +72,8 @@ class EngineCostModel : public StepCostModel {
   double allreduce_ms(double tokens, bool cuda_graph) const;  // one all-reduce of tokens x hidden; 0 at tp 1
   double context_attention_ms(double new_tokens, double cached_tokens) const;  // one layer, one sequence
   double generation_attention_ms(double sequences, double kv_tokens_per_sequence) const;  // one layer
+  double layer_elementwise_ms(double tokens) const;  // one layer's element-wise kernels
+  double step_elementwise_ms(double tokens) const;   // embedding lookup + final norm
   const EngineShapes& shapes() const { return shapes_; }
   double host_ms() const { return host_.per_step_ms; }
 

@@ -40,14 +40,20 @@ TEST_CASE("engine cost: a TP 4 decode step of Llama-3.1-70B on H100 with vLLM is
   const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
   // Llama-3.1-70B: hidden 8192, 64 heads, 8 KV heads, head_dim 128, ffn 28672, vocab 128256, 80 layers; TP 4
   const double batch = 48, context = 3000;
+  // element-wise kernels: 3 us each + bytes at 0.8 x 3.35 TB/s (AIConfigurator's memory-bound op model); per token
+  // and layer 2 x 4 x 8192 (fused add + RMSNorm) + 2 x (16 + 2) x 128 (RoPE) + 2 x 2 x 2 x 128 (KV write) + 3 x 7168
+  // (SiLU-and-mul) bf16 values; per step embedding + final norm 4 x 8192 values per token
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  const double layer_values = 2 * 4 * 8192 + 2 * 18 * 128 + 2 * 2 * 2 * 128 + 3 * 7168;
   const double per_layer = db.gemm_ms(batch, (16 + 2 * 2) * 128, 8192)  // qkv
                            + db.gemm_ms(batch, 8192, 16 * 128)           // o
                            + db.gemm_ms(batch, 2 * 28672 / 4, 8192)      // gate + up
                            + db.gemm_ms(batch, 8192, 28672 / 4)          // down
                            + db.generation_attention_ms(batch, context, 16, 2, 128) +
-                           2 * db.custom_allreduce_ms(batch * 8192, 4, true);
+                           2 * db.custom_allreduce_ms(batch * 8192, 4, true) + elementwise(5, batch * layer_values);
   const double expected_ms = 80 * per_layer + db.custom_allreduce_ms(batch * 8192, 4, true) +
-                             db.gemm_ms(batch, 128256.0 / 4, 8192) + 0 /* vLLM host overhead, exposed */;
+                             elementwise(2, batch * 4 * 8192) + db.gemm_ms(batch, 128256.0 / 4, 8192) +
+                             0 /* vLLM host overhead, exposed */;
   DecodeWork w;
   w.query_tokens = 48, w.sequences = 48, w.attention_kv_tokens = batch * context;
   CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
@@ -60,9 +66,9 @@ TEST_CASE("engine cost: a TP 4 decode step of Llama-3.1-70B on H100 with vLLM is
                                db.gemm_ms(t, 14336, 8192) + db.gemm_ms(t, 8192, 7168) +
                                db.context_attention_ms(1, 1000, 16, 2, 128) +
                                db.context_attention_ms(1, 2000, 16, 2, 128) +
-                               2 * db.custom_allreduce_ms(t * 8192, 4, false);
+                               2 * db.custom_allreduce_ms(t * 8192, 4, false) + elementwise(5, t * layer_values);
   const double prefill_ms = 80 * prefill_layer + db.custom_allreduce_ms(t * 8192, 4, false) +
-                            db.gemm_ms(2, 32064, 8192);
+                            elementwise(2, t * 4 * 8192) + db.gemm_ms(2, 32064, 8192);
   CHECK(step->prefill_seconds({{1000, 0}, {2000, 0}}) * 1e3 == doctest::Approx(prefill_ms).epsilon(1e-12));
   // a chunk after cached tokens: the time at 1500 scaled by its query-key pairs
   const auto* engine = dynamic_cast<const EngineCostModel*>(step.get());
@@ -126,7 +132,8 @@ TEST_CASE("engine cost: a GPU without tables is derived op by op, latency-bound 
   const auto* b = dynamic_cast<const EngineCostModel*>(derived.get());
   REQUIRE(a);
   REQUIRE(b);
-  // same peaks and HBM: GEMMs and attention are H100's
+  // same peaks and HBM: GEMMs, attention and element-wise kernels are H100's
+  CHECK(b->layer_elementwise_ms(64) == doctest::Approx(a->layer_elementwise_ms(64)).epsilon(1e-12));
   CHECK(b->layer_gemms_ms(64) == doctest::Approx(a->layer_gemms_ms(64)).epsilon(1e-12));
   CHECK(b->generation_attention_ms(64, 2048) == doctest::Approx(a->generation_attention_ms(64, 2048)).epsilon(1e-12));
   // a decode all-reduce of 8 tokens (64K elements, 128 KiB): floor 5 us + 1.5 x 128 KiB / NVLink; at 450 vs 200 GB/s
