@@ -48,6 +48,27 @@ std::shared_ptr<const GpuProfile> cached_profile(const std::string& manifest, co
 }
 }  // namespace
 
+std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
+                                                        const std::vector<GpuSpec>& gpus, int tensor_parallel,
+                                                        WeightsDtype weights, const std::string& engine_name,
+                                                        const std::string& data_dir, bool fp8_kv_cache) {
+  AicEngine engine{};
+  if (!aic_engine_from_name(engine_name, &engine))
+    throw_error("engine \"%s\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3", engine_name.c_str());
+  std::vector<std::string> measured_names;
+  for (const GpuSpec& g : gpus)
+    if (!aic_gpu_folder(g.name).empty()) measured_names.push_back(g.name);
+  const std::string measured_gpu = profile_gpu_for(gpu, gpus, measured_names);
+  const GpuSpec* measured_spec = nullptr;
+  for (const GpuSpec& g : gpus)
+    if (g.name == measured_gpu) measured_spec = &g;
+  if (!measured_spec) throw_error("no GPU with AIConfigurator tables in the GPU catalog");
+  return std::make_shared<EngineCostModel>(
+      model, gpu, tensor_parallel, weights,
+      cached_database(data_dir + "/aiconfigurator", aic_gpu_folder(measured_gpu), engine, *measured_spec),
+      *measured_spec, fp8_kv_cache);
+}
+
 std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
                             const std::vector<std::string>& measured) {
   for (const std::string& m : measured)
@@ -97,17 +118,7 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     const std::string root = data_dir + "/aiconfigurator";
     if (!std::filesystem::exists(root))
       return fallback("no AIConfigurator tables at " + root + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches them)");
-    std::vector<std::string> measured_names;
-    for (const GpuSpec& g : gpus)
-      if (!aic_gpu_folder(g.name).empty()) measured_names.push_back(g.name);
-    const std::string measured_gpu = profile_gpu_for(gpu, gpus, measured_names);
-    const GpuSpec* measured_spec = nullptr;
-    for (const GpuSpec& g : gpus)
-      if (g.name == measured_gpu) measured_spec = &g;
-    if (!measured_spec) return fallback("no GPU with AIConfigurator tables in the GPU catalog");
-    return std::make_shared<EngineCostModel>(
-        model, gpu, tensor_parallel, choice.weights,
-        cached_database(root, aic_gpu_folder(measured_gpu), engine, *measured_spec), *measured_spec);
+    return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir);
   }
   if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
     return fallback("the measurements cover dense grouped-query layers only, not " + model.name + "'s " +

@@ -41,6 +41,14 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
                                                     const std::vector<GpuSpec>& gpus, int tensor_parallel,
                                                     const ComputeChoice& choice, MoeParallel moe = {});
 
+class EngineCostModel;
+// The engine-composed model itself (no coverage checks, no fallback): the GPU's AIConfigurator tables, or the
+// nearest GPU's with tables, derived. `data_dir`: the calibration folder. For validation and tests.
+std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
+                                                        const std::vector<GpuSpec>& gpus, int tensor_parallel,
+                                                        WeightsDtype weights, const std::string& engine,
+                                                        const std::string& data_dir, bool fp8_kv_cache = false);
+
 // The measured GPU a profile is taken from for `gpu`: itself if measured, else the measured GPU of the catalog
 // nearest in (log bf16 peak, log HBM bandwidth). "" when no GPU is measured.
 std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,

@@ -152,10 +152,11 @@ AicDatabase::Spec AicDatabase::spec(const std::string& family) const {
     rel = "gemm/" + ev + "/gemm_perf.parquet";
     filters = {{"gemm_dtype", family == "gemm" ? "bfloat16" : "fp8"}};
     axes = {"n", "k", "m"};
-  } else if (family == "context_attention" || family == "generation_attention") {
-    const bool context = family == "context_attention";
+  } else if (family.rfind("context_attention", 0) == 0 || family.rfind("generation_attention", 0) == 0) {
+    const bool context = family.rfind("context_attention", 0) == 0;
+    const bool fp8_kv = family.size() > 6 && family.compare(family.size() - 6, 6, "_fp8kv") == 0;
     rel = "attention/" + ev + (context ? "/context_attention_perf.parquet" : "/generation_attention_perf.parquet");
-    filters = {{"attn_dtype", "bfloat16"}, {"kv_cache_dtype", "bfloat16"}};
+    filters = {{"attn_dtype", "bfloat16"}, {"kv_cache_dtype", fp8_kv ? "fp8" : "bfloat16"}};
     numbers = {{"window_size", 0}, {"beam_width", 1}};
     axes = attention_axes;
     axes.push_back(context ? "isl" : "isl+step");
@@ -232,10 +233,11 @@ double AicDatabase::gemm_ms(double m, double n, double k, AicGemmDtype dtype) co
                 [&](const AicAxes& x) { return gemm_roofline(x, flops, fp8 ? 1 : 2, bw); });
 }
 
-double AicDatabase::context_attention_ms(double batch, double isl, double heads, double kv_heads,
-                                         double head_dim) const {
+double AicDatabase::context_attention_ms(double batch, double isl, double heads, double kv_heads, double head_dim,
+                                         bool fp8_kv) const {
   const double flops = peaks_.bf16_tflops * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
-  return lookup("context_attention", {head_dim, kv_heads, heads, batch, isl}, [&](const AicAxes& x) {
+  return lookup(fp8_kv ? "context_attention_fp8kv" : "context_attention", {head_dim, kv_heads, heads, batch, isl},
+                [&](const AicAxes& x) {
     const double hd = x[0], kv = x[1], h = x[2], b = x[3], s = x[4];
     // causal: s(s+1)/2 query-key pairs, 4 FLOPs per pair per head channel (QK^T and PV); Q, K, V read, O written
     return std::max(4 * b * h * hd * s * (s + 1) / 2 / flops, 2 * b * s * (2 * h + 2 * kv) * hd / bw);
@@ -243,11 +245,12 @@ double AicDatabase::context_attention_ms(double batch, double isl, double heads,
 }
 
 double AicDatabase::generation_attention_ms(double batch, double kv_tokens, double heads, double kv_heads,
-                                            double head_dim) const {
-  const double flops = peaks_.bf16_tflops * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
-  return lookup("generation_attention", {head_dim, kv_heads, heads, batch, kv_tokens}, [&](const AicAxes& x) {
+                                            double head_dim, bool fp8_kv) const {
+  const double flops = peaks_.bf16_tflops * 1e12, bw = peaks_.hbm_gb_per_s * 1e9, kv_bytes = fp8_kv ? 1 : 2;
+  return lookup(fp8_kv ? "generation_attention_fp8kv" : "generation_attention",
+                {head_dim, kv_heads, heads, batch, kv_tokens}, [&](const AicAxes& x) {
     const double hd = x[0], kv = x[1], h = x[2], b = x[3], l = x[4];
-    return std::max(4 * b * h * hd * l / flops, 2 * b * l * 2 * kv * hd / bw);  // K and V of every token read
+    return std::max(4 * b * h * hd * l / flops, kv_bytes * b * l * 2 * kv * hd / bw);  // K and V of every token read
   });
 }
 

@@ -63,9 +63,11 @@ class AicDatabase {
   AicDatabase(std::string root, std::string gpu_folder, AicEngine engine, AicPeaks peaks);
 
   double gemm_ms(double m, double n, double k, AicGemmDtype dtype = AicGemmDtype::bf16) const;
-  double context_attention_ms(double batch, double isl, double heads, double kv_heads, double head_dim) const;
-  double generation_attention_ms(double batch, double kv_tokens, double heads, double kv_heads,
-                                 double head_dim) const;
+  // fp8_kv: the rows with an fp8 KV cache (bf16 attention math), as an engine runs with kv_cache_dtype fp8.
+  double context_attention_ms(double batch, double isl, double heads, double kv_heads, double head_dim,
+                              bool fp8_kv = false) const;
+  double generation_attention_ms(double batch, double kv_tokens, double heads, double kv_heads, double head_dim,
+                                 bool fp8_kv = false) const;
   // message_elements: bf16 values per GPU (the table's unit); gpus: 2, 4 or 8 (another count is a LynxError).
   double custom_allreduce_ms(double message_elements, int gpus, bool cuda_graph) const;
   double nccl_allreduce_ms(double message_elements, int gpus) const;
@@ -77,7 +79,7 @@ class AicDatabase {
 
   // The table a lookup family reads, as `sources` names it: "aiconfigurator h100_sxm attention/vllm/0.24.0/
   // context_attention_perf.parquet (vllm_flash_attn_fa3, bfloat16)". Loads the table. Families: "gemm", "gemm_fp8",
-  // "context_attention", "generation_attention", "allreduce_graph", "allreduce_eager", "nccl_allreduce", "moe",
+  // "context_attention", "generation_attention" (each also with the suffix "_fp8kv"), "allreduce_graph", "allreduce_eager", "nccl_allreduce", "moe",
   // "mla_context", "mla_generation".
   std::string source(const std::string& family) const;
   // The table a family reads, without loading it: "aiconfigurator h100_sxm/gemm/vllm/0.24.0/gemm_perf.parquet".

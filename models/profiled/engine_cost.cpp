@@ -35,9 +35,10 @@ EngineShapes engine_shapes(const ModelSpec& model, int tp) {
 }
 
 EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tp, WeightsDtype weights,
-                                 std::shared_ptr<const AicDatabase> db, const GpuSpec& measured)
+                                 std::shared_ptr<const AicDatabase> db, const GpuSpec& measured, bool fp8_kv_cache)
     : model_(model), gpu_(gpu), measured_(measured), tp_(tp), weights_(weights), db_(std::move(db)),
       shapes_(engine_shapes(model, tp)), host_(engine_host_overhead(db_->engine())) {
+  fp8_kv_ = fp8_kv_cache;
   derived_ = gpu.name != measured.name;
   weight_bytes_ = (weights == WeightsDtype::fp8 ? 1.0 : 2.0) * static_cast<double>(model.params);
   if (weights == WeightsDtype::fp8 && gpu.fp8_dense_tflops <= 0)
@@ -76,7 +77,7 @@ double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
 
 double EngineCostModel::context_attention_ms(double new_tokens, double cached_tokens) const {
   const double s = new_tokens + cached_tokens;
-  double ms = db_->context_attention_ms(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim);
+  double ms = db_->context_attention_ms(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
   if (cached_tokens > 0) ms *= (new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2) / (s * (s + 1) / 2);
   if (derived_) ms *= measured_.bf16_dense_tflops / gpu_.bf16_dense_tflops;
   return ms;
@@ -84,7 +85,7 @@ double EngineCostModel::context_attention_ms(double new_tokens, double cached_to
 
 double EngineCostModel::generation_attention_ms(double sequences, double kv_tokens_per_sequence) const {
   double ms = db_->generation_attention_ms(sequences, std::max(1.0, kv_tokens_per_sequence), shapes_.heads,
-                                           shapes_.kv_heads, shapes_.head_dim);
+                                           shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
   if (derived_) ms *= measured_.hbm_gb_per_s / gpu_.hbm_gb_per_s;
   return ms;
 }
@@ -155,7 +156,8 @@ std::string EngineCostModel::source() const {
                      "latency floor + NVLink bytes)";
   s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(weights_ == WeightsDtype::fp8 ? ", fp8" : "") + ") " +
        db_->table_name(weights_ == WeightsDtype::fp8 ? "gemm_fp8" : "gemm") + "; prefill attention " +
-       db_->table_name("context_attention") + "; decode attention " + db_->table_name("generation_attention");
+       db_->table_name("context_attention") + "; decode attention " + db_->table_name("generation_attention") +
+       (fp8_kv_ ? " (fp8 KV cache rows)" : "");
   if (tp_ > 1)
     s += "; all-reduce (" + std::string(e.folder) +
          (db_->engine() == AicEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +

@@ -22,7 +22,7 @@
 // with the kernels vLLM runs for a Llama layer: 2 fused residual-add + RMSNorm (read x and residual, write both),
 // RoPE on q and k (read and write), the KV-cache write (read K and V, write them), SiLU-and-mul (read 2 ffn / tp,
 // write ffn / tp); per step the embedding lookup and the final RMSNorm (read and write hidden).
-// Weights fp8: the engine's fp8 GEMM table.
+// Weights fp8: the engine's fp8 GEMM table (per-tensor scaled).
 // A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
 // GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
 // by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
@@ -58,7 +58,7 @@ EngineShapes engine_shapes(const ModelSpec& model, int tensor_parallel);
 class EngineCostModel : public StepCostModel {
  public:
   EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel, WeightsDtype weights,
-                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu);
+                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu, bool fp8_kv_cache = false);
 
   double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
   double decode_seconds(const DecodeWork& work) const override;
@@ -88,6 +88,8 @@ class EngineCostModel : public StepCostModel {
   EngineShapes shapes_;
   EngineHostOverhead host_;
   bool derived_ = false;
+  bool fp8_kv_ = false;  // attention tables with an fp8 KV cache (validation of engines run that way; the simulator
+                         // weights a quantized cache through DecodeWork::attention_kv_tokens instead)
   double weight_bytes_ = 0;
   // decode terms that depend only on the query tokens, kept per value (bit-identical to recomputing them)
   struct QueryTerms {

@@ -5,11 +5,16 @@
 // make_step_cost (engine names, coverage, fallbacks).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <set>
+
 #include "common/error.hpp"
 #include "models/compute_model.hpp"
 #include "models/profiled/aic_database.hpp"
 #include "models/profiled/csv_table.hpp"
 #include "models/profiled/engine_cost.hpp"
+#include "models/profiled/engine_validation.hpp"
 
 using namespace lynx;
 
@@ -155,4 +160,52 @@ TEST_CASE("engine cost: a GPU without tables is derived op by op, latency-bound 
   // A100 has no table: derived from H100 as well
   auto a100 = make_step_cost(m, find_gpu(gpus(), "a100-80gb-sxm"), gpus(), 4, engine_choice("sglang-0.5.14"));
   CHECK(a100->source().find("a100-80gb-sxm derived from h100-sxm") != std::string::npos);
+}
+
+TEST_CASE("engine validation: the published rows parse, each cited, and a row is predicted by its closed form") {
+  ValidationReport report;
+  add_engine_validation(report, std::string(LYNX_SOURCE_DIR) + "/models/validation", calibration_dir(),
+                        std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+                        std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
+  int included = 0;
+  for (const ValidationRow& r : report.rows) {
+    CHECK(r.source.find("https://") == 0);
+    CHECK(r.measured_ms > 0);
+    CHECK(r.predicted_ms > 0);
+    included += r.excluded.empty();
+  }
+  CHECK(report.rows.size() >= 25);
+  CHECK(included >= 20);
+  // H100, TRT-LLM, Llama-2-70B TP 4, first token of 2048 tokens: the prefill of one 2048-token prompt with fp8
+  // weights and KV from trtllm-1.3's tables
+  const ValidationRow* row = nullptr;
+  for (const ValidationRow& r : report.rows)
+    if (r.condition == "llama-2-70b TP4 first token, input 2048" && r.group.rfind("H100", 0) == 0) row = &r;
+  REQUIRE(row);
+  CHECK(row->measured_ms == 109);
+  auto step = make_engine_cost(find_model(models(), "llama-2-70b"), find_gpu(gpus(), "h100-sxm"), gpus(), 4,
+                               WeightsDtype::fp8, "trtllm-1.3", calibration_dir(), true);
+  CHECK(row->predicted_ms == doctest::Approx(step->prefill_seconds({{2048, 0}}) * 1e3).epsilon(1e-12));
+  // a group per (GPU, engine, phase, TP, published engine), each once
+  std::set<std::string> names;
+  for (const ValidationGroup& g : report.groups) CHECK(names.insert(g.group).second);
+}
+
+TEST_CASE("engine validation: a malformed file is one error naming the file and line") {
+  const std::string dir = std::string(LYNX_BINARY_DIR) + "/test_engine_validation_bad";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/x_published.tsv");
+    out << "# comment\n"
+        << "measured_engine\tengine\tgpu\tmodel\ttp\tweights\tkv\tkind\tbatch\tisl\tosl\tmeasured\tunit\texcluded\t"
+           "citation\n"
+        << "e\ttrtllm-1.3\th100-sxm\tllama-2-7b\t1\tbf16\tbf16\tfirst_token\t1\t128\t1\t-3\tms\t-\thttps://x\n";
+  }
+  ValidationReport report;
+  CHECK_THROWS_WITH_AS(add_engine_validation(report, dir, calibration_dir(),
+                                             std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+                                             std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json"),
+                       doctest::Contains("x_published.tsv:3: column measured: \"-3\" is not a positive number"),
+                       LynxError);
+  std::filesystem::remove_all(dir);
 }
