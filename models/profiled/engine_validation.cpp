@@ -128,7 +128,7 @@ void add_engine_validation(ValidationReport& report, const std::string& validati
         measured_ms = measured;
         predicted_ms = step->prefill_seconds(std::vector<PrefillPiece>(static_cast<size_t>(batch), PrefillPiece{isl, 0})) * 1e3;
         phase = "prefill";
-        std::snprintf(condition, sizeof condition, "%s TP%d first token, input %lld", model->name.c_str(), tp,
+        std::snprintf(condition, sizeof condition, "%s TP%d first token at input %lld", model->name.c_str(), tp,
                       static_cast<long long>(isl));
       } else if (kind == "static_throughput") {
         measured_ms = 1e3 / measured;  // ms per output token per GPU

@@ -180,7 +180,7 @@ TEST_CASE("engine validation: the published rows parse, each cited, and a row is
   // weights and KV from trtllm-1.3's tables
   const ValidationRow* row = nullptr;
   for (const ValidationRow& r : report.rows)
-    if (r.condition == "llama-2-70b TP4 first token, input 2048" && r.group.rfind("H100", 0) == 0) row = &r;
+    if (r.condition == "llama-2-70b TP4 first token at input 2048" && r.group.rfind("H100", 0) == 0) row = &r;
   REQUIRE(row);
   CHECK(row->measured_ms == 109);
   auto step = make_engine_cost(find_model(models(), "llama-2-70b"), find_gpu(gpus(), "h100-sxm"), gpus(), 4,
