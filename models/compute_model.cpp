@@ -51,7 +51,8 @@ std::shared_ptr<const GpuProfile> cached_profile(const std::string& manifest, co
 std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
                                                         const std::vector<GpuSpec>& gpus, int tensor_parallel,
                                                         WeightsDtype weights, const std::string& engine_name,
-                                                        const std::string& data_dir, bool fp8_kv_cache) {
+                                                        const std::string& data_dir, bool fp8_kv_cache,
+                                                        int expert_parallel) {
   AicEngine engine{};
   if (!aic_engine_from_name(engine_name, &engine))
     throw_error("engine \"%s\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3", engine_name.c_str());
@@ -66,7 +67,7 @@ std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, 
   return std::make_shared<EngineCostModel>(
       model, gpu, tensor_parallel, weights,
       cached_database(data_dir + "/aiconfigurator", aic_gpu_folder(measured_gpu), engine, *measured_spec),
-      *measured_spec, fp8_kv_cache);
+      *measured_spec, fp8_kv_cache, expert_parallel);
 }
 
 std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
@@ -108,17 +109,18 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
   if (!aic && !choice.engine.empty() && choice.engine != kEngineNames[0])
     throw_error("engine \"%s\": not one of vidur-2024, vllm-0.24, sglang-0.5.14, trtllm-1.3", choice.engine.c_str());
   if (aic) {
-    if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
-      return fallback(std::string("engine ") + choice.engine + ": only dense grouped-query layers are composed from "
-                      "its tables so far, not " + model.name + "'s " +
-                      (is_moe(model) ? "experts" : model.attention == AttentionKind::mla ? "MLA" : "sliding windows"));
+    if (model.attention == AttentionKind::mla || model.sliding_window > 0)
+      return fallback(std::string("engine ") + choice.engine + ": only grouped-query layers (dense or MoE) are "
+                      "composed from its tables so far, not " + model.name + "'s " +
+                      (model.attention == AttentionKind::mla ? "MLA" : "sliding windows"));
     if (tensor_parallel != 1 && tensor_parallel != 2 && tensor_parallel != 4 && tensor_parallel != 8)
       return fallback("engine " + choice.engine + ": all-reduces are measured on 2, 4 and 8 GPUs, not tp " +
                       std::to_string(tensor_parallel));
     const std::string root = data_dir + "/aiconfigurator";
     if (!std::filesystem::exists(root))
       return fallback("no AIConfigurator tables at " + root + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches them)");
-    return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir);
+    return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir, false,
+                            static_cast<int>(moe.expert_parallel));
   }
   if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
     return fallback("the measurements cover dense grouped-query layers only, not " + model.name + "'s " +

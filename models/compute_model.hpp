@@ -5,7 +5,7 @@
 //   "auto" (the default): profiled where the measurements cover the GPU and shape, else the roofline.
 // The measurements are of dense GQA layers: a MoE, MLA or sliding-window model is not covered (roofline under auto,
 // an error under profiled) until measured tables for those layers come (the engines issue).
-// With an AIConfigurator engine, "auto" and "profiled" mean that engine's tables (same coverage rule: a MoE, MLA or
+// With an AIConfigurator engine, "auto" and "profiled" mean that engine's tables, MoE layers included (an MLA or
 // sliding-window model takes the roofline under auto, is an error under profiled); "roofline" is the roofline.
 // The chosen model's source() says which, from what, and (profiled) whether it was derived or extrapolated.
 #pragma once
@@ -47,7 +47,8 @@ class EngineCostModel;
 std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
                                                         const std::vector<GpuSpec>& gpus, int tensor_parallel,
                                                         WeightsDtype weights, const std::string& engine,
-                                                        const std::string& data_dir, bool fp8_kv_cache = false);
+                                                        const std::string& data_dir, bool fp8_kv_cache = false,
+                                                        int expert_parallel = 1);
 
 // The measured GPU a profile is taken from for `gpu`: itself if measured, else the measured GPU of the catalog
 // nearest in (log bf16 peak, log HBM bandwidth). "" when no GPU is measured.

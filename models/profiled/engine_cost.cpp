@@ -35,10 +35,12 @@ EngineShapes engine_shapes(const ModelSpec& model, int tp) {
 }
 
 EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tp, WeightsDtype weights,
-                                 std::shared_ptr<const AicDatabase> db, const GpuSpec& measured, bool fp8_kv_cache)
+                                 std::shared_ptr<const AicDatabase> db, const GpuSpec& measured, bool fp8_kv_cache,
+                                 int expert_parallel)
     : model_(model), gpu_(gpu), measured_(measured), tp_(tp), weights_(weights), db_(std::move(db)),
       shapes_(engine_shapes(model, tp)), host_(engine_host_overhead(db_->engine())) {
   fp8_kv_ = fp8_kv_cache;
+  ep_ = expert_parallel;
   derived_ = gpu.name != measured.name;
   weight_bytes_ = (weights == WeightsDtype::fp8 ? 1.0 : 2.0) * static_cast<double>(model.params);
   if (weights == WeightsDtype::fp8 && gpu.fp8_dense_tflops <= 0)
@@ -60,6 +62,31 @@ double EngineCostModel::gemm_ms(double m, const GemmShape& g) const {
 double EngineCostModel::layer_gemms_ms(double tokens) const {
   return gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o) + gemm_ms(tokens, shapes_.gate_up) +
          gemm_ms(tokens, shapes_.down);
+}
+
+double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
+  const bool fp8 = weights_ == WeightsDtype::fp8;
+  double ms = db_->moe_ms(tokens, shapes_.hidden, static_cast<double>(model_.expert_ffn_size),
+                          static_cast<double>(model_.experts_per_token), static_cast<double>(model_.n_experts),
+                          static_cast<double>(tp_ / ep_), static_cast<double>(ep_), fp8 ? "fp8" : "bfloat16");
+  if (derived_) {
+    // a fused MoE kernel by the roofline of its routed GEMMs (expert weights read, 2 x 3 x hidden x width FLOPs per
+    // routed token)
+    const double h = shapes_.hidden, w = static_cast<double>(model_.expert_ffn_size);
+    const double k = static_cast<double>(model_.experts_per_token), e = static_cast<double>(model_.n_experts);
+    auto roof = [&](const GpuSpec& x) {
+      const double flops = (fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12;
+      return std::max(2 * tokens * k * 3 * h * w / tp_ / flops,
+                      std::min(e, tokens * k) / ep_ * 3 * h * w / (tp_ / ep_) * (fp8 ? 1 : 2) / (x.hbm_gb_per_s * 1e9));
+    };
+    ms *= roof(gpu_) / roof(measured_);
+  }
+  ms += gemm_ms(tokens, {static_cast<double>(model_.n_experts), shapes_.hidden});  // router
+  if (model_.shared_ffn_size > 0) {
+    const double shared = static_cast<double>(model_.shared_ffn_size) / tp_;
+    ms += gemm_ms(tokens, {2 * shared, shapes_.hidden}) + gemm_ms(tokens, {shapes_.hidden, shared});
+  }
+  return ms;
 }
 
 double EngineCostModel::lm_head_ms(double tokens) const { return gemm_ms(tokens, shapes_.lm_head); }
@@ -96,8 +123,20 @@ double elementwise_ms(double kernels, double bytes, double hbm_gb_per_s) {
 }
 }  // namespace
 
+double EngineCostModel::mlp_layers_ms(double tokens) const {
+  const double moe_layers = static_cast<double>(moe_layer_count(model_));
+  const double dense_layers = static_cast<double>(model_.n_layers) - moe_layers;
+  double ms = dense_layers * layer_gemms_ms(tokens);
+  if (moe_layers > 0) {
+    const double attention_gemms = gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o);
+    ms += moe_layers * (attention_gemms + moe_layer_mlp_ms(tokens));
+  }
+  return ms;
+}
+
 double EngineCostModel::layer_elementwise_ms(double tokens) const {
   const EngineShapes& s = shapes_;
+  // SiLU-and-mul of a dense layer (a MoE layer's is inside its fused kernel: counted as dense here, an upper bound)
   const double ffn = static_cast<double>(model_.ffn_size) / tp_;
   const double bytes_per_token = 2 * (2 * 4 * s.hidden                         // 2 x fused add + RMSNorm
                                       + 2 * (s.heads + s.kv_heads) * s.head_dim  // RoPE on q and k
@@ -117,9 +156,8 @@ double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces)
     tokens += static_cast<double>(p.new_tokens);
     attention += context_attention_ms(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
   }
-  const double layer = layer_gemms_ms(tokens) + attention + 2 * allreduce_ms(tokens, false) +
-                       layer_elementwise_ms(tokens);
-  const double ms = static_cast<double>(model_.n_layers) * layer + allreduce_ms(tokens, false) +
+  const double layer = attention + 2 * allreduce_ms(tokens, false) + layer_elementwise_ms(tokens);
+  const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, false) +
                     step_elementwise_ms(tokens) + lm_head_ms(static_cast<double>(pieces.size())) + host_.per_step_ms;
   return ms / 1e3;
 }
@@ -132,9 +170,8 @@ double EngineCostModel::decode_seconds(const DecodeWork& work) const {
   if (keep && static_cast<size_t>(work.query_tokens) < query_terms_.size() && query_terms_[work.query_tokens].known) {
     dense_ms = query_terms_[work.query_tokens].ms;
   } else {
-    dense_ms = static_cast<double>(model_.n_layers) *
-                   (layer_gemms_ms(q) + 2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
-               allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
+    dense_ms = static_cast<double>(model_.n_layers) * (2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
+               mlp_layers_ms(q) + allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
     if (keep) {
       if (query_terms_.size() <= static_cast<size_t>(work.query_tokens))
         query_terms_.resize(static_cast<size_t>(work.query_tokens) + 1);

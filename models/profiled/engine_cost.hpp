@@ -28,8 +28,13 @@
 // by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
 // floor plus bytes over NVLink (so a latency-bound all-reduce keeps its time), host overhead unchanged; `source`
 // says "derived from".
-// MoE, MLA and sliding-window models are not composed here (compute_model.cpp falls back to the roofline under
-// "auto" and says why).
+// MoE layers (Mixtral, Qwen3-MoE: grouped-query attention with routed experts): the dense MLP GEMMs give way to the
+// engine's fused MoE kernel (moe_perf, balanced routing, at the step's tokens, hidden, expert width, top-k, experts,
+// moe tp = tp / ep and moe ep = ep), plus the router GEMM (n = experts, k = hidden) and the shared experts' GEMMs
+// when the model has them; the first dense_layers keep the dense MLP; 2 all-reduces per layer whatever ep (the
+// engines' default expert parallelism inside the TP group combines with an all-reduce). moe_load_imbalance is not
+// applied (the table's balanced rows). MLA and sliding-window models are not composed here (compute_model.cpp falls
+// back to the roofline under "auto" and says why).
 #pragma once
 #include <memory>
 #include <string>
@@ -58,7 +63,8 @@ EngineShapes engine_shapes(const ModelSpec& model, int tensor_parallel);
 class EngineCostModel : public StepCostModel {
  public:
   EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel, WeightsDtype weights,
-                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu, bool fp8_kv_cache = false);
+                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu, bool fp8_kv_cache = false,
+                  int expert_parallel = 1);
 
   double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
   double decode_seconds(const DecodeWork& work) const override;
@@ -67,7 +73,8 @@ class EngineCostModel : public StepCostModel {
   bool extrapolated() const override { return db_->extrapolated(); }
 
   // Components in milliseconds, for tests and validation.
-  double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down
+  double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down (a dense layer)
+  double moe_layer_mlp_ms(double tokens) const;  // a MoE layer's fused experts + router (+ shared experts)
   double lm_head_ms(double tokens) const;
   double allreduce_ms(double tokens, bool cuda_graph) const;  // one all-reduce of tokens x hidden; 0 at tp 1
   double context_attention_ms(double new_tokens, double cached_tokens) const;  // one layer, one sequence
@@ -79,6 +86,7 @@ class EngineCostModel : public StepCostModel {
 
  private:
   double gemm_ms(double m, const GemmShape& g) const;
+  double mlp_layers_ms(double tokens) const;  // every layer's GEMMs (dense or MoE), all layers together
 
   ModelSpec model_;
   GpuSpec gpu_, measured_;
@@ -88,6 +96,7 @@ class EngineCostModel : public StepCostModel {
   EngineShapes shapes_;
   EngineHostOverhead host_;
   bool derived_ = false;
+  int ep_ = 1;
   bool fp8_kv_ = false;  // attention tables with an fp8 KV cache (validation of engines run that way; the simulator
                          // weights a quantized cache through DecodeWork::attention_kv_tokens instead)
   double weight_bytes_ = 0;

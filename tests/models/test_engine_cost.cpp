@@ -115,12 +115,12 @@ TEST_CASE("engine cost: coverage and errors") {
   // the default engine name is today's model
   auto vidur = make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice("vidur-2024"));
   CHECK(vidur->source().rfind("profiled", 0) == 0);
-  // a MoE model is not composed from the engine tables: roofline under auto, an error under profiled
-  auto moe = make_step_cost(find_model(models(), "mixtral-8x7b"), h100, gpus(), 2, engine_choice("vllm-0.24"));
-  CHECK(moe->source().find("only dense grouped-query layers") != std::string::npos);
+  // an MLA model is not composed from the engine tables: roofline under auto, an error under profiled
+  auto mla = make_step_cost(find_model(models(), "deepseek-v3"), h100, gpus(), 8, engine_choice("vllm-0.24"));
+  CHECK(mla->source().find("only grouped-query layers (dense or MoE)") != std::string::npos);
   ComputeChoice required = engine_choice("vllm-0.24");
   required.model = ComputeModelKind::profiled;
-  CHECK_THROWS_AS(make_step_cost(find_model(models(), "mixtral-8x7b"), h100, gpus(), 2, required), LynxError);
+  CHECK_THROWS_AS(make_step_cost(find_model(models(), "deepseek-v3"), h100, gpus(), 8, required), LynxError);
   ComputeChoice roof = engine_choice("vllm-0.24");
   roof.model = ComputeModelKind::roofline;
   CHECK(make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, roof)->source().rfind("roofline", 0) == 0);
@@ -208,4 +208,26 @@ TEST_CASE("engine validation: a malformed file is one error naming the file and 
                        doctest::Contains("x_published.tsv:3: column measured: \"-3\" is not a positive number"),
                        LynxError);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("engine cost: a Mixtral-8x7B decode step at TP 2 is its attention, fused MoE, router and all-reduces") {
+  const ModelSpec& m = find_model(models(), "mixtral-8x7b");
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  auto step = make_step_cost(m, h100, gpus(), 2, engine_choice("vllm-0.24"));
+  REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
+  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  // Mixtral-8x7B: 32 layers, hidden 4096, 32 heads, 8 KV heads, 128, experts 8 x 14336, top-2, vocab 32000; TP 2
+  const double b = 16, context = 1000;
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  const double layer_values = 2 * 4 * 4096 + 2 * (16 + 4) * 128 + 2 * 2 * 4 * 128 + 3 * 7168;
+  const double layer = db.gemm_ms(b, (16 + 2 * 4) * 128, 4096) + db.gemm_ms(b, 4096, 16 * 128) +
+                       db.moe_ms(b, 4096, 14336, 2, 8, 2, 1) + db.gemm_ms(b, 8, 4096) +
+                       db.generation_attention_ms(b, context, 16, 4, 128) +
+                       2 * db.custom_allreduce_ms(b * 4096, 2, true) + elementwise(5, b * layer_values);
+  const double expected_ms = 32 * layer + db.custom_allreduce_ms(b * 4096, 2, true) + elementwise(2, b * 4 * 4096) +
+                             db.gemm_ms(b, 16000, 4096);
+  DecodeWork w;
+  w.query_tokens = 16, w.sequences = 16, w.attention_kv_tokens = b * context;
+  CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
+  CHECK(db.grid("moe:bfloat16").points() > 0);
 }
