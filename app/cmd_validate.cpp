@@ -3,6 +3,8 @@
 // predicted and ratio, the MAPE per group, and writes validation.csv and a predicted-vs-measured plot (log-log,
 // y = x line) into --out. See models/profiled/validation.hpp. The transfer group (sim/transfer_validation.hpp):
 // the transfer engine presets against published engine micro-benchmarks they were not fitted on, printed in us.
+// The engine groups (models/profiled/engine_validation.hpp): published end-to-end rows of named engines
+// (models/validation/*_published.tsv) against the engine-composed model of their kernels.
 #include <cstdio>
 #include <filesystem>
 
@@ -12,6 +14,7 @@
 #include "experiments/plot.hpp"
 #include "models/catalog.hpp"
 #include "models/profiled/csv_table.hpp"
+#include "models/profiled/engine_validation.hpp"
 #include "models/profiled/gpu_profile.hpp"
 #include "models/profiled/validation.hpp"
 #include "sim/transfer_validation.hpp"
@@ -34,10 +37,13 @@ void run_validate(const ValidateOptions& o) {
   plan.check();
   ValidationReport report = run_validation(data, default_profiles_manifest_path(), default_model_catalog_path(),
                                            default_gpu_catalog_path());
+  add_engine_validation(report, default_engine_validation_dir(), data, default_model_catalog_path(),
+                        default_gpu_catalog_path());
   const size_t compute_rows = report.rows.size();
   add_transfer_validation(report);
   if (!o.quiet) {
     std::printf("%-38s %-42s %11s %11s %7s\n", "group", "condition", "measured_ms", "predicted_ms", "ratio");
+    // (engine groups: models/validation/*_published.tsv, each row's citation in validation.csv's source column)
     for (size_t i = 0; i < compute_rows; ++i) {
       const ValidationRow& r = report.rows[i];
       std::printf("%-38s %-42s %11.2f %11.2f %7.3f%s%s\n", r.group.c_str(), r.condition.c_str(), r.measured_ms,

@@ -6,13 +6,33 @@
 #include <mutex>
 
 #include "common/error.hpp"
+#include "models/profiled/aic_database.hpp"
 #include "models/profiled/csv_table.hpp"
+#include "models/profiled/engine_cost.hpp"
 #include "models/profiled/gpu_profile.hpp"
 #include "models/profiled/profiled_cost.hpp"
 
 namespace lynx {
 
+const char* const kEngineNames[] = {"vidur-2024", "vllm-0.24", "sglang-0.5.14", "trtllm-1.3", nullptr};
+
 namespace {
+// An engine's tables on a GPU, read once per process (lazily, table by table) and shared by every instance.
+std::shared_ptr<const AicDatabase> cached_database(const std::string& root, const std::string& folder,
+                                                   AicEngine engine, const GpuSpec& measured) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const AicDatabase>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const std::string key = root + "|" + folder + "|" + aic_engine_info(engine).name;
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const AicPeaks peaks{measured.bf16_dense_tflops, measured.fp8_dense_tflops, measured.hbm_gb_per_s,
+                       measured.nvlink_gb_per_s};
+  auto db = std::make_shared<const AicDatabase>(root, folder, engine, peaks);
+  cache.emplace(key, db);
+  return db;
+}
+
 // Profiles are read once per process and shared by every instance that uses them.
 std::shared_ptr<const GpuProfile> cached_profile(const std::string& manifest, const std::string& gpu,
                                                  const std::string& data_dir) {
@@ -27,6 +47,28 @@ std::shared_ptr<const GpuProfile> cached_profile(const std::string& manifest, co
   return profile;
 }
 }  // namespace
+
+std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
+                                                        const std::vector<GpuSpec>& gpus, int tensor_parallel,
+                                                        WeightsDtype weights, const std::string& engine_name,
+                                                        const std::string& data_dir, bool fp8_kv_cache,
+                                                        int expert_parallel) {
+  AicEngine engine{};
+  if (!aic_engine_from_name(engine_name, &engine))
+    throw_error("engine \"%s\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3", engine_name.c_str());
+  std::vector<std::string> measured_names;
+  for (const GpuSpec& g : gpus)
+    if (!aic_gpu_folder(g.name).empty()) measured_names.push_back(g.name);
+  const std::string measured_gpu = profile_gpu_for(gpu, gpus, measured_names);
+  const GpuSpec* measured_spec = nullptr;
+  for (const GpuSpec& g : gpus)
+    if (g.name == measured_gpu) measured_spec = &g;
+  if (!measured_spec) throw_error("no GPU with AIConfigurator tables in the GPU catalog");
+  return std::make_shared<EngineCostModel>(
+      model, gpu, tensor_parallel, weights,
+      cached_database(data_dir + "/aiconfigurator", aic_gpu_folder(measured_gpu), engine, *measured_spec),
+      *measured_spec, fp8_kv_cache, expert_parallel);
+}
 
 std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
                             const std::vector<std::string>& measured) {
@@ -62,6 +104,24 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     };
     return std::make_shared<Labelled>(*roofline, why);
   };
+  AicEngine engine{};
+  const bool aic = aic_engine_from_name(choice.engine, &engine);
+  if (!aic && !choice.engine.empty() && choice.engine != kEngineNames[0])
+    throw_error("engine \"%s\": not one of vidur-2024, vllm-0.24, sglang-0.5.14, trtllm-1.3", choice.engine.c_str());
+  if (aic) {
+    if (model.attention == AttentionKind::mla || model.sliding_window > 0)
+      return fallback(std::string("engine ") + choice.engine + ": only grouped-query layers (dense or MoE) are "
+                      "composed from its tables so far, not " + model.name + "'s " +
+                      (model.attention == AttentionKind::mla ? "MLA" : "sliding windows"));
+    if (tensor_parallel != 1 && tensor_parallel != 2 && tensor_parallel != 4 && tensor_parallel != 8)
+      return fallback("engine " + choice.engine + ": all-reduces are measured on 2, 4 and 8 GPUs, not tp " +
+                      std::to_string(tensor_parallel));
+    const std::string root = data_dir + "/aiconfigurator";
+    if (!std::filesystem::exists(root))
+      return fallback("no AIConfigurator tables at " + root + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches them)");
+    return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir, false,
+                            static_cast<int>(moe.expert_parallel));
+  }
   if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
     return fallback("the measurements cover dense grouped-query layers only, not " + model.name + "'s " +
                     (is_moe(model) ? "experts" : model.attention == AttentionKind::mla ? "MLA" : "sliding windows"));

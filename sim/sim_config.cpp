@@ -40,12 +40,20 @@ constexpr BoolField kPrefixCache{"prefix_cache", false,
 constexpr BoolField kPlanIterations{"plan_iterations", true,
                                     "compute runs of unchanged decode iterations at once (false: one event per "
                                     "iteration, slower, the same timeline; for checking)"};
+constexpr ChoiceField kEngineField{"engine", "vidur-2024", kEngineNames,
+                                   "the serving engine whose measured kernels set the pool's step times: "
+                                   "vidur-2024 (vidur's sarathi-serve layers, BLIS attention, NCCL and Ray-era CPU "
+                                   "overheads, DESIGN.md's profiled model), or vllm-0.24, sglang-0.5.14, trtllm-1.3 "
+                                   "(that engine's own GEMM, attention and all-reduce kernels measured by NVIDIA "
+                                   "AIConfigurator on H100/H200/B200, docs/engines.md)"};
 constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
                                           {kExpertParallel},  {kMoeLoadImbalance},
-                                          {kChunkedPrefill},  {kMemoryReserve}, {kPrefixCache}};
+                                          {kChunkedPrefill},  {kMemoryReserve}, {kPrefixCache},
+                                          {kEngineField, ExampleUse::commented, "\"vllm-0.24\""}};
 constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
                                          {kExpertParallel}, {kMoeLoadImbalance},
-                                         {kMaxBatch},       {kMemoryReserve}, {kPlanIterations}};
+                                         {kMaxBatch},       {kMemoryReserve}, {kPlanIterations},
+                                         {kEngineField, ExampleUse::commented, "\"vllm-0.24\""}};
 constexpr SchemaSection kPrefillSection = schema_section(
     "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
 constexpr SchemaSection kDecodeSection = schema_section(
@@ -203,6 +211,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   p.moe_load_imbalance = o.get(kMoeLoadImbalance);
   if (p.tensor_parallel % p.expert_parallel != 0) o.fail(kExpertParallel.key, "a divisor of tp");
   p.memory_reserve_fraction = o.get(kMemoryReserve);
+  p.engine = o.get(kEngineField);
   if (decode) {
     p.max_batch = static_cast<int>(o.get(kMaxBatch));
     p.plan_iterations = o.get(kPlanIterations);

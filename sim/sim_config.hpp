@@ -29,6 +29,7 @@ struct PoolConfig {
   int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
   int max_batch = 256;                  // decode: sequences per iteration
   double memory_reserve_fraction = 0.1; // HBM kept for activations and fragmentation
+  std::string engine = "vidur-2024";    // serving engine whose kernels set step times (models/compute_model.hpp)
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
                                         // per iteration, slower, the same timeline; for checking)
 };

@@ -92,10 +92,14 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   const MoeParallel prefill_moe = moe(config.prefill, "$.cluster.prefill");
   const MoeParallel decode_moe = moe(config.decode, "$.cluster.decode");
   in.prefill_cost = located("$.compute_model", [&] {
-    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, compute, prefill_moe);
+    ComputeChoice c = compute;
+    c.engine = config.prefill.engine;
+    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, c, prefill_moe);
   });
   in.decode_cost = located("$.compute_model", [&] {
-    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, compute, decode_moe);
+    ComputeChoice c = compute;
+    c.engine = config.decode.engine;
+    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, c, decode_moe);
   });
   in.acceptance = resolve_acceptance(config, in.format, in.model.name);
   in.requests = std::move(requests);

@@ -203,15 +203,28 @@ ValidationReport run_validation(const std::string& data_dir, const std::string& 
   return report;
 }
 
+namespace {
+// A CSV field as RFC 4180 writes it: quoted (inner quotes doubled) when it holds a comma, a quote or a line break
+// (the engine rows' citations hold commas); as it is otherwise, so the earlier rows' bytes do not change.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+}  // namespace
+
 std::string validation_csv(const ValidationReport& report) {
   std::string out =
       "group,condition,measured_ms,predicted_ms,ratio,repeats,included,excluded_because,source,tp,batched_tokens\n";
-  char line[1200];
+  char line[400];
   for (const ValidationRow& r : report.rows) {
     // 9 significant digits: the transfer group's rows are microseconds.
-    std::snprintf(line, sizeof line, "%s,%s,%.9g,%.9g,%.9g,%d,%d,%s,%s,%d,%.0f\n", r.group.c_str(),
-                  r.condition.c_str(), r.measured_ms, r.predicted_ms, r.predicted_ms / r.measured_ms, r.repeats,
-                  r.excluded.empty() ? 1 : 0, r.excluded.c_str(), r.source.c_str(), r.tp, r.batched_tokens);
+    out += csv_field(r.group) + "," + csv_field(r.condition);
+    std::snprintf(line, sizeof line, ",%.9g,%.9g,%.9g,%d,%d,", r.measured_ms, r.predicted_ms,
+                  r.predicted_ms / r.measured_ms, r.repeats, r.excluded.empty() ? 1 : 0);
+    out += line + csv_field(r.excluded) + "," + csv_field(r.source);
+    std::snprintf(line, sizeof line, ",%d,%.0f\n", r.tp, r.batched_tokens);
     out += line;
   }
   return out;

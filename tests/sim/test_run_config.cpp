@@ -136,8 +136,16 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   CHECK(error_of(c).find("cfg.json: $.format: expected a KV format name") == 0);
   c = ok;
   c["cluster"]["decode"]["max_bacth"] = 3;
-  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: ep, gpu, instances, "
-                       "max_batch, memory_reserve_fraction, moe_load_imbalance, plan_iterations, tp)");
+  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: engine, ep, gpu, "
+                       "instances, max_batch, memory_reserve_fraction, moe_load_imbalance, plan_iterations, tp)");
+  c = ok;
+  c["cluster"]["prefill"]["engine"] = "vllm";  // a pool's engine is one of the named engines
+  CHECK(error_of(c).find("cfg.json: $.cluster.prefill.engine: ") == 0);
+  CHECK(error_of(c).find("vllm-0.24") != std::string::npos);
+  c = ok;
+  c["cluster"]["decode"]["engine"] = "sglang-0.5.14";
+  CHECK(sim_config_from_json(c, "cfg.json", "").decode.engine == "sglang-0.5.14");
+  CHECK(sim_config_from_json(c, "cfg.json", "").prefill.engine == "vidur-2024");
   c = ok;
   c["transfer"] = {{"mode", "eventually"}};
   CHECK(error_of(c) == "cfg.json: $.transfer.mode: expected one of \"layer-wise\", \"after-prefill\", got \"eventually\"");

@@ -1,0 +1,207 @@
+#include "models/profiled/engine_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+namespace {
+constexpr int64_t kKeptQueryTerms = 1 << 16;
+// The collective roofline's latency floor for a derived GPU (aic_database.cpp uses the same 5 us: the smallest
+// custom all-reduce rows of the H100 tables are 2.6-4.6 us).
+constexpr double kCollectiveFloorSeconds = 5e-6;
+// AIConfigurator's model of a memory-bound kernel (systems/h100_sxm.yaml, h200_sxm.yaml, b200_sxm.yaml in the data
+// folder, all three the same values, marked there "nonofficial correction based on observations"): a constant 3 us
+// plus bytes at 0.8 of the HBM bandwidth.
+constexpr double kElementwiseLatencyMs = 3e-3;
+constexpr double kElementwiseBandwidthFraction = 0.8;
+}  // namespace
+
+EngineShapes engine_shapes(const ModelSpec& model, int tp) {
+  EngineShapes s;
+  const double t = tp;
+  s.heads = static_cast<double>(model.n_heads) / t;
+  s.kv_heads = std::max(1.0, static_cast<double>(model.n_kv_heads) / t);  // replicated when tp > kv heads
+  s.head_dim = static_cast<double>(model.head_dim);
+  s.hidden = static_cast<double>(model.hidden_size);
+  s.qkv = {(s.heads + 2 * s.kv_heads) * s.head_dim, s.hidden};
+  s.o = {s.hidden, s.heads * s.head_dim};
+  s.gate_up = {2 * static_cast<double>(model.ffn_size) / t, s.hidden};
+  s.down = {s.hidden, static_cast<double>(model.ffn_size) / t};
+  s.lm_head = {static_cast<double>(model.vocab_size) / t, s.hidden};
+  return s;
+}
+
+EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tp, WeightsDtype weights,
+                                 std::shared_ptr<const AicDatabase> db, const GpuSpec& measured, bool fp8_kv_cache,
+                                 int expert_parallel)
+    : model_(model), gpu_(gpu), measured_(measured), tp_(tp), weights_(weights), db_(std::move(db)),
+      shapes_(engine_shapes(model, tp)), host_(engine_host_overhead(db_->engine())) {
+  fp8_kv_ = fp8_kv_cache;
+  ep_ = expert_parallel;
+  derived_ = gpu.name != measured.name;
+  weight_bytes_ = (weights == WeightsDtype::fp8 ? 1.0 : 2.0) * static_cast<double>(model.params);
+  if (weights == WeightsDtype::fp8 && gpu.fp8_dense_tflops <= 0)
+    throw_error("%s has no fp8 tensor cores (weights_dtype fp8)", gpu.name.c_str());
+}
+
+double EngineCostModel::gemm_ms(double m, const GemmShape& g) const {
+  const bool fp8 = weights_ == WeightsDtype::fp8;
+  const double ms = db_->gemm_ms(m, g.n, g.k, fp8 ? AicGemmDtype::fp8 : AicGemmDtype::bf16);
+  if (!derived_) return ms;
+  const double b = fp8 ? 1 : 2;
+  auto roof = [&](const GpuSpec& x) {
+    return AicDatabase::gemm_roofline({g.n, g.k, m}, (fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12, b,
+                                      x.hbm_gb_per_s * 1e9);
+  };
+  return ms * roof(gpu_) / roof(measured_);
+}
+
+double EngineCostModel::layer_gemms_ms(double tokens) const {
+  return gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o) + gemm_ms(tokens, shapes_.gate_up) +
+         gemm_ms(tokens, shapes_.down);
+}
+
+double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
+  const bool fp8 = weights_ == WeightsDtype::fp8;
+  double ms = db_->moe_ms(tokens, shapes_.hidden, static_cast<double>(model_.expert_ffn_size),
+                          static_cast<double>(model_.experts_per_token), static_cast<double>(model_.n_experts),
+                          static_cast<double>(tp_ / ep_), static_cast<double>(ep_), fp8 ? "fp8" : "bfloat16");
+  if (derived_) {
+    // a fused MoE kernel by the roofline of its routed GEMMs (expert weights read, 2 x 3 x hidden x width FLOPs per
+    // routed token)
+    const double h = shapes_.hidden, w = static_cast<double>(model_.expert_ffn_size);
+    const double k = static_cast<double>(model_.experts_per_token), e = static_cast<double>(model_.n_experts);
+    auto roof = [&](const GpuSpec& x) {
+      const double flops = (fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12;
+      return std::max(2 * tokens * k * 3 * h * w / tp_ / flops,
+                      std::min(e, tokens * k) / ep_ * 3 * h * w / (tp_ / ep_) * (fp8 ? 1 : 2) / (x.hbm_gb_per_s * 1e9));
+    };
+    ms *= roof(gpu_) / roof(measured_);
+  }
+  ms += gemm_ms(tokens, {static_cast<double>(model_.n_experts), shapes_.hidden});  // router
+  if (model_.shared_ffn_size > 0) {
+    const double shared = static_cast<double>(model_.shared_ffn_size) / tp_;
+    ms += gemm_ms(tokens, {2 * shared, shapes_.hidden}) + gemm_ms(tokens, {shapes_.hidden, shared});
+  }
+  return ms;
+}
+
+double EngineCostModel::lm_head_ms(double tokens) const { return gemm_ms(tokens, shapes_.lm_head); }
+
+double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
+  if (tp_ == 1) return 0;
+  const double elements = tokens * shapes_.hidden;
+  const double ms = db_->custom_allreduce_ms(elements, tp_, cuda_graph);
+  if (!derived_) return ms;
+  auto roof = [&](const GpuSpec& x) {
+    return kCollectiveFloorSeconds + 2.0 * (tp_ - 1) / tp_ * 2 * elements / (x.nvlink_gb_per_s * 1e9);
+  };
+  return ms * roof(gpu_) / roof(measured_);
+}
+
+double EngineCostModel::context_attention_ms(double new_tokens, double cached_tokens) const {
+  const double s = new_tokens + cached_tokens;
+  double ms = db_->context_attention_ms(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
+  if (cached_tokens > 0) ms *= (new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2) / (s * (s + 1) / 2);
+  if (derived_) ms *= measured_.bf16_dense_tflops / gpu_.bf16_dense_tflops;
+  return ms;
+}
+
+double EngineCostModel::generation_attention_ms(double sequences, double kv_tokens_per_sequence) const {
+  double ms = db_->generation_attention_ms(sequences, std::max(1.0, kv_tokens_per_sequence), shapes_.heads,
+                                           shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
+  if (derived_) ms *= measured_.hbm_gb_per_s / gpu_.hbm_gb_per_s;
+  return ms;
+}
+
+namespace {
+double elementwise_ms(double kernels, double bytes, double hbm_gb_per_s) {
+  return kernels * kElementwiseLatencyMs + bytes / (kElementwiseBandwidthFraction * hbm_gb_per_s * 1e9) * 1e3;
+}
+}  // namespace
+
+double EngineCostModel::mlp_layers_ms(double tokens) const {
+  const double moe_layers = static_cast<double>(moe_layer_count(model_));
+  const double dense_layers = static_cast<double>(model_.n_layers) - moe_layers;
+  double ms = dense_layers * layer_gemms_ms(tokens);
+  if (moe_layers > 0) {
+    const double attention_gemms = gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o);
+    ms += moe_layers * (attention_gemms + moe_layer_mlp_ms(tokens));
+  }
+  return ms;
+}
+
+double EngineCostModel::layer_elementwise_ms(double tokens) const {
+  const EngineShapes& s = shapes_;
+  // SiLU-and-mul of a dense layer (a MoE layer's is inside its fused kernel: counted as dense here, an upper bound)
+  const double ffn = static_cast<double>(model_.ffn_size) / tp_;
+  const double bytes_per_token = 2 * (2 * 4 * s.hidden                         // 2 x fused add + RMSNorm
+                                      + 2 * (s.heads + s.kv_heads) * s.head_dim  // RoPE on q and k
+                                      + 2 * 2 * s.kv_heads * s.head_dim          // KV-cache write
+                                      + 3 * ffn);                                // SiLU-and-mul
+  return elementwise_ms(5, tokens * bytes_per_token, gpu_.hbm_gb_per_s);
+}
+
+double EngineCostModel::step_elementwise_ms(double tokens) const {
+  return elementwise_ms(2, tokens * 2 * (2 * shapes_.hidden + 2 * shapes_.hidden), gpu_.hbm_gb_per_s);
+}
+
+double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
+  if (pieces.empty()) return 0;
+  double tokens = 0, attention = 0;
+  for (const PrefillPiece& p : pieces) {
+    tokens += static_cast<double>(p.new_tokens);
+    attention += context_attention_ms(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
+  }
+  const double layer = attention + 2 * allreduce_ms(tokens, false) + layer_elementwise_ms(tokens);
+  const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, false) +
+                    step_elementwise_ms(tokens) + lm_head_ms(static_cast<double>(pieces.size())) + host_.per_step_ms;
+  return ms / 1e3;
+}
+
+double EngineCostModel::decode_seconds(const DecodeWork& work) const {
+  if (work.query_tokens <= 0) return 0;
+  const double q = static_cast<double>(work.query_tokens);
+  double dense_ms = 0;
+  const bool keep = work.query_tokens < kKeptQueryTerms;
+  if (keep && static_cast<size_t>(work.query_tokens) < query_terms_.size() && query_terms_[work.query_tokens].known) {
+    dense_ms = query_terms_[work.query_tokens].ms;
+  } else {
+    dense_ms = static_cast<double>(model_.n_layers) * (2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
+               mlp_layers_ms(q) + allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
+    if (keep) {
+      if (query_terms_.size() <= static_cast<size_t>(work.query_tokens))
+        query_terms_.resize(static_cast<size_t>(work.query_tokens) + 1);
+      query_terms_[work.query_tokens] = {true, dense_ms};
+    }
+  }
+  const double sequences = static_cast<double>(std::max<int64_t>(1, work.sequences));
+  const double attention_ms =
+      static_cast<double>(model_.n_layers) * generation_attention_ms(sequences, work.attention_kv_tokens / sequences);
+  return (dense_ms + attention_ms + host_.per_step_ms) / 1e3;
+}
+
+std::string EngineCostModel::source() const {
+  const AicEngineInfo& e = aic_engine_info(db_->engine());
+  std::string s = std::string("engine ") + e.name + " (" + e.folder + " " + e.version + ") kernels measured by "
+                  "NVIDIA AIConfigurator on " + db_->gpu_folder();
+  if (derived_) s += ", " + gpu_.name + " derived from " + measured_.name + " measurements op by op (GEMMs by "
+                     "roofline, context attention by bf16 peak, generation attention by HBM bandwidth, all-reduce by "
+                     "latency floor + NVLink bytes)";
+  s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(weights_ == WeightsDtype::fp8 ? ", fp8" : "") + ") " +
+       db_->table_name(weights_ == WeightsDtype::fp8 ? "gemm_fp8" : "gemm") + "; prefill attention " +
+       db_->table_name("context_attention") + "; decode attention " + db_->table_name("generation_attention") +
+       (fp8_kv_ ? " (fp8 KV cache rows)" : "");
+  if (tp_ > 1)
+    s += "; all-reduce (" + std::string(e.folder) +
+         (db_->engine() == AicEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +
+         db_->table_name("allreduce_graph");
+  s += "; element-wise kernels (5 per layer, 2 per step) as AIConfigurator costs memory-bound ops (3 us + bytes at "
+       "0.8 x HBM bandwidth, its systems/<gpu>.yaml); " + std::string(host_.source);
+  return s;
+}
+
+}  // namespace lynx

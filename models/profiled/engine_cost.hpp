@@ -1,0 +1,111 @@
+// The engine-composed step cost (a pool's `engine`: vllm-0.24, sglang-0.5.14, trtllm-1.3): a prefill or decode
+// iteration as the sum of that engine's own kernels measured by AIConfigurator on the GPU (aic_database.hpp), the
+// way the engine runs a dense grouped-query decoder under tensor parallelism tp:
+//   per layer  GEMMs at the TP shard shapes, m = the step's tokens:
+//                qkv     n = (heads + 2 kv_heads) x head_dim / tp (KV heads replicated when tp > kv_heads), k = hidden
+//                o       n = hidden, k = heads x head_dim / tp
+//                gate+up n = 2 ffn / tp, k = hidden (one fused GEMM, as vLLM's MergedColumnParallelLinear)
+//                down    n = hidden, k = ffn / tp
+//              + attention: prefill, each sequence's context attention (batch 1, its length; a chunk after c cached
+//                tokens takes the table's time at n + c scaled by its query-key pairs over those of n + c from the
+//                start, n c + n (n + 1) / 2 over (n + c)(n + c + 1) / 2); decode, generation attention at batch =
+//                sequences and the batch's mean KV tokens per sequence (a verification pass's k + 1 queries read the
+//                same KV, memory-bound: the same time)
+//              + 2 all-reduces of tokens x hidden bf16 values (0 at tp 1) with the engine's own all-reduce (its
+//                one-shot/two-shot kernel by message size, its NCCL fall-back for large messages, as the table
+//                holds them): the CUDA-graph variant in decode steps (the engines capture decode in CUDA graphs),
+//                the eager variant in prefill steps
+//   per step   1 all-reduce after the vocabulary-parallel embedding, the LM head GEMM (n = vocab / tp, k = hidden;
+//              m = sequences in prefill, query tokens in decode) and the engine's host overhead (engine_host.hpp).
+// Element-wise kernels have no table; they are costed as AIConfigurator costs memory-bound ops (its systems/<gpu>.yaml:
+// mem_empirical_constant_latency 3 us per kernel + bytes / (mem_bw_empirical_scaling_factor 0.8 x HBM bandwidth)),
+// with the kernels vLLM runs for a Llama layer: 2 fused residual-add + RMSNorm (read x and residual, write both),
+// RoPE on q and k (read and write), the KV-cache write (read K and V, write them), SiLU-and-mul (read 2 ffn / tp,
+// write ffn / tp); per step the embedding lookup and the final RMSNorm (read and write hidden).
+// Weights fp8: the engine's fp8 GEMM table (per-tensor scaled).
+// A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
+// GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
+// by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
+// floor plus bytes over NVLink (so a latency-bound all-reduce keeps its time), host overhead unchanged; `source`
+// says "derived from".
+// MoE layers (Mixtral, Qwen3-MoE: grouped-query attention with routed experts): the dense MLP GEMMs give way to the
+// engine's fused MoE kernel (moe_perf, balanced routing, at the step's tokens, hidden, expert width, top-k, experts,
+// moe tp = tp / ep and moe ep = ep), plus the router GEMM (n = experts, k = hidden) and the shared experts' GEMMs
+// when the model has them; the first dense_layers keep the dense MLP; 2 all-reduces per layer whatever ep (the
+// engines' default expert parallelism inside the TP group combines with an all-reduce). moe_load_imbalance is not
+// applied (the table's balanced rows). MLA and sliding-window models are not composed here (compute_model.cpp falls
+// back to the roofline under "auto" and says why).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/catalog.hpp"
+#include "models/cost_model.hpp"
+#include "models/profiled/aic_database.hpp"
+#include "models/profiled/engine_host.hpp"
+#include "models/step_cost.hpp"
+
+namespace lynx {
+
+// A GEMM shape on one GPU: n output features, k input features (m is the step's tokens).
+struct GemmShape {
+  double n = 0, k = 0;
+};
+
+// The per-GPU shapes of a dense GQA layer under tensor parallelism (the list above).
+struct EngineShapes {
+  GemmShape qkv, o, gate_up, down, lm_head;
+  double heads = 0, kv_heads = 0, head_dim = 0, hidden = 0;
+};
+EngineShapes engine_shapes(const ModelSpec& model, int tensor_parallel);
+
+class EngineCostModel : public StepCostModel {
+ public:
+  EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel, WeightsDtype weights,
+                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu, bool fp8_kv_cache = false,
+                  int expert_parallel = 1);
+
+  double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
+  double decode_seconds(const DecodeWork& work) const override;
+  double weight_bytes() const override { return weight_bytes_; }
+  std::string source() const override;
+  bool extrapolated() const override { return db_->extrapolated(); }
+
+  // Components in milliseconds, for tests and validation.
+  double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down (a dense layer)
+  double moe_layer_mlp_ms(double tokens) const;  // a MoE layer's fused experts + router (+ shared experts)
+  double lm_head_ms(double tokens) const;
+  double allreduce_ms(double tokens, bool cuda_graph) const;  // one all-reduce of tokens x hidden; 0 at tp 1
+  double context_attention_ms(double new_tokens, double cached_tokens) const;  // one layer, one sequence
+  double generation_attention_ms(double sequences, double kv_tokens_per_sequence) const;  // one layer
+  double layer_elementwise_ms(double tokens) const;  // one layer's element-wise kernels
+  double step_elementwise_ms(double tokens) const;   // embedding lookup + final norm
+  const EngineShapes& shapes() const { return shapes_; }
+  double host_ms() const { return host_.per_step_ms; }
+
+ private:
+  double gemm_ms(double m, const GemmShape& g) const;
+  double mlp_layers_ms(double tokens) const;  // every layer's GEMMs (dense or MoE), all layers together
+
+  ModelSpec model_;
+  GpuSpec gpu_, measured_;
+  int tp_;
+  WeightsDtype weights_;
+  std::shared_ptr<const AicDatabase> db_;
+  EngineShapes shapes_;
+  EngineHostOverhead host_;
+  bool derived_ = false;
+  int ep_ = 1;
+  bool fp8_kv_ = false;  // attention tables with an fp8 KV cache (validation of engines run that way; the simulator
+                         // weights a quantized cache through DecodeWork::attention_kv_tokens instead)
+  double weight_bytes_ = 0;
+  // decode terms that depend only on the query tokens, kept per value (bit-identical to recomputing them)
+  struct QueryTerms {
+    bool known = false;
+    double ms = 0;
+  };
+  mutable std::vector<QueryTerms> query_terms_;
+};
+
+}  // namespace lynx

@@ -1,0 +1,171 @@
+#include "models/profiled/engine_validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "common/atomic_file.hpp"
+#include "common/data_folder.hpp"
+#include "common/error.hpp"
+#include "models/catalog.hpp"
+#include "models/compute_model.hpp"
+#include "models/profiled/engine_cost.hpp"
+
+namespace lynx {
+
+namespace {
+
+constexpr const char* kColumns[] = {"measured_engine", "engine", "gpu",      "model",    "tp",
+                                    "weights",         "kv",     "kind",     "batch",    "isl",
+                                    "osl",             "measured", "unit",   "excluded", "citation"};
+constexpr size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) return out;
+    start = tab + 1;
+  }
+}
+
+double positive(const std::string& text, const std::string& where, const char* column) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
+    throw_error("%s: column %s: \"%s\" is not a positive number", where.c_str(), column, text.c_str());
+  return v;
+}
+
+// One static batch: the prefill of batch prompts of isl tokens, then osl - 1 decode steps (seconds).
+double static_batch_seconds(const StepCostModel& step, int64_t batch, int64_t isl, int64_t osl) {
+  double t = step.prefill_seconds(std::vector<PrefillPiece>(static_cast<size_t>(batch), PrefillPiece{isl, 0}));
+  for (int64_t i = 1; i < osl; i++) {
+    DecodeWork w;
+    w.query_tokens = batch, w.sequences = batch;
+    w.attention_kv_tokens = static_cast<double>(batch) * static_cast<double>(isl + i);
+    t += step.decode_seconds(w);
+  }
+  return t;
+}
+
+std::string gpu_label(const std::string& gpu) {
+  if (gpu == "h100-sxm") return "H100";
+  if (gpu == "h200-sxm") return "H200";
+  if (gpu == "a100-80gb-sxm") return "A100";
+  return gpu;
+}
+
+}  // namespace
+
+std::string default_engine_validation_dir() { return project_dir() + "/models/validation"; }
+
+void add_engine_validation(ValidationReport& report, const std::string& validation_dir, const std::string& data_dir,
+                           const std::string& models_catalog, const std::string& gpus_catalog) {
+  const std::vector<ModelSpec> models = load_model_catalog(models_catalog);
+  const std::vector<GpuSpec> gpus = load_gpu_catalog(gpus_catalog);
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(validation_dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 14 && name.compare(name.size() - 14, 14, "_published.tsv") == 0) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());  // a fixed order: the same report on every file system
+  std::map<std::string, std::pair<double, int>> sums;
+  std::vector<std::string> order;
+  for (const std::string& file : files) {
+    std::istringstream in(read_file(file));
+    std::string line;
+    int number = 0;
+    bool header = false;
+    while (std::getline(in, line)) {
+      number++;
+      if (line.empty() || line[0] == '#') continue;
+      const std::string where = file + ":" + std::to_string(number);
+      const std::vector<std::string> f = split_tabs(line);
+      if (f.size() != kColumnCount)
+        throw_error("%s: %zu tab-separated columns, expected %zu", where.c_str(), f.size(), kColumnCount);
+      if (!header) {
+        for (size_t i = 0; i < kColumnCount; i++)
+          if (f[i] != kColumns[i])
+            throw_error("%s: header column %zu is \"%s\", expected \"%s\"", where.c_str(), i + 1, f[i].c_str(),
+                        kColumns[i]);
+        header = true;
+        continue;
+      }
+      const ModelSpec* model = nullptr;
+      const GpuSpec* gpu = nullptr;
+      for (const ModelSpec& m : models)
+        if (m.name == f[3]) model = &m;
+      for (const GpuSpec& g : gpus)
+        if (g.name == f[2]) gpu = &g;
+      if (!model) throw_error("%s: model \"%s\" is not in the model catalog", where.c_str(), f[3].c_str());
+      if (!gpu) throw_error("%s: GPU \"%s\" is not in the GPU catalog", where.c_str(), f[2].c_str());
+      const int tp = static_cast<int>(positive(f[4], where, "tp"));
+      if (f[5] != "bf16" && f[5] != "fp8") throw_error("%s: weights \"%s\" (bf16 or fp8)", where.c_str(), f[5].c_str());
+      if (f[6] != "bf16" && f[6] != "fp8") throw_error("%s: kv \"%s\" (bf16 or fp8)", where.c_str(), f[6].c_str());
+      const std::string& kind = f[7];
+      const int64_t batch = static_cast<int64_t>(positive(f[8], where, "batch"));
+      const int64_t isl = static_cast<int64_t>(positive(f[9], where, "isl"));
+      const int64_t osl = static_cast<int64_t>(positive(f[10], where, "osl"));
+      const double measured = positive(f[11], where, "measured");
+      std::shared_ptr<const EngineCostModel> step;
+      try {
+        step = make_engine_cost(*model, *gpu, gpus, tp, f[5] == "fp8" ? WeightsDtype::fp8 : WeightsDtype::bf16, f[1],
+                                data_dir, f[6] == "fp8");
+      } catch (const LynxError& e) {
+        throw_error("%s: %s", where.c_str(), e.what());
+      }
+      ValidationRow row;
+      double measured_ms = 0, predicted_ms = 0;
+      std::string phase;
+      char condition[160];
+      if (kind == "first_token") {
+        measured_ms = measured;
+        predicted_ms = step->prefill_seconds(std::vector<PrefillPiece>(static_cast<size_t>(batch), PrefillPiece{isl, 0})) * 1e3;
+        phase = "prefill";
+        std::snprintf(condition, sizeof condition, "%s TP%d first token at input %lld", model->name.c_str(), tp,
+                      static_cast<long long>(isl));
+      } else if (kind == "static_throughput") {
+        measured_ms = 1e3 / measured;  // ms per output token per GPU
+        const double seconds = static_batch_seconds(*step, batch, isl, osl);
+        predicted_ms = 1e3 * seconds * tp / static_cast<double>(batch * osl);
+        phase = "static batch";
+        std::snprintf(condition, sizeof condition, "%s TP%d batch %lld %lld/%lld (ms/token/GPU)", model->name.c_str(),
+                      tp, static_cast<long long>(batch), static_cast<long long>(isl), static_cast<long long>(osl));
+      } else if (kind == "batch_latency") {
+        measured_ms = measured;
+        predicted_ms = static_batch_seconds(*step, batch, isl, osl) * 1e3;
+        phase = "static batch";
+        std::snprintf(condition, sizeof condition, "%s TP%d batch %lld %lld/%lld", model->name.c_str(), tp,
+                      static_cast<long long>(batch), static_cast<long long>(isl), static_cast<long long>(osl));
+      } else {
+        throw_error("%s: kind \"%s\" (first_token, static_throughput or batch_latency)", where.c_str(), kind.c_str());
+      }
+      row.group = gpu_label(gpu->name) + " " + f[1] + " " + phase + " TP" + std::to_string(tp) + " (" + f[0] + ")";
+      row.condition = condition;
+      row.measured_ms = measured_ms;
+      row.predicted_ms = predicted_ms;
+      row.repeats = 1;
+      row.excluded = f[13] == "-" ? "" : f[13];
+      row.source = f[14];
+      row.tp = tp;
+      row.batched_tokens = static_cast<double>(batch * isl);
+      if (std::find(order.begin(), order.end(), row.group) == order.end()) order.push_back(row.group);
+      if (row.excluded.empty()) {
+        sums[row.group].first += std::fabs(predicted_ms / measured_ms - 1);
+        sums[row.group].second += 1;
+      }
+      report.rows.push_back(row);
+    }
+    if (!header) throw_error("%s: no header line", file.c_str());
+  }
+  for (const std::string& g : order)
+    report.groups.push_back({g, sums[g].second, sums[g].second ? 100 * sums[g].first / sums[g].second : 0.0});
+}
+
+}  // namespace lynx

@@ -1,0 +1,233 @@
+// The engine-composed step cost (models/profiled/engine_cost.hpp): a TP 4 decode step of Llama-3.1-70B on H100
+// with vLLM 0.24 equals the sum of that engine's table lookups, written out here term by term from the formula
+// (not through the model's own component functions); a prefill step likewise; an H200 run reads H200's tables; a
+// GPU without tables is derived from the nearest one with latency-bound all-reduces kept; the choice in
+// make_step_cost (engine names, coverage, fallbacks).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "common/error.hpp"
+#include "models/compute_model.hpp"
+#include "models/profiled/aic_database.hpp"
+#include "models/profiled/csv_table.hpp"
+#include "models/profiled/engine_cost.hpp"
+#include "models/profiled/engine_validation.hpp"
+
+using namespace lynx;
+
+namespace {
+const std::vector<ModelSpec>& models() {
+  static auto m = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
+  return m;
+}
+const std::vector<GpuSpec>& gpus() {
+  static auto g = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
+  return g;
+}
+std::string aic_root() { return calibration_dir() + "/aiconfigurator"; }
+AicPeaks peaks_of(const GpuSpec& g) { return {g.bf16_dense_tflops, g.fp8_dense_tflops, g.hbm_gb_per_s, g.nvlink_gb_per_s}; }
+ComputeChoice engine_choice(const std::string& engine) {
+  ComputeChoice c;
+  c.engine = engine;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("engine cost: a TP 4 decode step of Llama-3.1-70B on H100 with vLLM is the sum of its kernels") {
+  const ModelSpec& m = find_model(models(), "llama-3.1-70b");
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  auto step = make_step_cost(m, h100, gpus(), 4, engine_choice("vllm-0.24"));
+  REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
+  // an independent database on the same tables
+  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  // Llama-3.1-70B: hidden 8192, 64 heads, 8 KV heads, head_dim 128, ffn 28672, vocab 128256, 80 layers; TP 4
+  const double batch = 48, context = 3000;
+  // element-wise kernels: 3 us each + bytes at 0.8 x 3.35 TB/s (AIConfigurator's memory-bound op model); per token
+  // and layer 2 x 4 x 8192 (fused add + RMSNorm) + 2 x (16 + 2) x 128 (RoPE) + 2 x 2 x 2 x 128 (KV write) + 3 x 7168
+  // (SiLU-and-mul) bf16 values; per step embedding + final norm 4 x 8192 values per token
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  const double layer_values = 2 * 4 * 8192 + 2 * 18 * 128 + 2 * 2 * 2 * 128 + 3 * 7168;
+  const double per_layer = db.gemm_ms(batch, (16 + 2 * 2) * 128, 8192)  // qkv
+                           + db.gemm_ms(batch, 8192, 16 * 128)           // o
+                           + db.gemm_ms(batch, 2 * 28672 / 4, 8192)      // gate + up
+                           + db.gemm_ms(batch, 8192, 28672 / 4)          // down
+                           + db.generation_attention_ms(batch, context, 16, 2, 128) +
+                           2 * db.custom_allreduce_ms(batch * 8192, 4, true) + elementwise(5, batch * layer_values);
+  const double expected_ms = 80 * per_layer + db.custom_allreduce_ms(batch * 8192, 4, true) +
+                             elementwise(2, batch * 4 * 8192) + db.gemm_ms(batch, 128256.0 / 4, 8192) +
+                             0 /* vLLM host overhead, exposed */;
+  DecodeWork w;
+  w.query_tokens = 48, w.sequences = 48, w.attention_kv_tokens = batch * context;
+  CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
+  MESSAGE("vLLM TP4 Llama-3.1-70B decode, batch 48 at 3000 tokens, H100: " << expected_ms << " ms");
+  // the same step again (kept query terms) is the same double
+  CHECK(step->decode_seconds(w) == step->decode_seconds(w));
+  // a prefill of two prompts: context attention per prompt, eager all-reduce, LM head at one token per prompt
+  const double t = 3000;
+  const double prefill_layer = db.gemm_ms(t, 20 * 128, 8192) + db.gemm_ms(t, 8192, 2048) +
+                               db.gemm_ms(t, 14336, 8192) + db.gemm_ms(t, 8192, 7168) +
+                               db.context_attention_ms(1, 1000, 16, 2, 128) +
+                               db.context_attention_ms(1, 2000, 16, 2, 128) +
+                               2 * db.custom_allreduce_ms(t * 8192, 4, false) + elementwise(5, t * layer_values);
+  const double prefill_ms = 80 * prefill_layer + db.custom_allreduce_ms(t * 8192, 4, false) +
+                            elementwise(2, t * 4 * 8192) + db.gemm_ms(2, 32064, 8192);
+  CHECK(step->prefill_seconds({{1000, 0}, {2000, 0}}) * 1e3 == doctest::Approx(prefill_ms).epsilon(1e-12));
+  // a chunk after cached tokens: the time at 1500 scaled by its query-key pairs
+  const auto* engine = dynamic_cast<const EngineCostModel*>(step.get());
+  REQUIRE(engine);
+  CHECK(engine->context_attention_ms(500, 1000) ==
+        doctest::Approx(db.context_attention_ms(1, 1500, 16, 2, 128) * (500.0 * 1000 + 500.0 * 501 / 2) /
+                        (1500.0 * 1501 / 2))
+            .epsilon(1e-12));
+}
+
+TEST_CASE("engine cost: H200 reads H200 tables; SGLang and TRT-LLM read their own") {
+  const ModelSpec& m = find_model(models(), "llama-3.1-8b");
+  auto h200 = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("vllm-0.24"));
+  CHECK(h200->source().find("on h200_sxm") != std::string::npos);
+  CHECK(h200->source().find("aiconfigurator h200_sxm/gemm/vllm/0.24.0/gemm_perf.parquet") != std::string::npos);
+  CHECK(h200->source().find("derived") == std::string::npos);
+  auto h100 = make_step_cost(m, find_gpu(gpus(), "h100-sxm"), gpus(), 2, engine_choice("vllm-0.24"));
+  DecodeWork w;
+  w.query_tokens = 32, w.sequences = 32, w.attention_kv_tokens = 32 * 2048.0;
+  // H200's 4.8 TB/s against H100's 3.35: a memory-bound decode step is faster
+  CHECK(h200->decode_seconds(w) < h100->decode_seconds(w));
+  auto sglang = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("sglang-0.5.14"));
+  CHECK(sglang->source().find("sglang/0.5.14/custom_allreduce_perf.parquet") != std::string::npos);
+  CHECK(sglang->source().find("lmsys.org/blog/2024-12-04-sglang-v0-4") != std::string::npos);
+  auto trt = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("trtllm-1.3"));
+  CHECK(trt->source().find("trtllm/1.3.0rc20/gemm_perf.parquet") != std::string::npos);
+  // every engine's step is a positive time of the same order (the same kernels' work)
+  for (const auto& s : {sglang, trt}) {
+    const double ratio = s->decode_seconds(w) / h200->decode_seconds(w);
+    CHECK(ratio > 0.5);
+    CHECK(ratio < 2.0);
+  }
+}
+
+TEST_CASE("engine cost: coverage and errors") {
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  CHECK_THROWS_AS(make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice("vllm")),
+                  LynxError);
+  // the default engine name is today's model
+  auto vidur = make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice("vidur-2024"));
+  CHECK(vidur->source().rfind("profiled", 0) == 0);
+  // an MLA model is not composed from the engine tables: roofline under auto, an error under profiled
+  auto mla = make_step_cost(find_model(models(), "deepseek-v3"), h100, gpus(), 8, engine_choice("vllm-0.24"));
+  CHECK(mla->source().find("only grouped-query layers (dense or MoE)") != std::string::npos);
+  ComputeChoice required = engine_choice("vllm-0.24");
+  required.model = ComputeModelKind::profiled;
+  CHECK_THROWS_AS(make_step_cost(find_model(models(), "deepseek-v3"), h100, gpus(), 8, required), LynxError);
+  ComputeChoice roof = engine_choice("vllm-0.24");
+  roof.model = ComputeModelKind::roofline;
+  CHECK(make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, roof)->source().rfind("roofline", 0) == 0);
+}
+
+TEST_CASE("engine cost: a GPU without tables is derived op by op, latency-bound all-reduces not scaled") {
+  const ModelSpec& m = find_model(models(), "llama-3.1-70b");
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  const GpuSpec& h800 = find_gpu(gpus(), "h800-sxm");  // H100's compute and HBM, NVLink 200 GB/s per direction
+  auto measured = make_step_cost(m, h100, gpus(), 4, engine_choice("vllm-0.24"));
+  auto derived = make_step_cost(m, h800, gpus(), 4, engine_choice("vllm-0.24"));
+  CHECK(derived->source().find("h800-sxm derived from h100-sxm") != std::string::npos);
+  const auto* a = dynamic_cast<const EngineCostModel*>(measured.get());
+  const auto* b = dynamic_cast<const EngineCostModel*>(derived.get());
+  REQUIRE(a);
+  REQUIRE(b);
+  // same peaks and HBM: GEMMs, attention and element-wise kernels are H100's
+  CHECK(b->layer_elementwise_ms(64) == doctest::Approx(a->layer_elementwise_ms(64)).epsilon(1e-12));
+  CHECK(b->layer_gemms_ms(64) == doctest::Approx(a->layer_gemms_ms(64)).epsilon(1e-12));
+  CHECK(b->generation_attention_ms(64, 2048) == doctest::Approx(a->generation_attention_ms(64, 2048)).epsilon(1e-12));
+  // a decode all-reduce of 8 tokens (64K elements, 128 KiB): floor 5 us + 1.5 x 128 KiB / NVLink; at 450 vs 200 GB/s
+  // the derived time is (5e-6 + 0.98e-6) / (5e-6 + 0.44e-6) = 1.10x, not the bandwidth ratio 2.25x
+  const double e = 8 * 8192.0, ring = 1.5 * 2 * e;
+  const double ratio = (5e-6 + ring / 200e9) / (5e-6 + ring / 450e9);
+  CHECK(b->allreduce_ms(8, true) == doctest::Approx(a->allreduce_ms(8, true) * ratio).epsilon(1e-12));
+  CHECK(ratio < 1.15);
+  // a prefill all-reduce of 4096 tokens (64 MiB) is bandwidth-bound: close to the 2.25x ratio
+  CHECK(b->allreduce_ms(4096, false) / a->allreduce_ms(4096, false) > 2.2);
+  // H20: 148 TFLOP/s against 989: a compute-bound prefill GEMM slows by the peak ratio, a decode GEMM (memory-bound)
+  // speeds up by the HBM ratio 4.0 / 3.35
+  auto h20 = make_step_cost(m, find_gpu(gpus(), "h20"), gpus(), 4, engine_choice("vllm-0.24"));
+  const auto* c = dynamic_cast<const EngineCostModel*>(h20.get());
+  REQUIRE(c);
+  CHECK(h20->source().find("h20 derived from h100-sxm") != std::string::npos);
+  CHECK(c->layer_gemms_ms(8192) / a->layer_gemms_ms(8192) == doctest::Approx(989.0 / 148).epsilon(0.01));
+  CHECK(c->layer_gemms_ms(1) / a->layer_gemms_ms(1) == doctest::Approx(3350.0 / 4000).epsilon(0.01));
+  // A100 has no table: derived from H100 as well
+  auto a100 = make_step_cost(m, find_gpu(gpus(), "a100-80gb-sxm"), gpus(), 4, engine_choice("sglang-0.5.14"));
+  CHECK(a100->source().find("a100-80gb-sxm derived from h100-sxm") != std::string::npos);
+}
+
+TEST_CASE("engine validation: the published rows parse, each cited, and a row is predicted by its closed form") {
+  ValidationReport report;
+  add_engine_validation(report, std::string(LYNX_SOURCE_DIR) + "/models/validation", calibration_dir(),
+                        std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+                        std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
+  int included = 0;
+  for (const ValidationRow& r : report.rows) {
+    CHECK(r.source.find("https://") == 0);
+    CHECK(r.measured_ms > 0);
+    CHECK(r.predicted_ms > 0);
+    included += r.excluded.empty();
+  }
+  CHECK(report.rows.size() >= 25);
+  CHECK(included >= 20);
+  // H100, TRT-LLM, Llama-2-70B TP 4, first token of 2048 tokens: the prefill of one 2048-token prompt with fp8
+  // weights and KV from trtllm-1.3's tables
+  const ValidationRow* row = nullptr;
+  for (const ValidationRow& r : report.rows)
+    if (r.condition == "llama-2-70b TP4 first token at input 2048" && r.group.rfind("H100", 0) == 0) row = &r;
+  REQUIRE(row);
+  CHECK(row->measured_ms == 109);
+  auto step = make_engine_cost(find_model(models(), "llama-2-70b"), find_gpu(gpus(), "h100-sxm"), gpus(), 4,
+                               WeightsDtype::fp8, "trtllm-1.3", calibration_dir(), true);
+  CHECK(row->predicted_ms == doctest::Approx(step->prefill_seconds({{2048, 0}}) * 1e3).epsilon(1e-12));
+  // a group per (GPU, engine, phase, TP, published engine), each once
+  std::set<std::string> names;
+  for (const ValidationGroup& g : report.groups) CHECK(names.insert(g.group).second);
+}
+
+TEST_CASE("engine validation: a malformed file is one error naming the file and line") {
+  const std::string dir = std::string(LYNX_BINARY_DIR) + "/test_engine_validation_bad";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/x_published.tsv");
+    out << "# comment\n"
+        << "measured_engine\tengine\tgpu\tmodel\ttp\tweights\tkv\tkind\tbatch\tisl\tosl\tmeasured\tunit\texcluded\t"
+           "citation\n"
+        << "e\ttrtllm-1.3\th100-sxm\tllama-2-7b\t1\tbf16\tbf16\tfirst_token\t1\t128\t1\t-3\tms\t-\thttps://x\n";
+  }
+  ValidationReport report;
+  CHECK_THROWS_WITH_AS(add_engine_validation(report, dir, calibration_dir(),
+                                             std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+                                             std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json"),
+                       doctest::Contains("x_published.tsv:3: column measured: \"-3\" is not a positive number"),
+                       LynxError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("engine cost: a Mixtral-8x7B decode step at TP 2 is its attention, fused MoE, router and all-reduces") {
+  const ModelSpec& m = find_model(models(), "mixtral-8x7b");
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  auto step = make_step_cost(m, h100, gpus(), 2, engine_choice("vllm-0.24"));
+  REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
+  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  // Mixtral-8x7B: 32 layers, hidden 4096, 32 heads, 8 KV heads, 128, experts 8 x 14336, top-2, vocab 32000; TP 2
+  const double b = 16, context = 1000;
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  const double layer_values = 2 * 4 * 4096 + 2 * (16 + 4) * 128 + 2 * 2 * 4 * 128 + 3 * 7168;
+  const double layer = db.gemm_ms(b, (16 + 2 * 4) * 128, 4096) + db.gemm_ms(b, 4096, 16 * 128) +
+                       db.moe_ms(b, 4096, 14336, 2, 8, 2, 1) + db.gemm_ms(b, 8, 4096) +
+                       db.generation_attention_ms(b, context, 16, 4, 128) +
+                       2 * db.custom_allreduce_ms(b * 4096, 2, true) + elementwise(5, b * layer_values);
+  const double expected_ms = 32 * layer + db.custom_allreduce_ms(b * 4096, 2, true) + elementwise(2, b * 4 * 4096) +
+                             db.gemm_ms(b, 16000, 4096);
+  DecodeWork w;
+  w.query_tokens = 16, w.sequences = 16, w.attention_kv_tokens = b * context;
+  CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
+  CHECK(db.grid("moe:bfloat16").points() > 0);
+}
