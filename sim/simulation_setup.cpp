@@ -2,9 +2,11 @@
 
 #include <filesystem>
 
+#include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/sha256.hpp"
+#include "common/json_member_scan.hpp"
 #include "common/json_reader.hpp"
 #include "models/compute_model.hpp"
 #include "sim/transfer_protocol.hpp"
@@ -14,12 +16,26 @@ namespace lynx {
 namespace {
 constexpr double kPriorAcceptanceRate = 0.9;  // QuantSpec reports > 90% acceptance (arXiv 2502.10424)
 
-// The accuracy file at `path`, parsed, if it exists and holds speculation statistics of `format`; else null. Parsed
-// once: the file is the largest input a one-request run reads (0.7 MB for stories260k), and it used to be parsed
-// twice, once to look and once to read.
+// The accuracy file at `path` as far as it is used, if it exists and holds speculation statistics of `format`; else
+// null. The shipped and `lynxsim accuracy`-written files hold every format (0.7 MB for stories260k, a fifth of a
+// one-request run's start-up when parsed whole, twice): only the format's entry is parsed (json_member_scan.hpp)
+// and returned as {"formats": {format: entry}}, the paths of its errors unchanged. Where the scan does not find
+// the entry or the entry does not parse, the whole file is parsed, so that a malformed file is reported by line as
+// before.
 nlohmann::json accuracy_file_with(const std::string& path, const std::string& format) {
   if (!std::filesystem::exists(path)) return nullptr;
-  nlohmann::json root = json_parse_file(path);
+  const std::string text = read_file(path);
+  const std::string_view entry = json_member_text(text, {"formats", format});
+  nlohmann::json root;
+  bool scanned = false;
+  if (!entry.empty()) {
+    try {
+      root["formats"][format] = json_parse_text(std::string(entry), path);
+      scanned = true;
+    } catch (const LynxError&) {
+    }
+  }
+  if (!scanned) root = json_parse_text(text, path);
   const bool has = root.is_object() && root.contains("formats") && root["formats"].is_object() &&
                    root["formats"].contains(format) && root["formats"][format].contains("speculation");
   return has ? root : nlohmann::json();
