@@ -56,8 +56,10 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
     }
     if (header_.empty()) {
       columns = split(data_, begin, end, header_bounds);
-      for (size_t i = 0; i < columns; ++i)
+      for (size_t i = 0; i < columns; ++i) {
         header_.push_back(data_.substr(header_bounds[2 * i], header_bounds[2 * i + 1] - header_bounds[2 * i]));
+        column_of_.emplace(header_.back(), i);
+      }
     } else {
       const size_t fields = split(data_, begin, end, bounds_);
       if (fields != columns)
@@ -76,15 +78,11 @@ const char* CsvTable::field(size_t row, size_t column, size_t* length) const {
   return data_.data() + bounds_[at];
 }
 
-bool CsvTable::has_column(const std::string& name) const {
-  for (const auto& h : header_)
-    if (h == name) return true;
-  return false;
-}
+bool CsvTable::has_column(const std::string& name) const { return column_of_.count(name) != 0; }
 
 size_t CsvTable::column(const std::string& name) const {
-  for (size_t i = 0; i < header_.size(); ++i)
-    if (header_[i] == name) return i;
+  const auto it = column_of_.find(name);
+  if (it != column_of_.end()) return it->second;
   throw_error("%s:1: no column \"%s\" in the header", path_.c_str(), name.c_str());
 }
 

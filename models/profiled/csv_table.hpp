@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace lynx {
@@ -36,6 +37,7 @@ class CsvTable {
   std::string path_;
   std::string data_;                    // the whole file
   std::vector<std::string> header_;
+  std::unordered_map<std::string, size_t> column_of_;  // header name -> column (the first, if repeated)
   std::vector<uint32_t> bounds_;        // per row, per column: the field's start and end offsets in data_
   std::vector<int> lines_;
 };
