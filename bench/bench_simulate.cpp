@@ -288,11 +288,23 @@ int main(int argc, char** argv) {
     const lynx::SimConfig config = lynx::sim_config_load(config_path);
     std::printf("config: %s\n", config_path.c_str());
 
-    // 1. Speed, whole processes, against the bare replay of the same flows.
-    print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", whole_process(config_path, tmp, reps), reps, 1.3);
-    if (!skip_congested)
-      print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps",
-                          whole_process(congested_path, tmp, congested_reps), congested_reps, 1.15);
+    // 1. Speed, whole processes, against the bare replay of the same flows; the headline after both.
+    const WholeProcess mooncake = whole_process(config_path, tmp, reps);
+    print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", mooncake, reps, 1.3);
+    WholeProcess congested;
+    if (!skip_congested) {
+      congested = whole_process(congested_path, tmp, congested_reps);
+      print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps", congested, congested_reps, 1.15);
+    }
+    const auto headline = [](const char* label, const WholeProcess& w, double target) {
+      std::printf("HEADLINE %-10s whole process %.2f x the bare replay (target <= %.2f; CPU %.2f x), in-process "
+                  "%.2f x, %.0f requests/s\n",
+                  label, w.sim.median / w.replay.median, target, w.sim_cpu.median / w.replay_cpu.median,
+                  w.sim_in.median / w.replay_in.median, w.requests / w.sim.median);
+    };
+    headline("Mooncake", mooncake, 1.3);
+    if (!skip_congested) headline("congested", congested, 1.15);
+    std::fflush(stdout);
 
     // 2. Start-up: one request against a process that only creates the engine and the platform.
     {
