@@ -102,13 +102,16 @@ std::string CsvTable::text(size_t row, const std::string& name) const {
   return std::string(start, length);
 }
 
-double CsvTable::number(size_t row, const std::string& name) const {
+double CsvTable::number(size_t row, const std::string& name) const { return number_at(row, column(name)); }
+
+double CsvTable::number_at(size_t row, size_t col) const {
   size_t length = 0;
-  const char* start = field(row, column(name), &length);
+  const char* start = field(row, col, &length);
   // strtod stops at the comma or line end after the field (data_ is NUL-terminated): no copy of the field.
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(start, &end);
+  const std::string& name = header_[col];
   if (length == 0 || end != start + length || errno == ERANGE)
     throw_error("%s:%d: column %s is not a number: \"%s\"", path_.c_str(), lines_[row], name.c_str(),
                 std::string(start, length).c_str());
@@ -119,10 +122,17 @@ double CsvTable::number(size_t row, const std::string& name) const {
 }
 
 double CsvTable::time(size_t row, const std::string& name, bool zero_allowed) const {
-  const double v = number(row, name);
-  if (v < 0 || (v == 0 && !zero_allowed))
-    throw_error("%s:%d: column %s is a measured time, expected %s, got %s", path_.c_str(), lines_[row], name.c_str(),
-                zero_allowed ? ">= 0" : "> 0", text(row, name).c_str());
+  return time_at(row, column(name), zero_allowed);
+}
+
+double CsvTable::time_at(size_t row, size_t col, bool zero_allowed) const {
+  const double v = number_at(row, col);
+  if (v < 0 || (v == 0 && !zero_allowed)) {
+    size_t length = 0;
+    const char* start = field(row, col, &length);
+    throw_error("%s:%d: column %s is a measured time, expected %s, got %s", path_.c_str(), lines_[row],
+                header_[col].c_str(), zero_allowed ? ">= 0" : "> 0", std::string(start, length).c_str());
+  }
   return v;
 }
 

@@ -28,6 +28,11 @@ class CsvTable {
   // part of a sum that may take no time), so no impossible calibration reaches the model or the MAPE.
   double number(size_t row, const std::string& name) const;
   double time(size_t row, const std::string& name, bool zero_allowed = false) const;
+  // The same by column index (column_index: the first column of that name, else the error of a missing column), for
+  // loops over many rows: no name lookup per field.
+  size_t column_index(const std::string& name) const { return column(name); }
+  double number_at(size_t row, size_t column) const;
+  double time_at(size_t row, size_t column, bool zero_allowed = false) const;
   int line_of(size_t row) const { return lines_[row]; }  // 1-based line in the file
   const std::string& path() const { return path_; }
 
