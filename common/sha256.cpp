@@ -6,6 +6,7 @@
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define LYNX_SHA256_X86 1
 #endif
@@ -105,9 +106,13 @@ __attribute__((target("sha,sse4.1"))) void compress_x86(uint32_t state[8], const
   _mm_storeu_si128(reinterpret_cast<__m128i*>(&state[4]), state1);
 }
 
+// CPUID directly (clang 14 does not know "sha" in __builtin_cpu_supports): leaf 7 EBX bit 29 is SHA, leaf 1 ECX
+// bit 19 SSE4.1 (Intel SDM vol. 2A, CPUID).
 bool cpu_has_sha() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 19)) == 0) return false;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return (b & (1u << 29)) != 0;
 }
 #endif
 
