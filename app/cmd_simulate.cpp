@@ -131,11 +131,11 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--cfg", options->simgrid_cfg,
                   "A SimGrid configuration item ITEM:VALUE (network/optim:Lazy|Full, "
                   "network/maxmin-selective-update, maxmin/precision, surf/precision); repeatable; items of the "
-                  "network model are refused (docs/performance.md)")
+                  "network model are refused (docs/benchmarks.md)")
       ->allow_extra_args(false);
   cmd->add_option("--flow-log", options->flow_log,
                   "Also write every network flow as it starts (binary; the speed benchmark's replay reads it: "
-                  "docs/performance.md)");
+                  "docs/benchmarks.md)");
   CLI::Option* progress =
       cmd->add_flag("--progress", options->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("--no-progress", options->no_progress, "Never show progress (default: shown on a terminal)")

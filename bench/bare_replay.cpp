@@ -30,11 +30,14 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
   std::vector<sg4::CommPtr> comms;
   std::vector<size_t> free_slots;
   std::vector<sg4::CommPtr> done;
-  std::vector<uint32_t> flow_of;  // slot -> flow index, when recording
+  const bool reweights = !log.reweights.empty();
+  std::vector<uint32_t> flow_of;  // slot -> flow index, when recording or re-weighting
+  std::vector<uint32_t> slot_of;  // flow index -> slot, when re-weighting
   if (record) {
     result.start_s.assign(log.flows.size(), -1);
     result.end_s.assign(log.flows.size(), -1);
   }
+  if (reweights) slot_of.assign(log.flows.size(), 0);
   sg4::Activity::on_completion_cb([&](const sg4::Activity& a) {
     const auto slot = reinterpret_cast<uintptr_t>(a.get_data<void>());
     if (slot == 0) return;
@@ -44,14 +47,32 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
     done.push_back(std::move(comms[slot - 1]));
     free_slots.push_back(slot - 1);
   });
-  for (size_t i = 0; i < log.flows.size(); ++i) {
-    const FlowLogEntry& f = log.flows[i];
+  const auto run_to = [&](double time_s) {
     if (loop_until) {
-      while (sg4::Engine::get_clock() < f.start_s) engine.run_until(f.start_s);
-    } else if (sg4::Engine::get_clock() < f.start_s) {
-      engine.run_until(f.start_s);
+      while (sg4::Engine::get_clock() < time_s) engine.run_until(time_s);
+    } else if (sg4::Engine::get_clock() < time_s) {
+      engine.run_until(time_s);
     }
     done.clear();  // outside SimGrid: the last handles of finished comms can go
+  };
+  // The re-weightings logged after the first `started` flows had started, at their times.
+  size_t next_reweight = 0;
+  const auto reweight_up_to = [&](size_t started) {
+    for (; next_reweight < log.reweights.size() && log.reweights[next_reweight].after_flows <= started;
+         ++next_reweight) {
+      const FlowReweight& w = log.reweights[next_reweight];
+      run_to(w.time_s);
+      const uint32_t slot = slot_of[w.flow];
+      if (comms[slot] && flow_of[slot] == w.flow) {
+        set_flow_weight(comms[slot], w.weight);
+        ++result.reweighted;
+      }
+    }
+  };
+  for (size_t i = 0; i < log.flows.size(); ++i) {
+    const FlowLogEntry& f = log.flows[i];
+    if (reweights) reweight_up_to(i);
+    run_to(f.start_s);
     const double now = sg4::Engine::get_clock();
     if (now < f.start_s) ++result.early;
     size_t slot;
@@ -61,12 +82,11 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
     } else {
       slot = comms.size();
       comms.emplace_back();
-      if (record) flow_of.emplace_back();
+      if (record || reweights) flow_of.emplace_back();
     }
-    if (record) {
-      flow_of[slot] = static_cast<uint32_t>(i);
-      result.start_s[i] = now;
-    }
+    if (record || reweights) flow_of[slot] = static_cast<uint32_t>(i);
+    if (reweights) slot_of[i] = static_cast<uint32_t>(slot);
+    if (record) result.start_s[i] = now;
     sg4::CommPtr comm = sg4::Comm::sendto_init();
     comm->set_payload_size(f.bytes);
     comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));
@@ -75,6 +95,7 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
     if (f.weight != 1.0) set_flow_weight(comm, f.weight);
     comms[slot] = std::move(comm);
   }
+  if (reweights) reweight_up_to(log.flows.size());
   engine.run();
   done.clear();
   if (result.completed != log.flows.size())

@@ -1,6 +1,7 @@
 // The bare SimGrid replay of a flow log (sim/flow_log.hpp): the speed benchmark's baseline. It builds the same
 // platform (platform_build, with the same SimGrid configuration items), starts each logged flow at its logged time
-// from maestro with the same size and sharing weight, and does nothing else: no events of its own, no requests.
+// from maestro with the same size and sharing weight, re-weights a flow where the log says the simulator did (Lynx
+// residual aging), and does nothing else: no events of its own, no requests.
 // What a faithful baseline must do that a naive one does not:
 //  - start every flow exactly at its time: SimGrid 3.32's Engine::run_until(t) can return before t (when the
 //    next solver date is within its precision of t), so it loops until the clock has reached t;
@@ -19,6 +20,7 @@ struct ReplayResult {
   double wall_s = 0;        // engine, platform and replay, from before the engine is created
   uint64_t completed = 0;   // flows whose completion callback ran
   uint64_t early = 0;       // flows started before their logged time (0 unless `loop_until` is false)
+  uint64_t reweighted = 0;  // logged re-weightings applied (a flow that has already ended in the replay is skipped)
   double makespan_s = 0;    // the clock when the last flow ended
   std::vector<double> start_s, end_s;  // per flow, when `record` (tests)
 };

@@ -69,9 +69,10 @@ Spread spread(const std::vector<double>& v) {
   return Spread{*std::min_element(v.begin(), v.end()), median(v), *std::max_element(v.begin(), v.end())};
 }
 
-// Runs a program as a whole process (stdout and stderr into `log`), returns its wall seconds from fork to exit;
-// a failure throws with the log's text.
-double time_process(const std::vector<std::string>& args, const std::string& log) {
+// Runs a program as a whole process (stdout and stderr into `log`), returns its wall seconds from fork to exit
+// and, in `cpu_s`, its user + system CPU seconds (wait4's rusage: on a shared machine the CPU time moves less
+// than the wall time with the other load); a failure throws with the log's text.
+double time_process(const std::vector<std::string>& args, const std::string& log, double* cpu_s = nullptr) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -89,8 +90,12 @@ double time_process(const std::vector<std::string>& args, const std::string& log
     _exit(127);
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
   const double wall = now_s() - t0;
+  if (cpu_s != nullptr)
+    *cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string text;
     if (std::FILE* f = std::fopen(log.c_str(), "r")) {
@@ -119,7 +124,7 @@ double figure_after(const std::string& log, const std::string& key) {
 
 struct WholeProcess {
   double requests = 0, flows = 0;
-  Spread sim, replay, sim_in, replay_in;
+  Spread sim, replay, sim_in, replay_in, sim_cpu, replay_cpu;
   double ratio_median = 0;
 };
 
@@ -134,11 +139,14 @@ WholeProcess whole_process(const std::string& config_path, const std::string& tm
   time_process(record, log);  // also warms the page cache for both
   w.requests = figure_after(log, "simulated ");
   const std::vector<std::string> replay = {LYNX_FLOW_REPLAY_PATH, flow_log};
-  std::vector<double> sim, rep, sim_in, rep_in, ratio;
+  std::vector<double> sim, rep, sim_in, rep_in, sim_cpu, rep_cpu, ratio;
   for (int i = 0; i < rounds; ++i) {
-    sim.push_back(time_process(simulate, log));
+    double cpu = 0;
+    sim.push_back(time_process(simulate, log, &cpu));
+    sim_cpu.push_back(cpu);
     sim_in.push_back(figure_after(log, "requests in "));
-    rep.push_back(time_process(replay, log));
+    rep.push_back(time_process(replay, log, &cpu));
+    rep_cpu.push_back(cpu);
     rep_in.push_back(figure_after(log, "flows in "));
     w.flows = figure_after(log, "replayed ");
     if (figure_after(log, " s, ") != 0)
@@ -149,6 +157,8 @@ WholeProcess whole_process(const std::string& config_path, const std::string& tm
   w.replay = spread(rep);
   w.sim_in = spread(sim_in);
   w.replay_in = spread(rep_in);
+  w.sim_cpu = spread(sim_cpu);
+  w.replay_cpu = spread(rep_cpu);
   w.ratio_median = median(ratio);
   return w;
 }
@@ -161,6 +171,9 @@ void print_whole_process(const char* label, const WholeProcess& w, int rounds, d
               w.replay.max);
   std::printf("  ratio, whole process                 %.2f x median (%.2f x of the minima)  (target <= %.2f)\n",
               w.sim.median / w.replay.median, w.sim.min / w.replay.min, target);
+  std::printf("  CPU s (user + system), min / median     %.3f %.3f (simulate), %.3f %.3f (replay): %.2f x median\n",
+              w.sim_cpu.min, w.sim_cpu.median, w.replay_cpu.min, w.replay_cpu.median,
+              w.sim_cpu.median / w.replay_cpu.median);
   std::printf("  in-process: simulation %.3f s, replay %.3f s (medians): %.2f x\n", w.sim_in.median,
               w.replay_in.median, w.sim_in.median / w.replay_in.median);
   std::printf("  simulated requests per wall s        %.0f (whole process), %.0f (in-process)\n",
@@ -275,11 +288,23 @@ int main(int argc, char** argv) {
     const lynx::SimConfig config = lynx::sim_config_load(config_path);
     std::printf("config: %s\n", config_path.c_str());
 
-    // 1. Speed, whole processes, against the bare replay of the same flows.
-    print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", whole_process(config_path, tmp, reps), reps, 1.3);
-    if (!skip_congested)
-      print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps",
-                          whole_process(congested_path, tmp, congested_reps), congested_reps, 1.15);
+    // 1. Speed, whole processes, against the bare replay of the same flows; the headline after both.
+    const WholeProcess mooncake = whole_process(config_path, tmp, reps);
+    print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", mooncake, reps, 1.3);
+    WholeProcess congested;
+    if (!skip_congested) {
+      congested = whole_process(congested_path, tmp, congested_reps);
+      print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps", congested, congested_reps, 1.15);
+    }
+    const auto headline = [](const char* label, const WholeProcess& w, double target) {
+      std::printf("HEADLINE %-10s whole process %.2f x the bare replay (target <= %.2f; CPU %.2f x), in-process "
+                  "%.2f x, %.0f requests/s\n",
+                  label, w.sim.median / w.replay.median, target, w.sim_cpu.median / w.replay_cpu.median,
+                  w.sim_in.median / w.replay_in.median, w.requests / w.sim.median);
+    };
+    headline("Mooncake", mooncake, 1.3);
+    if (!skip_congested) headline("congested", congested, 1.15);
+    std::fflush(stdout);
 
     // 2. Start-up: one request against a process that only creates the engine and the platform.
     {
@@ -289,13 +314,16 @@ int main(int argc, char** argv) {
                                                  tmp + "/one", "--quiet", "--no-progress", "--flow-log", flow_log};
       const std::vector<std::string> platform = {LYNX_FLOW_REPLAY_PATH, flow_log, "--platform-only"};
       time_process(simulate, log);
-      std::vector<double> sim, base;
+      std::vector<double> sim, base, sim_cpu, base_cpu;
       const int startup_rounds = std::max(reps * 2, 10);
       for (int i = 0; i < startup_rounds; ++i) {
-        sim.push_back(time_process(simulate, log));
-        base.push_back(time_process(platform, log));
+        double cpu = 0;
+        sim.push_back(time_process(simulate, log, &cpu));
+        sim_cpu.push_back(cpu);
+        base.push_back(time_process(platform, log, &cpu));
+        base_cpu.push_back(cpu);
       }
-      const Spread s = spread(sim), b = spread(base);
+      const Spread s = spread(sim), b = spread(base), sc = spread(sim_cpu), bc = spread(base_cpu);
       std::printf("start-up, one request of the Mooncake configuration; %d rounds alternated, seconds min / median / max\n",
                   startup_rounds);
       std::printf("  lynxsim simulate                     %7.4f %7.4f %7.4f\n", s.min, s.median, s.max);
@@ -303,6 +331,8 @@ int main(int argc, char** argv) {
                   b.max);
       std::printf("  ratio                                %.2f x median (%.2f x of the minima)  (target <= 1.5)\n",
                   s.median / b.median, s.min / b.min);
+      std::printf("  CPU s (user + system), median        %.4f (simulate), %.4f (engine + platform): %.2f x\n",
+                  sc.median, bc.median, sc.median / bc.median);
       std::fflush(stdout);
     }
 

@@ -3,7 +3,7 @@
 // replays nothing (the baseline of a run's start-up); with --naive it calls run_until once per start time, as a
 // naive driver does, and reports the flows that started before their time.
 //   flow_replay FLOW_LOG [--platform-only | --naive]
-// Prints "replayed FLOWS flows in WALL s (in-process), makespan S s, EARLY early" on stdout.
+// Prints "replayed FLOWS flows in WALL s (in-process), makespan S s, EARLY early, R re-weighted of W" on stdout.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -28,9 +28,10 @@ int main(int argc, char** argv) {
       std::printf("naive driver: %llu of %zu flows started early, up to %.3g s before their time\n",
                   static_cast<unsigned long long>(r.early), log.flows.size(), worst_s);
     }
-    std::printf("replayed %llu flows in %.6f s (in-process), makespan %.9f s, %llu early\n",
+    std::printf("replayed %llu flows in %.6f s (in-process), makespan %.9f s, %llu early, %llu re-weighted of %zu\n",
                 static_cast<unsigned long long>(r.completed), r.wall_s, r.makespan_s,
-                static_cast<unsigned long long>(r.early));
+                static_cast<unsigned long long>(r.early), static_cast<unsigned long long>(r.reweighted),
+                log.reweights.size());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flow_replay: %s\n", e.what());
     return 1;

@@ -31,4 +31,9 @@ inline std::string sha256_hex(const std::string& bytes) {
 // Lower-case hex digest of a file's bytes, read in blocks; a file that cannot be read is a LynxError naming it.
 std::string sha256_file(const std::string& path);
 
+// The compression runs on the CPU's SHA instructions where it has them (x86 SHA-NI), else as portable C++; the
+// digests are the same. For tests: `use` false forces the portable loop, true the instructions where available;
+// returns whether they are now in use.
+bool sha256_use_hardware(bool use);
+
 }  // namespace lynx

@@ -93,7 +93,11 @@ AcceptanceModel::Statistics AcceptanceModel::read_statistics(const nlohmann::jso
 }
 
 AcceptanceModel AcceptanceModel::from_accuracy_file(const std::string& path, const std::string& format_name) {
-  nlohmann::json root = json_parse_file(path);
+  return from_accuracy_json(json_parse_file(path), path, format_name);
+}
+
+AcceptanceModel AcceptanceModel::from_accuracy_json(const nlohmann::json& root, const std::string& path,
+                                                    const std::string& format_name) {
   if (!root.is_object() || !root.contains("formats") || !root["formats"].is_object())
     throw_error("%s: $.formats: missing, expected an object of formats", path.c_str());
   if (!root["formats"].contains(format_name))

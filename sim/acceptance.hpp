@@ -35,6 +35,9 @@ class AcceptanceModel {
   static AcceptanceModel from_rate(double per_token_rate, std::string source);
   // The statistics of `format_name` in an accuracy file; throws LynxError naming the file and JSON path.
   static AcceptanceModel from_accuracy_file(const std::string& path, const std::string& format_name);
+  // The same from the file's content already parsed (`root`), errors naming `path`.
+  static AcceptanceModel from_accuracy_json(const nlohmann::json& root, const std::string& path,
+                                            const std::string& format_name);
   // A histogram ([k-1][m] counts) given at `json_path` of `origin`.
   static AcceptanceModel from_histogram(const nlohmann::json& rows, const std::string& origin,
                                         const std::string& json_path);

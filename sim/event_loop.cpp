@@ -90,6 +90,7 @@ EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double w
   ++flows_in_flight_;
   bytes_sent_ += bytes;
   Flow& flow = flows_[slot];
+  flow.index = flows_started_ - 1;
   flow.comm = std::move(comm);
   flow.bytes = bytes;
   flow.latency_s = platform_.route_latency_s(src, dst);
@@ -106,6 +107,7 @@ bool EventLoop::reweight(FlowHandle handle, double weight) {
   Flow& flow = flows_[slot - 1];
   if (!flow.comm || flow.generation != (static_cast<uint64_t>(bits) >> 32)) return false;
   set_flow_weight(flow.comm, weight);
+  if (flow_log_) flow_log_->append_reweight(now(), flow.index, weight);
   return true;
 }
 

@@ -86,6 +86,7 @@ class EventLoop {
     std::function<void()> on_sent;
     std::function<void()> on_delivered;
     uint64_t generation = 0;  // flows that have used this slot before (FlowHandle)
+    uint64_t index = 0;       // flows started before it (the flow log names a re-weighted flow by it)
   };
 
   void on_activity_done(const simgrid::s4u::Activity& activity);

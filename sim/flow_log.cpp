@@ -1,5 +1,6 @@
-// The flow log's file format (sim/flow_log.hpp): "LYNXFLW1", the network's fields, the nodes' NIC counts, the
-// SimGrid configuration items (length-prefixed), the flow count placeholder-free: entries run to the end of file.
+// The flow log's file format (sim/flow_log.hpp): "LYNXFLW2", the network's fields, the nodes' NIC counts, the
+// SimGrid configuration items (length-prefixed), then records (flow starts and re-weightings, in time order) to the
+// end of the file: no count to patch, so a record is written as it happens.
 #include "sim/flow_log.hpp"
 
 #include <unistd.h>
@@ -14,7 +15,7 @@
 namespace lynx {
 
 namespace {
-constexpr char kMagic[8] = {'L', 'Y', 'N', 'X', 'F', 'L', 'W', '1'};
+constexpr char kMagic[8] = {'L', 'Y', 'N', 'X', 'F', 'L', 'W', '2'};  // 2: re-weightings logged
 
 struct NetworkRecord {
   int32_t topology, link_sharing, model, hosts_per_rack, nics_per_instance, node_count, cfg_count, pad;
@@ -139,6 +140,20 @@ FlowLog flow_log_read(const std::string& path) {
     throw_error("%s: cannot read the flow log", path.c_str());
   }
   std::fclose(f);
+  // Re-weightings out of the records, in place; each names a flow started before it.
+  size_t starts = 0;
+  for (size_t i = 0; i < log.flows.size(); ++i) {
+    const FlowLogEntry& e = log.flows[i];
+    if (e.src == -1 && e.dst == -1) {
+      if (e.bytes >= starts)
+        throw_error("%s: record %zu re-weights flow %llu, which has not started", path.c_str(), i,
+                    static_cast<unsigned long long>(e.bytes));
+      log.reweights.push_back(FlowReweight{e.start_s, e.bytes, e.weight, starts});
+    } else {
+      log.flows[starts++] = e;
+    }
+  }
+  log.flows.resize(starts);
   return log;
 }
 

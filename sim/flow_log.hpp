@@ -15,8 +15,9 @@
 
 namespace lynx {
 
-// One flow as it started. The weight is the one it started with (a later re-weighting, Lynx residual aging, is not
-// logged: the benchmarks' configurations use the "weighted" policy, which never re-weights).
+// One record of the file: a flow as it started (its weight the one it started with), or, with src = dst = -1, a
+// re-weighting of a flow still sending (Lynx residual aging, EventLoop::reweight): then `bytes` is the flow's index
+// among the log's flows (0 = the first started) and `weight` its new weight.
 struct FlowLogEntry {
   double start_s;
   int32_t src, dst;  // endpoints (platform.hpp)
@@ -24,11 +25,21 @@ struct FlowLogEntry {
   double weight;
 };
 
+// A re-weighting as read back: at `time_s`, after the first `after_flows` flows had started, flow `flow` took
+// `weight`.
+struct FlowReweight {
+  double time_s;
+  uint64_t flow;
+  double weight;
+  uint64_t after_flows;
+};
+
 struct FlowLog {
   NetworkConfig network;                 // as platform_build was given it
   std::vector<PlatformNode> nodes;       // names "n<i>" (names do not change SimGrid's work)
   std::vector<std::string> simgrid_cfg;  // "item:value", applied before the platform (sim/simgrid_options.hpp)
   std::vector<FlowLogEntry> flows;       // in start order
+  std::vector<FlowReweight> reweights;   // in time order
 };
 
 // Writes the header at once, then one entry per append; closes (and checks the write) in finish or the destructor.
@@ -40,6 +51,7 @@ class FlowLogWriter {
   FlowLogWriter(const FlowLogWriter&) = delete;
   FlowLogWriter& operator=(const FlowLogWriter&) = delete;
   void append(const FlowLogEntry& entry) { std::fwrite(&entry, sizeof entry, 1, file_); }
+  void append_reweight(double time_s, uint64_t flow, double weight) { append(FlowLogEntry{time_s, -1, -1, flow, weight}); }
   // Closes the file and renames it into place (common/atomic_file.hpp); throws LynxError if any write failed.
   // A writer destroyed unfinished (the run failed) removes its temporary file: nothing half-written is left.
   void finish();

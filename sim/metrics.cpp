@@ -12,11 +12,16 @@ namespace lynx {
 
 double percentile(std::vector<double> values, double pct) {
   if (values.empty()) return NAN;
-  std::sort(values.begin(), values.end());
   const double rank = pct / 100.0 * static_cast<double>(values.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(rank));
   const size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
+  // The two order statistics by selection (linear), not a sort: the same values, and a summary asks for 3
+  // percentiles of each of ~15 distributions (a sort each was 1.4% of the Mooncake run).
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+  const double low = values[lo];
+  const double high =
+      hi == lo ? low : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(hi), values.end());
+  return low + (high - low) * (rank - static_cast<double>(lo));
 }
 
 ValueStream::~ValueStream() {

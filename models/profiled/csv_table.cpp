@@ -1,9 +1,10 @@
 #include "models/profiled/csv_table.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstdio>
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
@@ -13,76 +14,125 @@ namespace lynx {
 std::string calibration_dir() { return data_folder().path + "/calibration"; }
 
 namespace {
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
+// Appends the [start, end) offsets of each comma-separated field of data[begin, end) to `bounds`; returns the count.
+size_t split(const std::string& data, size_t begin, size_t end, std::vector<uint32_t>& bounds) {
+  size_t count = 0;
+  size_t start = begin;
   for (;;) {
-    const size_t comma = line.find(',', start);
-    fields.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
+    size_t comma = data.find(',', start);
+    if (comma == std::string::npos || comma > end) comma = end;
+    bounds.push_back(static_cast<uint32_t>(start));
+    bounds.push_back(static_cast<uint32_t>(comma));
+    ++count;
+    if (comma == end) break;
     start = comma + 1;
   }
-  if (!fields.empty() && !fields.back().empty() && fields.back().back() == '\r') fields.back().pop_back();
-  return fields;
+  return count;
 }
 }  // namespace
 
 CsvTable::CsvTable(const std::string& path) : path_(path) {
-  std::ifstream in(path);
-  if (!in) throw_error("%s: cannot read the measurement file (is the calibration data folder present? set "
-                       "LYNX_DATA_DIR)", path.c_str());
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) throw_error("%s: cannot read the measurement file (is the calibration data folder present? set "
+                                 "LYNX_DATA_DIR)", path.c_str());
+  // One read into a string of the file's size (growing it 64 KiB at a time was a tenth of the start-up: copies
+  // and page faults); a file that grows meanwhile is read to its end all the same.
+  long size = -1;
+  if (std::fseek(in, 0, SEEK_END) == 0) size = std::ftell(in);
+  std::rewind(in);
+  if (size > 0) data_.resize(static_cast<size_t>(size));
+  data_.resize(std::fread(data_.data(), 1, data_.size(), in));
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0) data_.append(buffer, n);
+  std::fclose(in);
+  bounds_.reserve(2 * (static_cast<size_t>(std::count(data_.begin(), data_.end(), ',')) +
+                       static_cast<size_t>(std::count(data_.begin(), data_.end(), '\n')) + 1));
+  if (data_.size() >= (uint64_t{1} << 32)) throw_error("%s: larger than 4 GiB, not a measurement table", path.c_str());
   data_folder_check_file(path);  // the manifest's sha256 (common/data_manifest.hpp)
-  std::string line;
   int number = 0;
-  while (std::getline(in, line)) {
+  size_t columns = 0;
+  std::vector<uint32_t> header_bounds;
+  for (size_t begin = 0; begin < data_.size();) {
+    size_t newline = data_.find('\n', begin);
+    if (newline == std::string::npos) newline = data_.size();
+    size_t end = newline;
+    if (end > begin && data_[end - 1] == '\r') --end;  // as getline + a trailing '\r' dropped
+    const size_t next = newline + 1;
     ++number;
-    if (line.empty() || line == "\r") continue;
-    if (header_.empty()) {
-      header_ = split(line);
+    if (end == begin) {
+      begin = next;
       continue;
     }
-    std::vector<std::string> fields = split(line);
-    if (fields.size() != header_.size())
-      throw_error("%s:%d: %zu fields, expected %zu as in the header", path.c_str(), number, fields.size(),
-                  header_.size());
-    rows_.push_back(std::move(fields));
-    lines_.push_back(number);
+    if (header_.empty()) {
+      columns = split(data_, begin, end, header_bounds);
+      for (size_t i = 0; i < columns; ++i) {
+        header_.push_back(data_.substr(header_bounds[2 * i], header_bounds[2 * i + 1] - header_bounds[2 * i]));
+        column_of_.emplace(header_.back(), i);
+      }
+    } else {
+      const size_t fields = split(data_, begin, end, bounds_);
+      if (fields != columns)
+        throw_error("%s:%d: %zu fields, expected %zu as in the header", path.c_str(), number, fields, columns);
+      lines_.push_back(number);
+    }
+    begin = next;
   }
   if (header_.empty()) throw_error("%s: empty file (expected a CSV header and rows)", path.c_str());
 }
 
-bool CsvTable::has_column(const std::string& name) const {
-  for (const auto& h : header_)
-    if (h == name) return true;
-  return false;
+const char* CsvTable::field(size_t row, size_t column, size_t* length) const {
+  if (row >= lines_.size()) throw_internal_error("%s: row %zu of %zu", path_.c_str(), row, lines_.size());
+  const size_t at = 2 * (row * header_.size() + column);
+  *length = bounds_[at + 1] - bounds_[at];
+  return data_.data() + bounds_[at];
 }
 
+bool CsvTable::has_column(const std::string& name) const { return column_of_.count(name) != 0; }
+
 size_t CsvTable::column(const std::string& name) const {
-  for (size_t i = 0; i < header_.size(); ++i)
-    if (header_[i] == name) return i;
+  const auto it = column_of_.find(name);
+  if (it != column_of_.end()) return it->second;
   throw_error("%s:1: no column \"%s\" in the header", path_.c_str(), name.c_str());
 }
 
-const std::string& CsvTable::text(size_t row, const std::string& name) const { return rows_.at(row)[column(name)]; }
+std::string CsvTable::text(size_t row, const std::string& name) const {
+  size_t length = 0;
+  const char* start = field(row, column(name), &length);
+  return std::string(start, length);
+}
 
-double CsvTable::number(size_t row, const std::string& name) const {
-  const std::string& field = text(row, name);
+double CsvTable::number(size_t row, const std::string& name) const { return number_at(row, column(name)); }
+
+double CsvTable::number_at(size_t row, size_t col) const {
+  size_t length = 0;
+  const char* start = field(row, col, &length);
+  // strtod stops at the comma or line end after the field (data_ is NUL-terminated): no copy of the field.
   char* end = nullptr;
   errno = 0;
-  const double v = std::strtod(field.c_str(), &end);
-  if (field.empty() || end != field.c_str() + field.size() || errno == ERANGE)
-    throw_error("%s:%d: column %s is not a number: \"%s\"", path_.c_str(), lines_[row], name.c_str(), field.c_str());
+  const double v = std::strtod(start, &end);
+  const std::string& name = header_[col];
+  if (length == 0 || end != start + length || errno == ERANGE)
+    throw_error("%s:%d: column %s is not a number: \"%s\"", path_.c_str(), lines_[row], name.c_str(),
+                std::string(start, length).c_str());
   if (!std::isfinite(v))
     throw_error("%s:%d: column %s is \"%s\", not a finite number", path_.c_str(), lines_[row], name.c_str(),
-                field.c_str());
+                std::string(start, length).c_str());
   return v;
 }
 
 double CsvTable::time(size_t row, const std::string& name, bool zero_allowed) const {
-  const double v = number(row, name);
-  if (v < 0 || (v == 0 && !zero_allowed))
-    throw_error("%s:%d: column %s is a measured time, expected %s, got %s", path_.c_str(), lines_[row], name.c_str(),
-                zero_allowed ? ">= 0" : "> 0", text(row, name).c_str());
+  return time_at(row, column(name), zero_allowed);
+}
+
+double CsvTable::time_at(size_t row, size_t col, bool zero_allowed) const {
+  const double v = number_at(row, col);
+  if (v < 0 || (v == 0 && !zero_allowed)) {
+    size_t length = 0;
+    const char* start = field(row, col, &length);
+    throw_error("%s:%d: column %s is a measured time, expected %s, got %s", path_.c_str(), lines_[row],
+                header_[col].c_str(), zero_allowed ? ">= 0" : "> 0", std::string(start, length).c_str());
+  }
   return v;
 }
 

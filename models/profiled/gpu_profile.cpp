@@ -33,15 +33,18 @@ void load_dense(const std::string& path, GpuProfile& profile) {
   CsvTable t(path);
   std::map<int, std::map<std::string, std::vector<std::pair<double, double>>>> points;  // tp -> op -> points
   std::map<int, size_t> first_row;
+  std::vector<std::pair<std::string, size_t>> columns;  // (op, its median's column), for the ops measured
+  for (const std::string& op : dense_ops()) {
+    const std::string column = "time_stats." + op + ".median";
+    if (t.has_column(column)) columns.emplace_back(op, t.column_index(column));
+  }
+  const size_t tp_column = t.column_index("num_tensor_parallel_workers"), tokens_column = t.column_index("num_tokens");
   for (size_t r = 0; r < t.rows(); ++r) {
-    const int tp = static_cast<int>(t.number(r, "num_tensor_parallel_workers"));
-    const double tokens = t.number(r, "num_tokens");
+    const int tp = static_cast<int>(t.number_at(r, tp_column));
+    const double tokens = t.number_at(r, tokens_column);
     first_row.emplace(tp, r);
-    for (const std::string& op : dense_ops()) {
-      const std::string column = "time_stats." + op + ".median";
-      if (!t.has_column(column)) continue;
-      points[tp][op].push_back({tokens, t.time(r, column) * kMs});
-    }
+    std::map<std::string, std::vector<std::pair<double, double>>>& by_op = points[tp];
+    for (const auto& [op, column] : columns) by_op[op].push_back({tokens, t.time_at(r, column) * kMs});
   }
   for (auto& [tp, by_op] : points) {
     const size_t r = first_row[tp];

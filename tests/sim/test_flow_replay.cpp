@@ -1,7 +1,7 @@
 // The speed benchmark's baseline (bench/bare_replay.hpp) and its input (sim/flow_log.hpp): the event loop's flow log
-// read back as written; the bare replay of it against closed forms (max-min with weights on one NIC), with every
-// flow started exactly at its logged time, also where a single Engine::run_until returns early; and the SimGrid
-// items `--cfg` accepts or refuses (sim/simgrid_options.hpp). Each simulation in its own process.
+// read back as written, re-weightings included; the bare replay of it against closed forms (max-min with weights on
+// one NIC, a re-weighting mid-flow), with every flow started exactly at its logged time, also where a single
+// Engine::run_until returns early; and the SimGrid items `--cfg` accepts or refuses (sim/simgrid_options.hpp). Each simulation in its own process.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -77,6 +77,49 @@ TEST_CASE("the event loop's flow log holds the platform and each flow as it star
   CHECK(log.flows[1].start_s == 0.5);
   CHECK(log.flows[1].src == 1);
   CHECK(log.flows[1].bytes == 2000);
+}
+
+// Two 1e9 B flows into one 1e9 B/s NIC from 0 s, equal weights; at 0.5 s the second is re-weighted to 3 (as Lynx
+// residual aging does). Each has 0.75e9 B left at 0.5 s; then f1 gets 3/4: it ends at 0.5 + 0.75e9 / 0.75e9 = 1.5 s;
+// f0 sent 0.25e9 B meanwhile, its last 0.5e9 B at full rate: it ends at 2 s. The log carries the re-weighting and the
+// replay applies it, so both end where the simulator's flows ended.
+TEST_CASE("a re-weighting is logged and the bare replay applies it at its time") {
+  const std::string path = temp_path("reweight.bin");
+  const std::vector<double> simulated = parse_numbers(run_isolated([&] {
+    EventLoop loop(one_gb_per_s(), std::vector<PlatformNode>{{"a", 1}, {"b", 1}, {"c", 1}});
+    loop.log_flows_to(path);
+    std::vector<double> ends(4, -1);  // the two flows' ends, then what the two re-weightings returned
+    EventLoop::FlowHandle second = nullptr;
+    loop.at(0.0, [&] {
+      loop.send(0, 2, 1000000000, 1.0, [&] { ends[0] = loop.now(); }, [] {});
+      second = loop.send(1, 2, 1000000000, 1.0, [&] { ends[1] = loop.now(); }, [] {});
+    });
+    loop.at(0.5, [&] { ends[2] = loop.reweight(second, 3.0); });
+    loop.at(1.75, [&] { ends[3] = loop.reweight(second, 5.0); });  // f1 has ended: refused, not logged
+    loop.run();
+    return numbers(ends);
+  }));
+  const FlowLog log = flow_log_read(path);
+  std::remove(path.c_str());
+  REQUIRE(log.flows.size() == 2);
+  REQUIRE(log.reweights.size() == 1);
+  CHECK(log.reweights[0].time_s == 0.5);
+  CHECK(log.reweights[0].flow == 1);
+  CHECK(log.reweights[0].weight == 3.0);
+  CHECK(log.reweights[0].after_flows == 2);
+  REQUIRE(simulated.size() == 4);
+  CHECK(simulated[0] == doctest::Approx(2.0).epsilon(1e-12));
+  CHECK(simulated[1] == doctest::Approx(1.5).epsilon(1e-12));
+  CHECK(simulated[2] == 1);
+  CHECK(simulated[3] == 0);
+  const std::vector<double> replayed = parse_numbers(run_isolated([&] {
+    const ReplayResult result = bare_replay(log, true, true);
+    return numbers({result.end_s[0], result.end_s[1], static_cast<double>(result.reweighted)});
+  }));
+  REQUIRE(replayed.size() == 3);
+  CHECK(replayed[0] == simulated[0]);
+  CHECK(replayed[1] == simulated[1]);
+  CHECK(replayed[2] == 1);
 }
 
 TEST_CASE("a file that is not a flow log is one error naming it") {
