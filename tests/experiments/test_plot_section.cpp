@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/plot_regimes.hpp"
 #include "experiments/plot_request.hpp"
 
 using namespace lynx;
@@ -51,6 +52,28 @@ TEST_CASE("the example experiments' plot sections pass") {
     Experiment e = experiment_load(dir + name);
     CHECK_NOTHROW(plot_request_read(e));
   }
+}
+
+TEST_CASE("a regime map names three different axes and a series with a lynx value and another") {
+  Experiment e = experiment_load(std::string(LYNX_SOURCE_DIR) + "/experiments/lynx_regimes.json");
+  CHECK(plot_is_regime_map(e));
+  CHECK_NOTHROW(regime_map_check(e));
+  const nlohmann::json request = regime_map_request(e, "out");
+  CHECK(request["y"] == "workload.synthetic.input_tokens.fixed");
+  CHECK(request["axes"].size() == e.axes.size());
+  auto error_with = [&](const char* key, const nlohmann::json& value) {
+    Experiment bad = e;
+    bad.plot[key] = value;
+    try {
+      regime_map_check(bad);
+    } catch (const LynxError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_with("y", "cluster.network.nic_gbps").find("must be different sweep axes") != std::string::npos);
+  CHECK(error_with("y", "seed").find("$.plot.y: \"seed\" is not a sweep axis") != std::string::npos);
+  CHECK(error_with("series", "workload.time_scale").find("a value starting \"lynx\"") != std::string::npos);
 }
 
 TEST_CASE("the plot section is read with its declared defaults and cdf_at names a value of x, number or text") {
