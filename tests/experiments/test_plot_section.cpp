@@ -96,7 +96,7 @@ TEST_CASE("the plot section is read with its declared defaults and cdf_at names 
 
 TEST_CASE("a bad plot section is one error naming the file, the JSON path and the valid values") {
   CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "colour_by": "format"})") ==
-        "exp.json: $.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)");
+        "exp.json: $.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, kind, ratios, series, x, y)");
   CHECK(error_of(R"({"cdf_at": true})") ==
         "exp.json: $.plot.cdf_at: expected a value of the x axis (number or string), got true");
   CHECK(error_of(R"({"facet": ["model", 3]})") ==
