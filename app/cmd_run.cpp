@@ -7,6 +7,7 @@
 #include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/plot.hpp"  // plot_results, plot_request_read
+#include "experiments/plot_regimes.hpp"
 #include "experiments/results.hpp"
 #include "experiments/run_outputs.hpp"
 #include "experiments/sweep_runner.hpp"
@@ -27,7 +28,8 @@ struct RunOptions {
 void run_experiment(const RunOptions& o) {
   const std::vector<ConfigOverride> overrides = config_overrides_parse(o.sets);
   Experiment e = experiment_load_with_overrides(o.experiment, overrides);
-  if (!e.plot.is_null() || o.plot) (void)plot_request_read(e);  // the plots it names, before a sweep, not after it
+  if (plot_is_regime_map(e)) regime_map_check(e);  // the plots it names, before a sweep, not after it
+  else if (!e.plot.is_null() || o.plot) (void)plot_request_read(e);
   SweepOptions options;
   options.out_dir = o.out.empty() ? "results/" + e.name : o.out;
   options.jobs = o.jobs;

@@ -17,6 +17,21 @@ void json_set_path(nlohmann::json& config, const std::string& path, const nlohma
     size_t dot = path.find('.', start);
     std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (key.empty()) throw_error("empty component in JSON path \"%s\"", path.c_str());
+    // A number indexes an existing element of an array (cluster.network.site_links.0.latency_ms).
+    if (node->is_array() && key.find_first_not_of("0123456789") == std::string::npos) {
+      const size_t index = std::stoul(key);
+      if (index >= node->size())
+        throw_error("JSON path \"%s\": index %zu is past the end of an array of %zu", path.c_str(), index,
+                    node->size());
+      if (dot == std::string::npos) {
+        if (value.is_null()) throw_error("JSON path \"%s\": null cannot remove an array element", path.c_str());
+        (*node)[index] = value;
+        return;
+      }
+      node = &(*node)[index];
+      start = dot + 1;
+      continue;
+    }
     if (!node->is_object()) throw_error("JSON path \"%s\": \"%s\" is inside a value that is not an object",
                                         path.c_str(), key.c_str());
     if (dot == std::string::npos) {
@@ -66,7 +81,15 @@ constexpr ArrayField kPlotRatios{"ratios",
                                  "ratio tables of median metrics between two series"};
 constexpr ArrayField kPlotFrontier{"frontier", "an array of `lynxsim plot --metric` names with a median",
                                    "anchor-width frontier plots of the Lynx splits for these metrics"};
-constexpr SchemaField kPlotFields[] = {{kPlotX},     {kPlotSeries}, {kPlotFacet},   {kPlotBaseline},
+constexpr const char* kPlotKinds[] = {"lines", "regime-map", nullptr};
+constexpr ChoiceField kPlotKind{"kind", "lines", kPlotKinds,
+                                "lines: one line per series over x, panels per facet; regime-map: heatmaps over x and "
+                                "y of the gain of the series' lynx values over each other value, one panel per "
+                                "first-token definition and e2el and TPOT (experiments/plot_regimes.py)"};
+constexpr StringField kPlotY{"y", nullptr, "a sweep axis path",
+                             "regime-map: the y axis (every axis but x, y and series is a figure of its own)"};
+constexpr SchemaField kPlotFields[] = {{kPlotKind},  {kPlotX},      {kPlotY, ExampleUse::commented, "\"workload.synthetic.input_tokens.fixed\""},
+                                       {kPlotSeries}, {kPlotFacet},  {kPlotBaseline},
                                        {kPlotCdfAt}, {kPlotRatios}, {kPlotFrontier}};
 constexpr SchemaSection kPlotSection = schema_section(
     "Plots", "What `lynxsim plot` draws. What the fields name is checked against the sweep before a run and before "
@@ -84,6 +107,8 @@ constexpr SchemaField kExperimentFields[] = {{kName}, {kDescription}, {kBase}, {
 
 // The plot options' types; what they name is checked against the sweep by plot_request_read (plot_request.hpp).
 void check_plot(JsonObject& plot) {
+  (void)plot.get(kPlotKind);
+  if (plot.has(kPlotY.key)) (void)plot.get(kPlotY);
   for (const StringField* f : {&kPlotX, &kPlotSeries, &kPlotBaseline}) (void)plot.get(*f);
   const nlohmann::json& facet = plot.get(kPlotFacet);
   bool facet_ok = facet.is_null() || facet.is_string() || (facet.is_array() && !facet.empty());

@@ -68,6 +68,7 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
                                 bool validate = true);
 
 // Sets `value` at dotted `path` of `config`, creating objects on the way.
+// A numeric component indexes an existing array element (cluster.network.site_links.0.latency_ms).
 void json_set_path(nlohmann::json& config, const std::string& path, const nlohmann::json& value);
 
 }  // namespace lynx

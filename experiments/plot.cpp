@@ -12,6 +12,7 @@
 #include "common/data_folder.hpp"
 #include "common/output_paths.hpp"
 #include "experiments/results.hpp"
+#include "experiments/plot_regimes.hpp"
 #include "experiments/run_outputs.hpp"
 
 namespace lynx {
@@ -55,8 +56,14 @@ void plot_results(const std::string& results_dir, const PlotOptions& options) {
   if (!options.data_file.empty()) plan.output_file("--data", options.data_file);
   plan.check();
   results_verify(results_dir, e);
-  const PlotRequest request = plot_request_read(e, options);
   const std::string out_dir = options.out_dir.empty() ? results_dir : options.out_dir;
+  if (plot_is_regime_map(e)) {  // its own script (experiments/plot_regimes.hpp); --metric and its options do not apply
+    if (!options.metric.empty()) throw_error("--metric: not used by a regime map (plot kind \"regime-map\")");
+    const TemporaryFile file(regime_map_request(e, out_dir).dump());
+    run_plot_script("plot_regimes.py", results_dir, {file.path()});
+    return;
+  }
+  const PlotRequest request = plot_request_read(e, options);
   const TemporaryFile file(plot_request_json(request, e, results_dir, out_dir).dump());
   run_plot_script("plot_results.py", results_dir, {file.path()});
 }

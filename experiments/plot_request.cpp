@@ -255,6 +255,8 @@ PlotRequest plot_request_read(const Experiment& e, const PlotOptions& options) {
   const nlohmann::json section = e.plot.is_null() ? nlohmann::json::object() : e.plot;
   JsonObject o(section, e.origin, "$.plot", &plot_section());
   PlotRequest r;
+  (void)o.get(*plot_field("kind", FieldKind::choice).choice);  // "regime-map" is read by plot_regimes.hpp
+  if (o.has("y")) (void)o.get(*plot_field("y", FieldKind::string).string);
   r.x = o.get(*plot_field("x", FieldKind::string).string);
   r.series = o.get(*plot_field("series", FieldKind::string).string);
   r.baseline = o.get(*plot_field("baseline", FieldKind::string).string);

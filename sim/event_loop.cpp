@@ -68,10 +68,22 @@ void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> ha
   if (!dispatching_) arm_timer();
 }
 
-EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
-                                      std::function<void()> on_delivered) {
-  if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
-  if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
+void EventLoop::at_background(double time_s, std::function<void()> handler) {
+  if (time_s < now()) time_s = now();
+  events_.push(Event{time_s, next_sequence_++, std::move(handler), true});
+  ++background_events_;
+  if (!dispatching_) arm_timer();
+}
+
+void EventLoop::send_background(int src, int dst, uint64_t bytes) {
+  if (bytes == 0) throw_internal_error("send_background: a flow needs a positive byte count");
+  const size_t slot = start_comm(src, dst, bytes);
+  flows_[slot].background = true;
+  ++background_flows_;
+}
+
+// Starts a comm in a free slot (its index + 1 is the comm's data); the caller fills the rest of the slot.
+size_t EventLoop::start_comm(int src, int dst, uint64_t bytes) {
   size_t slot;
   if (!free_flows_.empty()) {
     slot = free_flows_.back();
@@ -85,14 +97,23 @@ EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double w
   comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));  // 0: not one of our flows
   comm->set_source(platform_.hosts[static_cast<size_t>(src)]);
   comm->set_destination(platform_.hosts[static_cast<size_t>(dst)]);  // starts the comm
-  if (weight != 1.0) set_flow_weight(comm, weight);
-  ++flows_started_;
   ++flows_in_flight_;
-  bytes_sent_ += bytes;
   Flow& flow = flows_[slot];
-  flow.index = flows_started_ - 1;
   flow.comm = std::move(comm);
   flow.bytes = bytes;
+  return slot;
+}
+
+EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
+                                      std::function<void()> on_delivered) {
+  if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
+  if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
+  const size_t slot = start_comm(src, dst, bytes);
+  Flow& flow = flows_[slot];
+  if (weight != 1.0) set_flow_weight(flow.comm, weight);
+  ++flows_started_;
+  flow.index = flows_started_ - 1;  // flows logged before it (background flows are not logged)
+  bytes_sent_ += bytes;
   flow.latency_s = platform_.route_latency_s(src, dst);
   flow.on_sent = std::move(on_sent);
   flow.on_delivered = std::move(on_delivered);
@@ -124,6 +145,7 @@ void EventLoop::retire(sg4::CommPtr comm) {
 void EventLoop::stop(std::exception_ptr error) {
   error_ = std::move(error);
   while (!events_.empty()) events_.pop();
+  background_events_ = 0;
   if (timer_ != nullptr) {
     kernel_timer_remove(timer_);
     timer_ = nullptr;
@@ -137,6 +159,7 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
     Flow& flow = flows_[slot - 1];
     retire(std::move(flow.comm));
     const uint64_t generation = flow.generation + 1;
+    if (flow.background) --background_flows_;
     flow = Flow{};
     flow.generation = generation;
     --flows_in_flight_;
@@ -149,6 +172,7 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
     stop(std::current_exception());
   }
   dispatching_ = false;
+  drop_background_if_idle();
   arm_timer();
 }
 
@@ -159,6 +183,10 @@ void EventLoop::handle_flow_done(size_t slot) {
   free_flows_.push_back(slot);  // its comm is retired below, so the slot can take a new flow at once
   --flows_in_flight_;
   retire(std::move(flow.comm));
+  if (flow.background) {
+    --background_flows_;
+    return;
+  }
   auto deliver = [this, bytes = flow.bytes, handler = std::move(flow.on_delivered)]() {
     ++flows_delivered_;
     bytes_delivered_ += bytes;
@@ -182,7 +210,19 @@ void EventLoop::on_timer() {
     stop(std::current_exception());
   }
   dispatching_ = false;
+  drop_background_if_idle();
   arm_timer();
+}
+
+void EventLoop::drop_background_if_idle() {
+  if (background_events_ == 0 || events_.size() > background_events_ || flows_in_flight_ > background_flows_) return;
+  while (!events_.empty()) events_.pop();  // only background events were left
+  background_events_ = 0;
+  if (timer_ != nullptr) {
+    kernel_timer_remove(timer_);
+    timer_ = nullptr;
+    timer_target_s_ = -1;
+  }
 }
 
 void EventLoop::run_due_events() {
@@ -190,6 +230,7 @@ void EventLoop::run_due_events() {
   const double due = now() + 1e-12 * std::max(1.0, now());
   while (!events_.empty() && events_.top().time_s <= due) {
     std::function<void()> handler = std::move(const_cast<Event&>(events_.top()).handler);
+    if (events_.top().background) --background_events_;
     events_.pop();
     handler();
   }

@@ -52,6 +52,11 @@ class EventLoop {
   using FlowHandle = const void*;
   FlowHandle send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
                   std::function<void()> on_delivered);
+  // Background work (other tenants' traffic, sim/cross_traffic.hpp) that must not keep the run alive: an event and
+  // a flow with no handler and no counter (flows_started, bytes_sent, the flow log see none of them). Once only
+  // background events and flows are left, the background events are dropped and the flows drain without effect.
+  void at_background(double time_s, std::function<void()> handler);
+  void send_background(int src, int dst, uint64_t bytes);
   // Changes the sharing weight of a flow still sending (max-min re-solved at once); false if it is no longer.
   bool reweight(FlowHandle flow, double weight);
   // Runs until no event and no flow is left. An exception thrown by a handler never crosses SimGrid: the loop
@@ -73,6 +78,7 @@ class EventLoop {
     double time_s;
     uint64_t sequence;
     std::function<void()> handler;
+    bool background = false;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -87,6 +93,7 @@ class EventLoop {
     std::function<void()> on_delivered;
     uint64_t generation = 0;  // flows that have used this slot before (FlowHandle)
     uint64_t index = 0;       // flows started before it (the flow log names a re-weighted flow by it)
+    bool background = false;
   };
 
   void on_activity_done(const simgrid::s4u::Activity& activity);
@@ -95,6 +102,8 @@ class EventLoop {
   void run_due_events();
   void arm_timer();
   void stop(std::exception_ptr error);
+  void drop_background_if_idle();
+  size_t start_comm(int src, int dst, uint64_t bytes);
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   Platform platform_;
@@ -116,6 +125,7 @@ class EventLoop {
   std::vector<Flow> flows_;
   std::vector<size_t> free_flows_;
   size_t flows_in_flight_ = 0;
+  size_t background_events_ = 0, background_flows_ = 0;  // of events_ and flows_in_flight_
   std::exception_ptr error_;  // the first exception a handler threw; nothing runs after it
   uint64_t flows_started_ = 0, flows_delivered_ = 0;
   uint64_t bytes_sent_ = 0, bytes_delivered_ = 0;

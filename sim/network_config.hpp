@@ -4,6 +4,9 @@
 //                          the spine layer of (hosts_per_rack * nic_gbps / oversubscription) Gbps, or uplink_gbps;
 //                          a cross-rack route is NIC -> leaf uplink -> leaf downlink -> NIC (ECMP over the spines
 //                          is modelled as one fat uplink per leaf).
+//   topology "sites":      the pools in named sites, each a star or a leaf-spine, joined by site links
+//                          (sim/site_config.hpp); a cross-site route is NIC -> [leaf uplink] -> site link ->
+//                          [leaf downlink] -> NIC.
 // Each serving instance has one NIC per GPU (its tensor-parallel degree), as real GPU servers do (e.g. 8 x 400
 // Gbps), or nics_per_instance NICs; nic_gbps is per NIC. nics_per_instance 1 gives the older model of one NIC per
 // instance. Bandwidths in Gbps (1e9 bit/s), latencies in microseconds, one way. Links are split-duplex (independent
@@ -12,11 +15,12 @@
 #include <string>
 
 #include "common/json_reader.hpp"
+#include "sim/site_config.hpp"
 
 namespace lynx {
 
 // The choices of "cluster.network", in the order network_config.cpp declares them (their names: *_name below).
-enum class Topology { star, leaf_spine };
+enum class Topology { star, leaf_spine, sites };
 enum class LinkSharing { split_duplex, shared };
 enum class NetworkModel { exact, lv08 };
 
@@ -31,6 +35,7 @@ struct NetworkConfig {
   double uplink_gbps = 0;               // leaf-spine: explicit uplink capacity (0 = from oversubscription)
   LinkSharing link_sharing = LinkSharing::split_duplex;
   NetworkModel model = NetworkModel::exact;  // exact: CM02, no cross traffic, no TCP window cap
+  SitesConfig sites;                    // topology sites only
 };
 
 // The configuration's spelling of each choice (for messages and result files).

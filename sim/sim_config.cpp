@@ -1,5 +1,7 @@
 #include "sim/sim_config.hpp"
 
+#include "sim/published_acceptance.hpp"
+
 #include <cmath>
 #include <filesystem>
 
@@ -149,11 +151,15 @@ constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", NAN, 0, 
 constexpr ArrayField kAcceptanceHistogram{"acceptance_histogram",
                                           "[[m=0, m=1], [m=0, m=1, m=2], ...]: row k-1 holds k+1 counts",
                                           "counts of m drafts accepted out of k, used instead of any accuracy file"};
+constexpr ChoiceField kAcceptancePublished{"acceptance_published", nullptr, kPublishedAcceptanceNames,
+                                           "published acceptance figures (sim/published_acceptance.hpp: citation "
+                                           "and conditions), used instead of any accuracy file"};
 constexpr IntegerField kMaxSpeculative{"max_speculative_tokens", "tokens", 0, 0, 1 << 20,
                                        "cap on tokens drafted before verification (0: up to the output length)"};
 constexpr SchemaField kLynxFields[] = {{kAcceptanceFile, ExampleUse::commented, "\"lynx_accuracy.json\""},
                                        {kAcceptanceRate, ExampleUse::commented, "0.9"},
                                        {kAcceptanceHistogram, ExampleUse::commented, "[[1, 9], [1, 2, 7]]"},
+                                       {kAcceptancePublished, ExampleUse::commented, "\"quantspec\""},
                                        {kMaxSpeculative}};
 constexpr SchemaSection kLynxSection = schema_section(
     "Lynx speculation", "Where the acceptance of drafted tokens comes from (one source at most), and the drafting cap.",
@@ -292,13 +298,15 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
   {
     JsonObject l = top.get(kLynx);
     const bool file = l.has(kAcceptanceFile.key), rate = l.has(kAcceptanceRate.key),
-               histogram = l.has(kAcceptanceHistogram.key);
+               histogram = l.has(kAcceptanceHistogram.key), published = l.has(kAcceptancePublished.key);
     if (file) c.lynx.acceptance_file = l.get(kAcceptanceFile, base_dir);
     if (rate) c.lynx.acceptance_rate = l.get(kAcceptanceRate);
     if (histogram) c.lynx.acceptance_histogram = l.get(kAcceptanceHistogram);
-    if (file + rate + histogram > 1)
-      l.fail(rate ? kAcceptanceRate.key : kAcceptanceHistogram.key,
-             "one acceptance source: acceptance (a file), acceptance_rate or acceptance_histogram, not several");
+    if (published) c.lynx.acceptance_published = l.get(kAcceptancePublished);
+    if (file + rate + histogram + published > 1)
+      l.fail(published ? kAcceptancePublished.key : rate ? kAcceptanceRate.key : kAcceptanceHistogram.key,
+             "one acceptance source: acceptance (a file), acceptance_rate, acceptance_histogram or "
+             "acceptance_published, not several");
     c.lynx.max_speculative_tokens = l.get(kMaxSpeculative);
     l.finish();
   }

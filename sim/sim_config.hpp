@@ -59,6 +59,7 @@ struct LynxConfig {
   std::string acceptance_file;   // accuracy JSON written by `lynxsim accuracy`; "" = the shipped default if present
   std::optional<double> acceptance_rate;  // set: per-token acceptance rate used instead of any file (0 is a rate)
   nlohmann::json acceptance_histogram;    // set (an array): [k-1][m] counts, used instead of any file
+  std::string acceptance_published;      // set: a published source's name (sim/published_acceptance.hpp)
   int64_t max_speculative_tokens = 0;  // cap on tokens drafted before verification; 0 = up to the output length
 };
 

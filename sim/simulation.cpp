@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "models/kv_size.hpp"
+#include "sim/cross_traffic.hpp"
 #include "sim/decode_instance.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/input_checks.hpp"
@@ -49,6 +50,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
 
   SimulationResult run() {
     schedule_next_arrival();
+    const CrossTraffic cross_traffic(*loop_, inputs_.config.network, inputs_.config.seed);
     loop_->run();
     if (!in_flight_.empty()) {
       const RequestState& r = *in_flight_.begin()->second;
@@ -160,8 +162,10 @@ std::vector<PlatformNode> cluster_platform_nodes(const SimConfig& c) {
   const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
   const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
   std::vector<PlatformNode> nodes;
-  for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics});
-  for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics});
+  const bool sites = c.network.topology == Topology::sites;
+  const int prefill_site = sites ? c.network.sites.prefill_site : 0, decode_site = sites ? c.network.sites.decode_site : 0;
+  for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics, prefill_site});
+  for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics, decode_site});
   return nodes;
 }
 

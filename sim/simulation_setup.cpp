@@ -9,6 +9,7 @@
 #include "common/json_member_scan.hpp"
 #include "common/json_reader.hpp"
 #include "models/compute_model.hpp"
+#include "sim/published_acceptance.hpp"
 #include "sim/transfer_protocol.hpp"
 
 namespace lynx {
@@ -44,7 +45,12 @@ nlohmann::json accuracy_file_with(const std::string& path, const std::string& fo
 // The acceptance source, explicit in the summary: a configured rate, histogram or file; else the model's own
 // accuracy file (models/accuracy/<model>.json); else the shipped stories260K file as a stand-in, said so; else a
 // sourced prior rate.
-AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, const std::string& model) {
+AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, const ModelSpec& spec) {
+  const std::string& model = spec.name;
+  if (!c.lynx.acceptance_published.empty()) {
+    const PublishedAcceptance& p = *published_acceptance(c.lynx.acceptance_published);  // the reader checked it
+    return AcceptanceModel::from_rate(p.per_token_rate, published_acceptance_source(p, spec.params, model));
+  }
   if (c.lynx.acceptance_rate)
     return AcceptanceModel::from_rate(*c.lynx.acceptance_rate,
                                       "configured rate " + std::to_string(*c.lynx.acceptance_rate) + " per token");
@@ -123,7 +129,7 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
     c.engine = config.decode.engine;
     return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, c, decode_moe);
   });
-  in.acceptance = resolve_acceptance(config, in.format, in.model.name);
+  in.acceptance = resolve_acceptance(config, in.format, in.model);
   in.requests = std::move(requests);
   return in;
 }

@@ -76,6 +76,9 @@ NetworkConfig engine_network(const NetworkConfig& network, const TransferCost& c
   if (cost.efficiency == 1.0) return n;
   if (n.topology == Topology::leaf_spine && n.uplink_gbps <= 0)
     n.uplink_gbps = n.hosts_per_rack * max_nics_per_node * n.nic_gbps / n.oversubscription;  // platform.cpp's rule
+  for (SiteConfig& site : n.sites.sites)  // the same for each leaf-spine site; site links keep their capacity
+    if (site.topology == SiteTopology::leaf_spine && site.uplink_gbps <= 0)
+      site.uplink_gbps = site.hosts_per_rack * max_nics_per_node * n.nic_gbps / site.oversubscription;
   n.nic_gbps *= cost.efficiency;
   return n;
 }

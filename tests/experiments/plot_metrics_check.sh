@@ -125,7 +125,7 @@ plot_error() {  # plot_error SED_EXPRESSION EXPECTED_TEXT: the experiment's plot
   cp "$tmp/experiment.saved.json" "$tmp/a/experiment.json"
 }
 plot_error 's/"baseline": "bf16"/"baseline": "bf16", "colour_by": "format"/' \
-  '$.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)'
+  '$.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, kind, ratios, series, x, y)'
 plot_error 's/"cdf_at": 25/"cdf_at": true/' '$.plot.cdf_at: expected a value of the x axis (number or string), got true'
 plot_error 's/"cdf_at": 25/"cdf_at": 40/' '$.plot.cdf_at: 40: not a value of cluster.network.nic_gbps (10, 25, 100)'
 plot_error 's/"series": "format"/"series": "seed"/' '$.plot.series: "seed" is not a sweep axis (axes: format, cluster.network.nic_gbps)'

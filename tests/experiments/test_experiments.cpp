@@ -124,11 +124,26 @@ TEST_CASE("a bad path or value is an error naming the file, axis and point, befo
 }
 
 TEST_CASE("the example experiments validate") {
-  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json", "anchor_width.json"}) {
+  for (const char* name : {"ttft_vs_bandwidth.json", "lynx_headline.json", "prefix_caching.json", "anchor_width.json",
+                           "lynx_regimes.json"}) {
     CAPTURE(name);
     Experiment e = experiment_load(kExperiments + "/" + name);
     CHECK(!e.points.empty());
   }
+}
+
+TEST_CASE("lynx_regimes: every point of the map, and a numeric path component indexes an array element") {
+  Experiment e = experiment_load(kExperiments + "/lynx_regimes.json");
+  // 7 bandwidths x 8 (model, prompt) x 3 loads x 3 distances x 2 cross traffic x 4 (format, acceptance).
+  CHECK(e.points.size() == 7 * 8 * 3 * 3 * 2 * 4);
+  const nlohmann::json& last = e.points.back().config;
+  CHECK(last["cluster"]["network"]["site_links"][0]["latency_ms"] == 10);
+  CHECK(last["cluster"]["network"]["site_links"][0]["bandwidth_gbps"] == 3200);
+  CHECK(last["cluster"]["network"]["site_links"][0]["cross_traffic"]["fraction"] == 0.5);
+  nlohmann::json config = {{"a", {{{"b", 1}}, {{"b", 2}}}}};
+  json_set_path(config, "a.1.b", 5);
+  CHECK(config["a"][1]["b"] == 5);
+  CHECK_THROWS_WITH_AS(json_set_path(config, "a.2.b", 5), doctest::Contains("index 2 is past the end"), LynxError);
 }
 
 TEST_CASE("lynx_headline: int8 over Lynx up to 1.440x when the KV crosses after the prefill, Lynx's first token as int4's") {

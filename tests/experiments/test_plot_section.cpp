@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/plot_regimes.hpp"
 #include "experiments/plot_request.hpp"
 
 using namespace lynx;
@@ -53,6 +54,28 @@ TEST_CASE("the example experiments' plot sections pass") {
   }
 }
 
+TEST_CASE("a regime map names three different axes and a series with a lynx value and another") {
+  Experiment e = experiment_load(std::string(LYNX_SOURCE_DIR) + "/experiments/lynx_regimes.json");
+  CHECK(plot_is_regime_map(e));
+  CHECK_NOTHROW(regime_map_check(e));
+  const nlohmann::json request = regime_map_request(e, "out");
+  CHECK(request["y"] == "workload.synthetic.input_tokens.fixed");
+  CHECK(request["axes"].size() == e.axes.size());
+  auto error_with = [&](const char* key, const nlohmann::json& value) {
+    Experiment bad = e;
+    bad.plot[key] = value;
+    try {
+      regime_map_check(bad);
+    } catch (const LynxError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_with("y", "cluster.network.nic_gbps").find("must be different sweep axes") != std::string::npos);
+  CHECK(error_with("y", "seed").find("$.plot.y: \"seed\" is not a sweep axis") != std::string::npos);
+  CHECK(error_with("series", "workload.time_scale").find("a value starting \"lynx\"") != std::string::npos);
+}
+
 TEST_CASE("the plot section is read with its declared defaults and cdf_at names a value of x, number or text") {
   const PlotRequest r = plot_request_read(experiment_with_plot("{}"));
   CHECK(r.x == "cluster.network.nic_gbps");
@@ -73,7 +96,7 @@ TEST_CASE("the plot section is read with its declared defaults and cdf_at names 
 
 TEST_CASE("a bad plot section is one error naming the file, the JSON path and the valid values") {
   CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "colour_by": "format"})") ==
-        "exp.json: $.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, ratios, series, x)");
+        "exp.json: $.plot.colour_by: unknown field (valid here: baseline, cdf_at, facet, frontier, kind, ratios, series, x, y)");
   CHECK(error_of(R"({"cdf_at": true})") ==
         "exp.json: $.plot.cdf_at: expected a value of the x axis (number or string), got true");
   CHECK(error_of(R"({"facet": ["model", 3]})") ==

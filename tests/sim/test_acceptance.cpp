@@ -14,6 +14,7 @@
 #include "common/json_reader.hpp"
 #include "common/error.hpp"
 #include "sim/acceptance.hpp"
+#include "sim_test_support.hpp"
 
 using namespace lynx;
 
@@ -89,4 +90,30 @@ TEST_CASE("draws follow the model's distribution (histogram with its tail, and a
   CHECK_THROWS_WITH_AS(AcceptanceModel::from_histogram(nlohmann::json::array({{1, 2, 3}}), "c.json",
                                                        "$.lynx.acceptance_histogram"),
                        "c.json: $.lynx.acceptance_histogram[0]: expected an array of 2 counts (m = 0..1)", LynxError);
+}
+
+// The published source (sim/published_acceptance.hpp): QuantSpec's bound as a per-token rate, its citation and
+// conditions in the source, and a model outside the published sizes said so.
+TEST_CASE("acceptance_published: QuantSpec's > 90% as 0.9 per token, cited, with sizes outside its models named") {
+  auto inputs_for = [](const char* model) {
+    return lynx::test::make_inputs({{"model", model},
+                                    {"compute_model", "roofline"},
+                                    {"format", "lynx-a4r4-g64"},
+                                    {"lynx", {{"acceptance_published", "quantspec"}}}},
+                                   {});
+  };
+  const SimulationInputs small = inputs_for("llama-3.1-8b");
+  // Geometric: P(m = 2 | k = 4) = a^2 (1 - a).
+  CHECK(small.acceptance.probability(2, 4, 8192) == doctest::Approx(0.9 * 0.9 * 0.1));
+  CHECK(small.acceptance.probability(4, 4, 8192) == doctest::Approx(std::pow(0.9, 4)));
+  CHECK(small.acceptance.source().find("arXiv 2502.10424") != std::string::npos);
+  CHECK(small.acceptance.source().find("outside the published model sizes") == std::string::npos);
+  const SimulationInputs large = inputs_for("llama-3.1-70b");
+  CHECK(large.acceptance.source().find("applied to llama-3.1-70b (70.6B parameters) outside the published model sizes") !=
+        std::string::npos);
+  CHECK_THROWS_WITH_AS(lynx::test::make_inputs({{"model", "llama-3.1-8b"},
+                                                {"format", "lynx-a4r4-g64"},
+                                                {"lynx", {{"acceptance_published", "quantspec"}, {"acceptance_rate", 0.5}}}},
+                                               {}),
+                       doctest::Contains("one acceptance source"), LynxError);
 }

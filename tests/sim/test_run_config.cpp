@@ -127,7 +127,7 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   c = ok;
   c["lynx"] = {{"acceptance", "/dev/null"}, {"acceptance_rate", 0.5}};
   CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected one acceptance source: acceptance (a file), "
-                       "acceptance_rate or acceptance_histogram, not several, got 0.5");
+                       "acceptance_rate, acceptance_histogram or acceptance_published, not several, got 0.5");
   c = ok;
   c["lynx"] = {{"acceptance_rate", 0}};
   CHECK(sim_config_from_json(c, "cfg.json", "").lynx.acceptance_rate == 0.0);  // 0 is a rate, not "unset"

@@ -15,8 +15,10 @@
 #include <cmath>
 #include <memory>
 
+#include "common/error.hpp"
 #include "models/kv_replication.hpp"
 #include "models/kv_size.hpp"
+#include "sim/cross_traffic.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/simulation.hpp"
 #include "sim/transfer_engine.hpp"
@@ -83,6 +85,7 @@ Times transfer_once(const nlohmann::json& config, int64_t tokens, double grant_d
     r.record.prefill_instance = r.record.decode_instance = 0;
     loop.at(0.1, [&] { r.advance(RequestPhase::prefilling); });
     for (int c = 0; c < context.chunks; ++c) loop.at(0.1 + c * chunk_gap_s, [&, c] { engine.chunk_ready(r, c); });
+    const CrossTraffic cross_traffic(loop, in.config.network, in.config.seed);  // none unless configured
     loop.run();
     ends.times.anchor_s = r.record.anchor_arrival_s;
     ends.times.residual_s = r.record.residual_arrival_s;
@@ -335,4 +338,169 @@ TEST_CASE("mixed tp (prefill 2, decode 4): pieces cut by head slices, each prefi
     const Times t = transfer_once(config, 4096, 0);
     CHECK(near(t.anchor_s, 0.1 + idle_transfer_seconds(cost, n, bytes / 2, 50e9 / 8, 7e-6)));
   }
+}
+
+// Topology sites (sim/site_config.hpp): the pools in two sites joined by a site link; a lone transfer on an idle
+// link still ends at the closed form, with the site link's capacity as the bottleneck where it is the narrowest
+// and its latency (plus each leaf-spine site's spine latency) added once to the route's.
+namespace {
+nlohmann::json sites_config(int tp, double nic_gbps, const nlohmann::json& site_a, const nlohmann::json& link) {
+  nlohmann::json c = config_of("int8-g64", tp, nic_gbps);
+  nlohmann::json a = site_a;
+  a["name"] = "east";
+  a["pools"] = {"prefill"};
+  nlohmann::json l = link;
+  l["sites"] = {"east", "west"};
+  c["cluster"]["network"]["topology"] = "sites";
+  c["cluster"]["network"]["sites"] = {a, {{"name", "west"}, {"pools", {"decode"}}}};
+  c["cluster"]["network"]["site_links"] = {l};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("sites: two pools joined by a 100 Gbps, 5 ms link: bytes / 100 Gbps + latency_us + 5 ms on an idle link") {
+  const nlohmann::json config =
+      sites_config(1, 400, nlohmann::json::object(), {{"bandwidth_gbps", 100}, {"latency_ms", 5}});
+  const int64_t tokens = 6000;
+  const double B = 100e9 / 8, latency = 7e-6 + 5e-3, grant = 0.1;
+  const Times t = transfer_once(config, tokens, 0);
+  const double bytes = static_cast<double>(total_bytes(config, tokens).total());
+  CHECK(near(t.sent_s, grant + bytes / B));
+  CHECK(near(t.anchor_s, grant + bytes / B + latency));
+}
+
+TEST_CASE("sites: count parallel links carry count x bandwidth; the NIC is the bottleneck when narrower") {
+  const int64_t tokens = 6000;
+  // 2 x 40 Gbps = 80 Gbps under a 100 Gbps NIC: the site link limits the flow.
+  const nlohmann::json narrow =
+      sites_config(1, 100, nlohmann::json::object(), {{"bandwidth_gbps", 40}, {"count", 2}, {"latency_us", 1000}});
+  const double bytes = static_cast<double>(total_bytes(narrow, tokens).total());
+  CHECK(near(transfer_once(narrow, tokens, 0).anchor_s, 0.1 + bytes / (80e9 / 8) + 7e-6 + 1e-3));
+  // 4 x 40 Gbps = 160 Gbps above the 100 Gbps NIC: the NIC limits it.
+  const nlohmann::json wide =
+      sites_config(1, 100, nlohmann::json::object(), {{"bandwidth_gbps", 40}, {"count", 4}, {"latency_us", 1000}});
+  CHECK(near(transfer_once(wide, tokens, 0).anchor_s, 0.1 + bytes / (100e9 / 8) + 7e-6 + 1e-3));
+}
+
+TEST_CASE("sites: an oversubscribed leaf-spine site: its uplink carries a quarter of the rack's NICs, plus its spine latency") {
+  // tp 4, a NIC per GPU, one node per rack: the uplink is 4 x 100 Gbps / 4 = 100 Gbps, shared by the 4 NIC-pair
+  // flows of a quarter of the bytes each: bytes / 100 Gbps, against bytes / 400 Gbps without oversubscription.
+  const nlohmann::json leaf = {{"topology", "leaf-spine"}, {"hosts_per_rack", 1}, {"oversubscription", 4},
+                               {"spine_latency_us", 3}};
+  const nlohmann::json config = sites_config(4, 100, leaf, {{"bandwidth_gbps", 1000}, {"latency_ms", 1}});
+  const int64_t tokens = 6000;
+  const double bytes = static_cast<double>(total_bytes(config, tokens).total());
+  CHECK(near(transfer_once(config, tokens, 0).anchor_s, 0.1 + bytes / (100e9 / 8) + 7e-6 + 3e-6 + 1e-3));
+  nlohmann::json full = config;
+  full["cluster"]["network"]["sites"][0]["oversubscription"] = 1;
+  CHECK(near(transfer_once(full, tokens, 0).anchor_s, 0.1 + bytes / (400e9 / 8) + 7e-6 + 3e-6 + 1e-3));
+}
+
+TEST_CASE("leaf-spine: oversubscription 4 gives uplinks a quarter of the hosts' total (closed form)") {
+  nlohmann::json config = config_of("int8-g64", 4, 100);
+  config["cluster"]["network"].update(
+      {{"topology", "leaf-spine"}, {"hosts_per_rack", 1}, {"oversubscription", 4}, {"spine_latency_us", 2}});
+  const int64_t tokens = 6000;
+  const double bytes = static_cast<double>(total_bytes(config, tokens).total());
+  CHECK(near(transfer_once(config, tokens, 0).anchor_s, 0.1 + bytes / (100e9 / 8) + 7e-6 + 2e-6));
+}
+
+TEST_CASE("a field the chosen topology ignores is an error naming its JSON path") {
+  auto message_of = [](const nlohmann::json& config) {
+    try {
+      make_inputs(config, {});
+    } catch (const LynxError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json star = config_of("int8-g64", 1, 100);
+  star["cluster"]["network"]["hosts_per_rack"] = 4;
+  CHECK(message_of(star).find("$.cluster.network.hosts_per_rack: not used by topology \"star\"") != std::string::npos);
+  nlohmann::json leaf = config_of("int8-g64", 1, 100);
+  leaf["cluster"]["network"].update({{"topology", "leaf-spine"}, {"sites", nlohmann::json::array()}});
+  CHECK(message_of(leaf).find("$.cluster.network.sites: not used by topology \"leaf-spine\"") != std::string::npos);
+  nlohmann::json sites = sites_config(1, 100, nlohmann::json::object(), {{"bandwidth_gbps", 100}});
+  sites["cluster"]["network"]["spine_latency_us"] = 1;
+  CHECK(message_of(sites).find("$.cluster.network.spine_latency_us: not used by topology \"sites\"") !=
+        std::string::npos);
+  nlohmann::json star_site = sites_config(1, 100, {{"oversubscription", 2}}, {{"bandwidth_gbps", 100}});
+  CHECK(message_of(star_site).find("$.cluster.network.sites[0].oversubscription: not used by a star site") !=
+        std::string::npos);
+  nlohmann::json unlinked = sites_config(1, 100, nlohmann::json::object(), {{"bandwidth_gbps", 100}});
+  unlinked["cluster"]["network"]["site_links"] = nlohmann::json::array();
+  CHECK(message_of(unlinked).find("no link joins site \"east\" (prefill) and site \"west\" (decode)") !=
+        std::string::npos);
+}
+
+// Cross traffic on a site link (sim/cross_traffic.hpp).
+TEST_CASE("cross traffic: 50% of a site link, constant or in a long on period, halves a lone KV flow's rate exactly") {
+  const int64_t tokens = 6000;
+  const nlohmann::json link = {{"bandwidth_gbps", 100}, {"latency_ms", 5}};
+  const nlohmann::json idle = sites_config(1, 400, nlohmann::json::object(), link);
+  const double bytes = static_cast<double>(total_bytes(idle, tokens).total());
+  const double latency = 7e-6 + 5e-3;
+  nlohmann::json constant = idle;
+  constant["cluster"]["network"]["site_links"][0]["cross_traffic"] = {{"kind", "constant"}, {"fraction", 0.5}};
+  CHECK(near(transfer_once(constant, tokens, 0).anchor_s, 0.1 + bytes / (50e9 / 8) + latency));
+  // on-off whose periods outlast the run by far: on throughout (stationary start on with probability 1 - 1e-12)
+  // halves the rate; off throughout leaves it whole.
+  nlohmann::json on = idle;
+  on["cluster"]["network"]["site_links"][0]["cross_traffic"] = {
+      {"kind", "on-off"}, {"fraction", 0.5}, {"on_ms", 1e9}, {"off_ms", 1e-3}};
+  CHECK(near(transfer_once(on, tokens, 0).anchor_s, 0.1 + bytes / (50e9 / 8) + latency));
+  nlohmann::json off = idle;
+  off["cluster"]["network"]["site_links"][0]["cross_traffic"] = {
+      {"kind", "on-off"}, {"fraction", 0.5}, {"on_ms", 1e-3}, {"off_ms", 1e9}};
+  CHECK(near(transfer_once(off, tokens, 0).anchor_s, 0.1 + bytes / (100e9 / 8) + latency));
+}
+
+TEST_CASE("cross traffic: Poisson flows share the site link max-min, seeded, and never keep the run alive") {
+  const int64_t tokens = 6000;
+  const nlohmann::json idle =
+      sites_config(1, 400, nlohmann::json::object(), {{"bandwidth_gbps", 100}, {"latency_ms", 1}});
+  const double bytes = static_cast<double>(total_bytes(idle, tokens).total());
+  nlohmann::json poisson = idle;
+  poisson["cluster"]["network"]["site_links"][0]["cross_traffic"] = {
+      {"kind", "poisson"}, {"fraction", 0.5}, {"mean_flow_mb", 1}, {"sizes", "fixed"}};
+  const Times a = transfer_once(poisson, tokens, 0), b = transfer_once(poisson, tokens, 0);
+  CHECK(a.anchor_s == b.anchor_s);  // same seed, same run
+  CHECK(a.bytes_sent == doctest::Approx(bytes));  // other tenants' bytes are not the run's
+  const double idle_s = bytes / (100e9 / 8);
+  CHECK(a.anchor_s - 0.1 - 7e-6 - 1e-3 > idle_s);  // slower than on an idle link
+  // The offered load is half the link: 1 MB flows at 6,250/s, each 80 us alone, so on average under one is in
+  // flight beside the KV flow (each takes one max-min share): the KV flow keeps far more than a quarter.
+  CHECK(a.anchor_s - 0.1 - 7e-6 - 1e-3 < 4 * idle_s);
+}
+
+TEST_CASE("cross traffic: flow sizes by inverse transform (fixed, exponential, Pareto)") {
+  CHECK(cross_flow_bytes(FlowSizeDistribution::fixed, 1e6, 1.5, 0.3) == 1e6);
+  CHECK(cross_flow_bytes(FlowSizeDistribution::exponential, 1e6, 1.5, 0.5) == doctest::Approx(1e6 * std::log(2.0)));
+  // Pareto: scale x_m = mean (a - 1) / a, the sample x_m / u^(1/a); u = 1 gives the scale, u = 2^-a twice it.
+  CHECK(cross_flow_bytes(FlowSizeDistribution::pareto, 3e6, 1.5, 1.0) == doctest::Approx(1e6));
+  CHECK(cross_flow_bytes(FlowSizeDistribution::pareto, 3e6, 1.5, std::pow(2.0, -1.5)) == doctest::Approx(2e6));
+}
+
+TEST_CASE("sites: a site link that never binds, with no latency, simulates as the star (up to rounding)") {
+  // The extra link is one more constraint in SimGrid's max-min solve, so shares may differ in the last bits.
+  // 2 + 2 instances of one 25 Gbps NIC each, a 0 ms site link of 1 Tbps; the same requests on both networks.
+  nlohmann::json star = config_of("lynx-a4r4-g64", 1, 25);
+  star["cluster"]["prefill"]["instances"] = 2;
+  star["cluster"]["decode"]["instances"] = 2;
+  nlohmann::json sites = sites_config(1, 25, nlohmann::json::object(), {{"bandwidth_gbps", 1000}, {"latency_ms", 0}});
+  sites["cluster"]["prefill"]["instances"] = 2;
+  sites["cluster"]["decode"]["instances"] = 2;
+  sites["format"] = "lynx-a4r4-g64";
+  std::vector<Request> requests;
+  for (int i = 0; i < 12; ++i) requests.push_back(make_request(i, 0.01 * i, 2000 + 700 * i, 16));
+  const SimRun a = run_simulation(star, requests), b = run_simulation(sites, requests);
+  REQUIRE(a.records.size() == b.records.size());
+  for (size_t i = 0; i < a.records.size(); ++i) {
+    CAPTURE(i);
+    CHECK(near(a.records[i].anchor_arrival_s, b.records[i].anchor_arrival_s));
+    CHECK(near(a.records[i].residual_arrival_s, b.records[i].residual_arrival_s));
+    CHECK(near(a.records[i].first_token_s, b.records[i].first_token_s));
+    CHECK(near(a.records[i].end_s, b.records[i].end_s));
+  }
+  CHECK(a.bytes_delivered == b.bytes_delivered);
 }
