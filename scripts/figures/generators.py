@@ -5,6 +5,8 @@ checked by `make figures`."""
 import csv
 import json
 import os
+import re
+import subprocess
 
 from lynx import REPO, FigureError, median, select
 
@@ -453,3 +455,52 @@ def hf_models(ctx):
         rows.append([f"`{name}`", f"{m['params']:,}", "= total" if active == m["params"] else f"{active:,}",
                      published, attention, kv_text])
     return table(["model", "total params", "active params", "published", "attention", "KV B/token (bf16)"], rows)
+
+
+# Engines (docs/engines.md): lynxsim validate's groups of published end-to-end rows of named engines, predicted from
+# AIConfigurator's component tables; and the held-out errors of the tables' interpolation, as the test prints them.
+
+ENGINE_GROUP = re.compile(r"^(H100|H200|A100|B200) (vllm|sglang|trtllm)-")
+
+
+@generator("engine-validation", True, "lynxsim validate: MAPE per group of named engines' published rows")
+def engine_validation(ctx):
+    groups, _, rows = validation_report(ctx)
+    names = [g for g in groups if ENGINE_GROUP.match(g) and groups[g][0] > 0]  # a group of excluded rows only: none
+    if not names:
+        raise FigureError("lynxsim validate printed no engine group (GPU engine-version ...)")
+    out, included = [], []
+    for group in names:
+        members = [r for r in rows if r["group"] == group]
+        value, n = mape(members, group, groups)
+        included += members
+        out.append([group, str(n), pct(value / 100, 1)])
+    total = 100 * sum(abs(float(r["predicted_ms"]) / float(r["measured_ms"]) - 1) for r in included) / len(included)
+    out.append([f"all {len(included)} rows", str(len(included)), pct(total / 100, 1)])
+    return table(["group (GPU, engine tables, phase, TP; published engine)", "rows", "MAPE"], out)
+
+
+HELD_OUT = re.compile(r"MESSAGE: (gemm|context attention|generation attention) (m|n|isl|kv)=(\S+): (\d+) points, "
+                      r"median (\S+), p90 (\S+)$")
+HELD_OUT_LABELS = {"gemm": "GEMM", "context attention": "context attention",
+                   "generation attention": "generation attention"}
+
+
+@generator("aic-held-out", True, "test_aic_database: held-out grid points of vLLM's H100 tables")
+def aic_held_out(ctx):
+    binary = os.path.join(ctx.build_dir, "tests", "test_aic_database")
+    if not os.path.exists(binary):
+        raise FigureError(f"{binary} not found: build it first (cmake --build BUILD --target test_aic_database)")
+    done = subprocess.run([binary, "-tc=aic database: held-out*", "-s"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise FigureError(f"{binary} failed (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    out = []
+    for line in done.stdout.split("\n"):
+        m = HELD_OUT.search(line.strip())
+        if m:
+            op, axis, value, n, med, p90 = m.groups()
+            axis = "KV" if axis == "kv" else axis
+            out.append([f"{HELD_OUT_LABELS[op]} {axis} = {value}", n, pct(float(med), 1), pct(float(p90), 1)])
+    if not out:
+        raise FigureError(f"{binary} printed no held-out figures")
+    return table(["table, held-out axis value", "points", "median error", "p90 error"], out)
