@@ -60,7 +60,12 @@ void run_validate(const ValidateOptions& o) {
     std::printf("\n");
   }
   std::printf("%-38s %5s %8s\n", "group", "rows", "MAPE_%");
-  for (const ValidationGroup& g : report.groups) std::printf("%-38s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
+  for (const ValidationGroup& g : report.groups) {
+    if (g.rows == 0)  // every row of the group excluded (validation.csv says why): no MAPE to show
+      std::printf("%-38s %5d %8s\n", g.group.c_str(), g.rows, "-");
+    else
+      std::printf("%-38s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
+  }
   if (!o.quiet) {
     std::printf("\nbreakdown (diagnostic; the groups above are the headline)\n");
     for (const ValidationGroup& g : report.breakdown)

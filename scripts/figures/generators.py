@@ -175,7 +175,7 @@ def validation_report(ctx):
                 section = breakdown
             elif section is not None and line.strip() and not line.startswith("wrote"):
                 parts = line.rsplit(None, 2)
-                section[parts[0].strip()] = (int(parts[1]), float(parts[2]))
+                section[parts[0].strip()] = (int(parts[1]), float("nan") if parts[2] == "-" else float(parts[2]))
         with open(os.path.join(out, "validation.csv"), encoding="utf-8", newline="") as f:
             rows = [r for r in csv.DictReader(f) if r["included"] == "1"]
         return groups, breakdown, rows
