@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from plot_style import plt, save
+from plot_style import PlotOutputError, output_path, plt, save
 
 METRICS = [("ttft_spec", "first token (speculative)"), ("ttft_correct", "first correct token"),
            ("ttft", "first verified token"), ("e2el", "end-to-end latency"), ("tpot", "time per output token")]
@@ -57,6 +57,7 @@ def main():
     results, request_path = sys.argv[1], sys.argv[2]
     with open(request_path) as f:
         req = json.load(f)
+    out = output_path(req["out_dir"], "regimes.json")  # checked before any figure is written
     with open(os.path.join(results, "summary.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows:
@@ -140,7 +141,6 @@ def main():
         save(fig, req["out_dir"], stem, written)
         summary = "; ".join("%s %d/%d >= 1.1x, %d >= 1.43x" % (m, c[1], c[0], c[2]) for m, c in counts.items())
         print("%s: %s" % (stem, summary))
-    out = os.path.join(req["out_dir"], "regimes.json")
     tmp = "%s.tmp.%d" % (out, os.getpid())
     with open(tmp, "w") as f:
         json.dump(data, f, indent=0, sort_keys=True)
@@ -150,4 +150,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except PlotOutputError as e:
+        fail(str(e))

@@ -17,7 +17,7 @@ import sys
 from plot_data import PlotInputError, Results
 from plot_metrics import plot_cdf, plot_metric, write_data
 from plot_panel import MARKERS, Panel
-from plot_style import OTHER_COLOURS, plt, save
+from plot_style import OTHER_COLOURS, PlotOutputError, plt, save
 
 # Lynx's three first-token times: distinct line styles and markers, so a series on top of another stays visible.
 FIRST_TOKEN_KINDS = [("ttft", "first verified token", "-", "o", 6),
@@ -242,7 +242,7 @@ if __name__ == "__main__":
         sys.exit(2)
     try:
         main(sys.argv[2])
-    except PlotInputError as e:
+    except (PlotInputError, PlotOutputError) as e:
         sys.stderr.write("lynxsim: error: %s\n" % e)
         sys.exit(2)
     except (KeyError, ValueError, IndexError, TypeError, OSError) as e:

@@ -87,10 +87,27 @@ def log_axis(axis, ticks=None):
     axis.set_minor_formatter(NullFormatter())
 
 
+class PlotOutputError(Exception):
+    """A figure's path held by something that is not a regular file: one line, exit 2 (the output rule of
+    common/output_paths.hpp, applied here because only the script knows which figures a results folder gives)."""
+
+
+def output_path(out_dir, name):
+    """out_dir/name, refused when something other than a regular file (a folder, a FIFO, a device, a socket, a
+    dangling link) already holds that name: renaming into place would destroy what the tool did not create."""
+    out = os.path.join(out_dir, name)
+    if os.path.lexists(out) and not os.path.isfile(out):
+        kind = ("a folder" if os.path.isdir(out) else "a link to nothing" if os.path.islink(out) else
+                "not a regular file")
+        raise PlotOutputError("%s: is %s; the plot would replace it (remove it or plot into another --out)" %
+                              (out, kind))
+    return out
+
+
 def save(fig, out_dir, stem, written):
     """PNG and SVG of `fig` as out_dir/stem.{png,svg}, each written to a temporary name and renamed into place."""
-    for ext in ("png", "svg"):
-        out = os.path.join(out_dir, "%s.%s" % (stem, ext))
+    outs = [output_path(out_dir, "%s.%s" % (stem, ext)) for ext in ("png", "svg")]  # both checked before either
+    for ext, out in zip(("png", "svg"), outs):
         tmp = "%s.tmp.%d" % (out, os.getpid())
         try:
             fig.savefig(tmp, format=ext, dpi=120, bbox_inches="tight",

@@ -77,6 +77,21 @@ refused 'data res/summary\.csv would replace res/summary\.csv, an input of this 
 refused "data $point/summary\.json would replace" "$point/summary.json" -- plot res --metric ttft --data "$point/summary.json"
 refused 'data /dev/null: is a character device' /dev/null -- plot res --metric ttft --data /dev/null
 refused 'data adir: is a folder, expected a file path' adir -- plot res --metric ttft --data adir
+# plot's figures: the script alone knows their names, so it applies the rule to each before writing it.
+cat > p.json <<JSON
+{"name": "figs", "base": {"model": "llama-3.1-8b", "format": "bf16",
+  "cluster": {"prefill": {"instances": 1}, "decode": {"instances": 1}}, "workload": {"trace": "$PWD/t.jsonl"}},
+ "sweep": {"axes": [{"path": "cluster.network.nic_gbps", "values": [25, 100]},
+                    {"path": "format", "values": ["bf16", "int8-g128"]}]}}
+JSON
+"$lynxsim" run p.json --out pres > /dev/null 2>&1 || fail "run p.json"
+mkdir figs && "$lynxsim" plot pres --metric ttft --out figs > /dev/null 2>&1 || fail "plot pres --out figs"
+figure="$(ls figs/*.png | head -n 1)"
+[ -n "$figure" ] || fail "plot res --out figs wrote no PNG"
+rm "$figure" && mkfifo "$figure"
+refused "$figure: is not a regular file; the plot would replace it" "$figure" -- plot pres --metric ttft --out figs
+rm "$figure" && mkdir "$figure"
+refused "$figure: is a folder" "$figure" -- plot pres --metric ttft --out figs
 
 # accuracy, bench-kernels: one output file each.
 echo "Once upon a time." > text.txt
