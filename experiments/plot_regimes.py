@@ -2,10 +2,12 @@
 """Draws a regime map (plot kind "regime-map", experiments/plot_regimes.hpp) from a lynxsim results directory:
     plot_regimes.py RESULTS REQUEST.json
 REQUEST.json (written by lynxsim, checked there) names the sweep's axes, x, y, the series axis and the facets. For
-each Lynx value of the series (with the other paths of its axis, e.g. the acceptance source) and each other value
-(the baseline), the gain baseline median / Lynx median of the same metric (ttft_spec, ttft_correct, ttft, e2el,
-tpot: one column each) is drawn as a heatmap over x and y, with contour lines at 1.1x and at the paper's 1.43x. One
-figure per facet value, baseline and Lynx value; one row per combination of the other axes. Also writes
+each contender value of the series (a Lynx format, with the other paths of its axis, e.g. the acceptance source; or
+the adaptive format policy, transfer.format_policy "adaptive") and each baseline (every other fixed format; for the
+adaptive policy also each Lynx value of the same acceptance source), the gain baseline median / contender median of
+the same metric (ttft_spec, ttft_correct, ttft, e2el, tpot: one column each) is drawn as a heatmap over x and y,
+with contour lines at 1.1x and at the paper's 1.43x. One figure per facet value, baseline and contender; one row per
+combination of the other axes. Also writes
 regimes.json (every gain) and prints, per figure, the share of cells at or above 1.1x and 1.43x. PNG and SVG,
 byte-identical for the same inputs (plot_style.py). Uses only the standard library, numpy and matplotlib."""
 import csv
@@ -83,8 +85,30 @@ def main():
     facet_values = sorted({key(r, facets) for r in rows})
     row_values = sorted({key(r, row_paths) for r in rows})
     series_values = sorted({key(r, series_paths) for r in rows})
-    lynx_values = [s for s in series_values if str(s[0]).startswith("lynx")]
-    baselines = [s for s in series_values if not str(s[0]).startswith("lynx")]
+    named = lambda v: dict(zip(series_paths, v))
+    adaptive = lambda v: named(v).get("transfer.format_policy") == "adaptive"
+    lynx_values = [s for s in series_values if str(s[0]).startswith("lynx") and not adaptive(s)]
+    adaptive_values = [s for s in series_values if adaptive(s)]
+    baselines = [s for s in series_values if not str(s[0]).startswith("lynx") and not adaptive(s)]
+    acceptance = lambda v: named(v).get("lynx.acceptance_published", "")
+    pairs = [(base, lynx) for base in baselines for lynx in lynx_values]
+    pairs += [(base, a) for a in adaptive_values for base in baselines]
+    pairs += [(lynx, a) for a in adaptive_values for lynx in lynx_values if acceptance(lynx) == acceptance(a)]
+
+    # What a series value is called in titles and file names: the adaptive policy by "adaptive" and its
+    # acceptance source (its candidates are in the title), a fixed format by its paths' values.
+    def name_parts(v):
+        if not adaptive(v):
+            return [label(s) for p, s in zip(series_paths, v) if not p.startswith("transfer.")]
+        return ["adaptive"] + [label(acceptance(v))] if "lynx.acceptance_published" in series_paths else ["adaptive"]
+
+    def title_of(v):
+        if not adaptive(v):
+            return ", ".join("%s %s" % (short(p), label(s)) for p, s in zip(series_paths, v)
+                             if not p.startswith("transfer."))
+        candidates = [v[0]] + json.loads(named(v).get("transfer.adaptive_formats") or "[]")
+        text = "adaptive (%s)" % " or ".join(candidates)
+        return text + (", acceptance %s" % label(acceptance(v)) if "lynx.acceptance_published" in series_paths else "")
 
     def gain(facet, row_value, base, lynx, metric, xv, yv):
         b = table.get((facet, row_value, base, xv, yv))
@@ -96,7 +120,7 @@ def main():
         return float(b[column]) / lv if lv > 0 else math.nan
 
     written, data = [], []
-    for facet, base, lynx in itertools.product(facet_values, baselines, lynx_values):
+    for facet, (base, lynx) in itertools.product(facet_values, pairs):
         fig, grid = plt.subplots(len(row_values), len(METRICS), squeeze=False,
                                  figsize=(3.2 * len(METRICS), 2.6 * len(row_values)))
         counts = {m: [0, 0, 0] for m, _ in METRICS}  # cells, >= 1.1, >= 1.43
@@ -133,11 +157,13 @@ def main():
                                      "lynx": list(lynx), "metric": metric, "x": xv, "y": yv,
                                      "gain": None if math.isnan(g[yi][xi]) else g[yi][xi]})
         names = lambda v, paths: ", ".join("%s %s" % (short(p), label(s)) for p, s in zip(paths, v))
-        fig.suptitle("gain of %s over %s (baseline median / Lynx median; contours at %s)%s" % (
-            names(lynx, series_paths), label(base[0]), " and ".join(c[1] for c in CONTOURS),
+        fig.suptitle("gain of %s over %s (baseline median / contender median; contours at %s)%s" % (
+            title_of(lynx), label(base[0]) if not str(base[0]).startswith("lynx") else title_of(base),
+            " and ".join(c[1] for c in CONTOURS),
             ("\n" + names(facet, facets)) if facets else ""), fontsize=10)
-        fig.colorbar(mesh, ax=grid, shrink=0.6, label="log2 gain (blue: Lynx faster)")
-        stem = "regimes_" + "_".join(str(label(v)).split(" ")[0].replace("/", "-") for v in facet + (base[0],) + lynx)
+        fig.colorbar(mesh, ax=grid, shrink=0.6, label="log2 gain (blue: contender faster)")
+        parts = [label(v) for v in facet] + (name_parts(base) if str(base[0]).startswith("lynx") else [label(base[0])])
+        stem = "regimes_" + "_".join(str(v).split(" ")[0].replace("/", "-") for v in parts + name_parts(lynx))
         save(fig, req["out_dir"], stem, written)
         summary = "; ".join("%s %d/%d >= 1.1x, %d >= 1.43x" % (m, c[1], c[0], c[2]) for m, c in counts.items())
         print("%s: %s" % (stem, summary))

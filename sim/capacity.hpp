@@ -38,6 +38,8 @@ struct KvBytesPerToken {
   double anchor = 0;
 };
 KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in);
+// The same for `format` (a candidate of the adaptive format policy).
+KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in, const KvFormat& format);
 
 // What a request reserves on its decode instance: its whole KV, prompt and output, at `full_bytes_per_token`.
 double decode_reservation_bytes(double full_bytes_per_token, int64_t input_tokens, int64_t output_tokens);

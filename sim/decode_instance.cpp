@@ -15,13 +15,13 @@ DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
       cost_(*context.inputs->decode_cost) {
   // check_simulation_inputs has checked that the weights fit and that every request fits in this capacity.
   capacity_bytes_ = decode_kv_capacity_bytes(*context.inputs);
-  full_bytes_per_token_ = kv_bytes_per_token(*context.inputs).full;
 }
 
 void DecodeInstance::assign(RequestState& request) {
   request.record.decode_instance = index_;
   request.memory_bytes =
-      decode_reservation_bytes(full_bytes_per_token_, request.request.input_tokens, request.request.output_tokens);
+      decode_reservation_bytes(context_.protocol_of(request).full_bytes_per_token(), request.request.input_tokens,
+                               request.request.output_tokens);
   assigned_bytes_ += request.memory_bytes;
   context_.loads->decode_load_changed(index_);
 }
@@ -101,11 +101,10 @@ void DecodeInstance::schedule_plan_event() {
 void DecodeInstance::maybe_start_iteration() {
   if (busy_) return;
   const SimulationInputs& in = *context_.inputs;
-  const TransferProtocol& protocol = *context_.protocol;
   while (!joining_.empty() && static_cast<int>(running_.size()) < in.config.decode.max_batch) {
     RequestState* r = joining_.front();
     joining_.pop_front();
-    protocol.on_join(*r);
+    context_.protocol_of(*r).on_join(*r);
     running_.push_back(r);
   }
   std::vector<Member> members;
@@ -117,7 +116,7 @@ void DecodeInstance::maybe_start_iteration() {
   int64_t repeatable = INT64_MAX;      // iterations until a member finishes or its role changes
   for (RequestState* r : running_) {
     const bool joining = std::isnan(r->record.decode_start_s);
-    const IterationMember part = protocol.plan(*r, joining);
+    const IterationMember part = context_.protocol_of(*r).plan(*r, joining);
     if (part.role == IterationRole::wait) continue;
     const double context = static_cast<double>(r->request.input_tokens + r->final_tokens + r->pending_spec_tokens);
     query_tokens += part.query_positions;
@@ -161,7 +160,7 @@ void DecodeInstance::finish_iterations(uint64_t generation) {
   const double first_end = iteration_ends_s_.front(), last_end = iteration_ends_s_.back();
   for (const Member& m : members_) {
     RequestState& r = *m.request;
-    context_.protocol->finish(r, m.part, steps, first_end, last_end);
+    context_.protocol_of(r).finish(r, m.part, steps, first_end, last_end);
     if (r.phase == RequestPhase::done) {
       reserved_bytes_ -= r.memory_bytes;
       assigned_bytes_ -= r.memory_bytes;

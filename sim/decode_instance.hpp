@@ -51,7 +51,6 @@ class DecodeInstance {
   const SimContext& context_;
   const StepCostModel& cost_;
   double capacity_bytes_ = 0, reserved_bytes_ = 0, assigned_bytes_ = 0;
-  double full_bytes_per_token_ = 0;
   std::deque<RequestState*> memory_waiting_;
   std::deque<RequestState*> joining_;
   std::vector<RequestState*> running_;

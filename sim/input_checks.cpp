@@ -66,7 +66,13 @@ void check_simulation_inputs(const SimulationInputs& in) {
 void check_request(const SimulationInputs& in, const Request& r) {
   const double prefill_capacity = prefill_kv_capacity_bytes(in);
   const double capacity = decode_kv_capacity_bytes(in);
-  const double per_token = kv_bytes_per_token(in).full;
+  // Under the adaptive format policy the request must fit in whichever candidate it is given: the largest.
+  const KvFormat* format = &in.format;
+  double per_token = kv_bytes_per_token(in).full;
+  for (const FormatInputs& f : in.format_candidates) {
+    const double candidate = kv_bytes_per_token(in, f.format).full;
+    if (candidate > per_token) per_token = candidate, format = &f.format;
+  }
   {
     if (r.input_tokens <= 0)
       throw_error("%s: %lld input tokens (expected at least 1)", where(in, r).c_str(),
@@ -92,7 +98,7 @@ void check_request(const SimulationInputs& in, const Request& r) {
     if (bytes > capacity)
       throw_error("%s: needs %.2f GB of KV memory (%lld tokens in %s), more than a decode instance holds (%.2f GB "
                   "after weights and the %.0f%% reserve)",
-                  where(in, r).c_str(), bytes / 1e9, static_cast<long long>(tokens), in.format.name.c_str(),
+                  where(in, r).c_str(), bytes / 1e9, static_cast<long long>(tokens), format->name.c_str(),
                   capacity / 1e9, in.config.decode.memory_reserve_fraction * 100);
   }
 }

@@ -179,6 +179,12 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["bytes_delivered"] = result.bytes_delivered;
   j["bytes_expected"] = result.bytes_expected;
   j["flows"] = result.flows;
+  if (!result.format_requests.empty()) {  // the adaptive format policy: requests given each candidate format
+    nlohmann::json chosen = nlohmann::json::object();
+    for (size_t k = 0; k < result.format_requests.size(); ++k)
+      chosen[in.format_candidates[k].format.name] = result.format_requests[k];
+    j["format_requests"] = chosen;
+  }
   return j;
 }
 
@@ -210,6 +216,12 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["transfer"] = {{"chunk_layers", c.transfer.chunk_layers}, {"anchor_weight", c.transfer.anchor_weight},
                         {"mode", transfer_mode_name(c.transfer.mode)}, {"residual_policy", residual_policy_name(c.transfer.residual_policy)}};
   if (c.transfer.residual_policy == ResidualPolicy::aging) config["transfer"]["residual_max_wait_ms"] = c.transfer.residual_max_wait_ms;
+  if (c.transfer.format_policy == FormatPolicy::adaptive) {  // absent with the fixed policy: summaries unchanged
+    config["transfer"]["format_policy"] = format_policy_name(c.transfer.format_policy);
+    config["transfer"]["adaptive_formats"] = c.transfer.adaptive_formats;
+    config["transfer"]["adaptive_objective"] = adaptive_objective_name(c.transfer.adaptive_objective);
+    config["transfer"]["adaptive_min_gain"] = c.transfer.adaptive_min_gain;
+  }
   const TransferCost& cost = c.transfer.cost;  // the engine preset with the configured overrides
   config["transfer"]["engine"] = transfer_engine_name(c.transfer.engine);
   config["transfer"]["engine_cost"] = {{"setup_us", cost.setup_us},
@@ -227,7 +239,9 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["decode_kernel_costs"] = in.decode_kernels.source;
   sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
   sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
-  sources["acceptance"] = transfer_protocol_speculates(in.format) ? in.acceptance.source() : "not used (no speculation)";
+  bool speculates = transfer_protocol_speculates(in.format);
+  for (const FormatInputs& f : in.format_candidates) speculates = speculates || transfer_protocol_speculates(f.format);
+  sources["acceptance"] = speculates ? in.acceptance.source() : "not used (no speculation)";
   auto table = [](const KernelCosts& k) {
     if (k.file.empty()) return nlohmann::json{{"file", nullptr}, {"device", "roofline default"}};
     return nlohmann::json{{"file", k.file}, {"sha256", k.file_sha256}, {"device", k.device}, {"measured", k.measured}};

@@ -138,8 +138,8 @@ void PrefillInstance::finish_group(std::vector<Piece> pieces, int group, double 
   double group_s = iteration_s * static_cast<double>(layers) / static_cast<double>(context_.inputs->model.n_layers);
   for (const Piece& p : pieces)
     if (p.last)
-      group_s += context_.inputs->prefill_kernels.encode_seconds(context_.kv_elements(p.request->request.input_tokens,
-                                                                                       next));
+      group_s += context_.protocol_of(*p.request).format().prefill_kernels.encode_seconds(
+          context_.kv_elements(p.request->request.input_tokens, next));
   context_.loop->at(now + group_s, [this, pieces = std::move(pieces), next, iteration_s]() mutable {
     finish_group(std::move(pieces), next, iteration_s);
   });

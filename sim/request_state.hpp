@@ -12,6 +12,8 @@
 
 namespace lynx {
 
+class TransferProtocol;
+
 struct RequestState {
   Request request;
   int64_t sequence = 0;  // position in the workload: records leave in this order
@@ -22,6 +24,10 @@ struct RequestState {
     request_phase_check(request.id, phase, to);
     phase = to;
   }
+  // Its KV format's protocol, chosen at arrival by the adaptive format policy (sim/format_policy.hpp); null: the
+  // run's (SimContext::protocol).
+  const TransferProtocol* protocol = nullptr;
+  std::array<uint64_t, 2> undelivered_bytes{};  // adaptive policy: each stream's bytes not yet delivered
   // prefill
   int64_t prefilled_tokens = 0;      // tokens scheduled into prefill iterations so far
   // transfer: chunks computed and quantized, waiting for the decode memory

@@ -86,6 +86,22 @@ constexpr NumberField kResidualMaxWaitMs{"residual_max_wait_ms", "ms", NAN, 0, 1
                                          "with residual_policy aging only, and required there: a residual chunk that "
                                          "leaves this long after the request's transfer started gets the anchor "
                                          "weight"};
+constexpr const char* kFormatPolicies[] = {"fixed", "adaptive", nullptr};
+constexpr ChoiceField kFormatPolicy{"format_policy", "fixed", kFormatPolicies,
+                                    "every request's KV in the run's format (fixed), or each request's format chosen "
+                                    "at its arrival among format and adaptive_formats by its predicted transfer on "
+                                    "its route's current load (adaptive, sim/format_policy.hpp)"};
+constexpr ArrayField kAdaptiveFormats{"adaptive_formats", "[\"lynx-a4r4-g64\", ...]: KV format names, none equal to "
+                                      "format, at most one lynx-*",
+                                      "with format_policy adaptive only, and required there: the candidates besides "
+                                      "the run's format (the reference)"};
+constexpr const char* kAdaptiveObjectives[] = {"ttft_correct", "ttft_spec", "ttft", nullptr};
+constexpr ChoiceField kAdaptiveObjective{"adaptive_objective", "ttft_correct", kAdaptiveObjectives,
+                                         "with format_policy adaptive: the predicted first token minimised, by the "
+                                         "definition of the metric of that name (speculative, correct, verified)"};
+constexpr NumberField kAdaptiveMinGain{"adaptive_min_gain", "ratio", 1, 1, 1e6, false,
+                                       "with format_policy adaptive: a candidate other than format is chosen only "
+                                       "where format's predicted time is at least this multiple of its own"};
 // The transfer engine's costs (sim/transfer_cost.hpp): a preset, and each of its parameters overridable. A
 // parameter's default is the preset's; the presets' numbers and their sources are in sim/transfer_cost.cpp.
 constexpr const char* kEngines[] = {"ideal", "mooncake-rdma", "nixl-ucx", nullptr};
@@ -139,7 +155,11 @@ constexpr SchemaField kTransferFields[] = {{kChunkLayers},
                                            {kEfficiency, ExampleUse::commented, "0.8"},
                                            {kBlockTokens, ExampleUse::commented, "16"},
                                            {kMaxMessageBytes, ExampleUse::commented, "262144"},
-                                           {kReplicatedKv}};
+                                           {kReplicatedKv},
+                                           {kFormatPolicy},
+                                           {kAdaptiveFormats, ExampleUse::commented, "[\"lynx-a4r4-g64\"]"},
+                                           {kAdaptiveObjective, ExampleUse::commented, "\"ttft_correct\""},
+                                           {kAdaptiveMinGain, ExampleUse::commented, "1.1"}};
 enum class ReplicatedKvSetting { engine, send_all, send_once };
 constexpr SchemaSection kTransferSection =
     schema_section("KV transfer", "How each request's KV crosses the network.", kTransferFields);
@@ -208,6 +228,43 @@ constexpr SchemaField kTopFields[] = {{kModel},
                                       {kGpusCatalog, ExampleUse::commented, "\"gpus.json\""},
                                       {kWorkload}};
 
+// transfer.format_policy and its adaptive_* fields; the adaptive fields only with the adaptive policy.
+void read_format_policy(JsonObject& t, const std::string& format, TransferConfig& transfer) {
+  transfer.format_policy = t.get_enum<FormatPolicy>(kFormatPolicy);
+  const bool adaptive = transfer.format_policy == FormatPolicy::adaptive;
+  for (const char* key : {kAdaptiveFormats.key, kAdaptiveObjective.key, kAdaptiveMinGain.key})
+    if (!adaptive && t.has(key)) t.fail(key, std::string("no ") + key + " without \"format_policy\": \"adaptive\"");
+  if (!adaptive) return;
+  if (!t.has(kAdaptiveFormats.key)) t.fail(kAdaptiveFormats.key, "the candidate formats besides format (required with "
+                                                                 "\"format_policy\": \"adaptive\")");
+  const nlohmann::json& list = t.get(kAdaptiveFormats);
+  if (list.empty()) t.fail(kAdaptiveFormats.key, "at least one KV format name besides format");
+  int speculating = kv_format_parse(format).is_lynx() ? 1 : 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto fail_at = [&](const std::string& expected) {
+      throw_error("%s: %s: expected %s, got %s", t.origin().c_str(),
+                  json_index_path(t.path_of(kAdaptiveFormats.key), i).c_str(), expected.c_str(),
+                  list[i].dump().c_str());
+    };
+    if (!list[i].is_string()) fail_at("a KV format name (a string)");
+    const std::string name = list[i].get<std::string>();
+    KvFormat parsed;
+    try {
+      parsed = kv_format_parse(name);
+    } catch (const LynxError&) {
+      fail_at(std::string("a KV format name (") + kv_format_grammar() + ")");
+    }
+    if (name == format) fail_at("a format other than the run's format (already the reference candidate)");
+    for (const std::string& earlier : transfer.adaptive_formats)
+      if (earlier == name) fail_at("a format not listed before");
+    if (parsed.is_lynx() && ++speculating > 1)
+      fail_at("at most one lynx-* format among format and adaptive_formats (one acceptance source)");
+    transfer.adaptive_formats.push_back(name);
+  }
+  transfer.adaptive_objective = t.get_enum<AdaptiveObjective>(kAdaptiveObjective);
+  transfer.adaptive_min_gain = t.get(kAdaptiveMinGain);
+}
+
 PoolConfig pool_from_json(JsonObject o, bool decode) {
   PoolConfig p;
   p.instances = static_cast<int>(o.get(kInstances));
@@ -238,6 +295,10 @@ const char* router_policy_name(RouterPolicy router) { return choice_name(kRouter
 const char* transfer_mode_name(TransferMode mode) { return choice_name(kMode, static_cast<size_t>(mode)); }
 const char* residual_policy_name(ResidualPolicy policy) {
   return choice_name(kResidualPolicy, static_cast<size_t>(policy));
+}
+const char* format_policy_name(FormatPolicy policy) { return choice_name(kFormatPolicy, static_cast<size_t>(policy)); }
+const char* adaptive_objective_name(AdaptiveObjective objective) {
+  return choice_name(kAdaptiveObjective, static_cast<size_t>(objective));
 }
 const char* transfer_engine_name(TransferEngineKind engine) {
   return choice_name(kEngine, static_cast<size_t>(engine));
@@ -293,6 +354,7 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     const auto replicated = t.get_enum<ReplicatedKvSetting>(kReplicatedKv);
     if (replicated != ReplicatedKvSetting::engine)
       cost.replicated_kv = replicated == ReplicatedKvSetting::send_all ? ReplicatedKv::send_all : ReplicatedKv::send_once;
+    read_format_policy(t, c.format, c.transfer);
     t.finish();
   }
   {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,10 @@ struct PoolConfig {
 enum class RouterPolicy { least_loaded, round_robin, prefix_aware };
 enum class TransferMode { layer_wise, after_prefill };
 enum class ResidualPolicy { weighted, aging };
+enum class FormatPolicy { fixed, adaptive };
+// What the adaptive format policy minimises per request (sim/format_policy.hpp): the predicted first token by one of
+// the three definitions (sim/request_record.hpp).
+enum class AdaptiveObjective { ttft_correct, ttft_spec, ttft };
 
 struct TransferConfig {
   int chunk_layers = 4;          // layers per KV transfer chunk
@@ -53,6 +58,14 @@ struct TransferConfig {
   // The transfer engine's costs (sim/transfer_cost.hpp): the preset's parameters with the configured overrides.
   TransferEngineKind engine = TransferEngineKind::mooncake_rdma;
   TransferCost cost = transfer_engine_preset(TransferEngineKind::mooncake_rdma);
+  // The KV format of each request: the run's `format` ("fixed"), or chosen per request at its arrival among `format`
+  // and adaptive_formats by the predicted transfer on its route's load ("adaptive", sim/format_policy.hpp). The
+  // run's `format` is the reference: another candidate is chosen only where it is predicted adaptive_min_gain times
+  // better by adaptive_objective.
+  FormatPolicy format_policy = FormatPolicy::fixed;
+  std::vector<std::string> adaptive_formats;
+  AdaptiveObjective adaptive_objective = AdaptiveObjective::ttft_correct;
+  double adaptive_min_gain = 1;
 };
 
 struct LynxConfig {
@@ -93,6 +106,8 @@ extern const SchemaSection kSimConfigSection;
 const char* router_policy_name(RouterPolicy router);
 const char* transfer_mode_name(TransferMode mode);
 const char* residual_policy_name(ResidualPolicy policy);
+const char* format_policy_name(FormatPolicy policy);
+const char* adaptive_objective_name(AdaptiveObjective objective);
 const char* compute_model_name(ComputeModelKind model);
 const char* transfer_engine_name(TransferEngineKind engine);
 const char* replicated_kv_name(ReplicatedKv mode);

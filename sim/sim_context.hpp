@@ -42,6 +42,9 @@ struct SimContext {
   LoadListener* loads = nullptr;
   RequestDoneListener* done = nullptr;
 
+  // The request's protocol: its own where the adaptive format policy chose one, else the run's.
+  const TransferProtocol& protocol_of(const RequestState& r) const { return r.protocol ? *r.protocol : *protocol; }
+
   int64_t chunk_first_layer(int chunk) const { return chunk * inputs->config.transfer.chunk_layers; }
   int64_t chunk_layer_count(int chunk) const {
     const int64_t per = inputs->config.transfer.chunk_layers;

@@ -12,6 +12,7 @@
 #include "sim/cross_traffic.hpp"
 #include "sim/decode_instance.hpp"
 #include "sim/event_loop.hpp"
+#include "sim/format_policy.hpp"
 #include "sim/input_checks.hpp"
 #include "sim/prefill_instance.hpp"
 #include "sim/router.hpp"
@@ -32,7 +33,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     int max_nics = 1;
     for (const PlatformNode& n : nodes) max_nics = std::max(max_nics, n.nics);
     loop_ = std::make_unique<EventLoop>(engine_network(c.network, c.transfer.cost, max_nics), nodes, inputs.simgrid_cfg);
-    protocol_ = transfer_protocol_for(inputs_);
+    protocol_ = transfer_protocol_for(inputs_, run_format_);
     context_.loop = loop_.get();
     context_.inputs = &inputs_;
     context_.protocol = protocol_.get();
@@ -45,6 +46,16 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     context_.loads = router_.get();
     transfer_ = std::make_unique<TransferEngine>(context_, *this, nodes.front().nics, nodes.back().nics);
     context_.transfer = transfer_.get();
+    if (!inputs_.format_candidates.empty()) {
+      std::vector<const TransferProtocol*> candidates;
+      for (const FormatInputs& f : inputs_.format_candidates) {
+        candidate_protocols_.push_back(transfer_protocol_for(inputs_, f));
+        candidates.push_back(candidate_protocols_.back().get());
+      }
+      std::vector<int> node_nics;
+      for (const PlatformNode& n : nodes) node_nics.push_back(n.nics);
+      format_policy_ = std::make_unique<FormatChooser>(inputs_, std::move(candidates), node_nics, *transfer_);
+    }
     if (!inputs_.flow_log_path.empty()) loop_->log_flows_to(inputs_.flow_log_path);
   }
 
@@ -60,6 +71,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     result_.flows = loop_->flows_delivered();
     result_.bytes_sent = loop_->bytes_sent();
     result_.bytes_delivered = loop_->bytes_delivered();
+    if (format_policy_) result_.format_requests = format_policy_->chosen_counts();
     return std::move(result_);
   }
 
@@ -79,12 +91,16 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   void kv_sent(RequestState& r) override { prefill_of(r).release(r); }
   void kv_usable(RequestState& r) override { decode_of(r).on_kv_ready(r); }
   void kv_changed(RequestState& r) override { decode_of(r).replan_for(r); }
+  void kv_bytes_delivered(RequestState& r, int stream, uint64_t bytes) override {
+    if (format_policy_) format_policy_->delivered(r, stream, bytes, prefill_node(r), decode_node(r));
+  }
 
   // A finished request: its record leaves in workload order, then its state is freed.
   void request_done(RequestState& r) override {
     result_.requests += 1;
     result_.makespan_s = std::max(result_.makespan_s, r.record.end_s);
-    result_.bytes_expected += model_kv_bytes(inputs_.model, inputs_.format, r.request.input_tokens).total();
+    const KvFormat& format = context_.protocol_of(r).format().format;
+    result_.bytes_expected += model_kv_bytes(inputs_.model, format, r.request.input_tokens).total();
     const auto offset = static_cast<size_t>(r.sequence - next_record_);
     if (finished_.size() <= offset) finished_.resize(offset + 1);
     finished_[offset] = std::move(r.record);
@@ -131,6 +147,10 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
 
   void on_arrival(RequestState& r) {
     const int pi = router_->choose_prefill(r.request), di = router_->choose_decode();
+    if (format_policy_) {
+      const int from = prefill_[static_cast<size_t>(pi)]->node(), to = decode_[static_cast<size_t>(di)]->node();
+      format_policy_->commit(r, format_policy_->choose(r, from, to), from, to);
+    }
     decode_[static_cast<size_t>(di)]->assign(r);
     prefill_[static_cast<size_t>(pi)]->enqueue(r);
   }
@@ -143,7 +163,10 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   const SimulationInputs& inputs_;
   const RecordSink* sink_ = nullptr;
   std::unique_ptr<EventLoop> loop_;
+  const FormatInputs run_format_ = run_format_inputs(inputs_);  // the run's format (the fixed policy's protocol)
   std::unique_ptr<TransferProtocol> protocol_;
+  std::vector<std::unique_ptr<TransferProtocol>> candidate_protocols_;  // adaptive: one per candidate format
+  std::unique_ptr<FormatChooser> format_policy_;                         // adaptive: chooses each request's format
   std::unique_ptr<Router> router_;
   SimContext context_;
   std::vector<std::unique_ptr<PrefillInstance>> prefill_;

@@ -27,7 +27,8 @@ struct SimulationResult {
   double makespan_s = 0;
   uint64_t flows = 0;
   uint64_t bytes_sent = 0, bytes_delivered = 0;
-  uint64_t bytes_expected = 0;         // every request's KV in the format, from the size arithmetic
+  uint64_t bytes_expected = 0;         // every request's KV in its format, from the size arithmetic
+  std::vector<int64_t> format_requests;  // adaptive format policy: requests given each candidate (else empty)
   double wall_s = 0;
 };
 

@@ -21,6 +21,13 @@
 
 namespace lynx {
 
+// One KV format's part of the inputs: the format, its kernel costs on both pools and its acceptance model.
+struct FormatInputs {
+  KvFormat format;
+  KernelCosts prefill_kernels, decode_kernels;
+  AcceptanceModel acceptance;  // used by lynx formats
+};
+
 struct SimulationInputs {
   SimConfig config;
   ModelSpec model;
@@ -29,6 +36,9 @@ struct SimulationInputs {
   KernelCosts prefill_kernels, decode_kernels;
   std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/compute_model.hpp
   AcceptanceModel acceptance;        // used by lynx formats
+  // transfer.format_policy "adaptive": every candidate, the run's format (the fields above) first, then
+  // transfer.adaptive_formats in their order (sim/format_policy.hpp). Empty with the fixed policy.
+  std::vector<FormatInputs> format_candidates;
   std::vector<Request> requests;     // sorted by arrival (unless request_source is set)
   // Optional: the workload read as it is needed instead of `requests`. Each call fills the next request (sorted by
   // arrival) and returns false at the end. Each request is checked as it arrives (check_request).

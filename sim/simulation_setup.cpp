@@ -96,19 +96,19 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   if (config.transfer.chunk_layers > in.model.n_layers)
     throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
                 config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
-  auto kernels = [&](const GpuSpec& gpu, int tp) {
+  auto kernels = [&](const GpuSpec& gpu, int tp, const KvFormat& format) {
     const std::string table = config.kernel_costs.empty() ? default_cost_table_path(gpu) : config.kernel_costs;
-    if (table.empty()) return kernel_costs_roofline(gpu, in.format, tp);
+    if (table.empty()) return kernel_costs_roofline(gpu, format, tp);
     try {
-      KernelCosts k = kernel_costs_from_table(load_cost_table(table), in.format, tp);
+      KernelCosts k = kernel_costs_from_table(load_cost_table(table), format, tp);
       k.file_sha256 = sha256_file(table);
       return k;
     } catch (const LynxError& e) {
       throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());
     }
   };
-  in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel);
-  in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel);
+  in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, in.format);
+  in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, in.format);
   ComputeChoice compute;
   compute.model = config.compute_model;
   compute.weights = config.weights_dtype;
@@ -130,6 +130,19 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
     return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, c, decode_moe);
   });
   in.acceptance = resolve_acceptance(config, in.format, in.model);
+  if (config.transfer.format_policy == FormatPolicy::adaptive) {
+    in.format_candidates.push_back({in.format, in.prefill_kernels, in.decode_kernels, in.acceptance});
+    for (const std::string& name : config.transfer.adaptive_formats) {
+      FormatInputs f;
+      f.format = kv_format_parse(name);
+      f.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, f.format);
+      f.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, f.format);
+      f.acceptance = resolve_acceptance(config, f.format, in.model);
+      // The summary's one acceptance source and the extrapolation count are the speculating candidate's.
+      if (transfer_protocol_speculates(f.format)) in.acceptance = f.acceptance;
+      in.format_candidates.push_back(std::move(f));
+    }
+  }
   in.requests = std::move(requests);
   return in;
 }

@@ -9,7 +9,7 @@
 namespace lynx {
 
 TransferEngine::TransferEngine(const SimContext& context, TransferEnds& ends, int prefill_nics, int decode_nics)
-    : context_(context), loop_(*context.loop), protocol_(*context.protocol), ends_(ends) {
+    : context_(context), loop_(*context.loop), ends_(ends) {
   const SimConfig& c = context.inputs->config;
   nic_shares_ = kv_flow_shares(kv_shard_heads(context.inputs->model), c.prefill.tensor_parallel, prefill_nics,
                                c.decode.tensor_parallel, decode_nics, c.transfer.cost.replicated_kv);
@@ -26,7 +26,7 @@ void TransferEngine::chunk_ready(RequestState& r, int chunk) {
 }
 
 void TransferEngine::memory_granted(RequestState& r) {
-  const int streams = protocol_.stream_count();
+  const int streams = context_.protocol_of(r).stream_count();
   for (int chunk : r.ready_chunks) {
     if (std::isnan(r.record.transfer_start_s)) start_transfer(r);
     for (int s = 0; s < streams; ++s) r.streams[static_cast<size_t>(s)].queue.push_back(chunk);
@@ -37,8 +37,9 @@ void TransferEngine::memory_granted(RequestState& r) {
 
 void TransferEngine::start_transfer(RequestState& r) {
   r.record.transfer_start_s = loop_.now();
-  for (int s = 0; s < protocol_.stream_count(); ++s) {
-    const double after_s = protocol_.stream_reweight_after_s(s);
+  const TransferProtocol& protocol = context_.protocol_of(r);
+  for (int s = 0; s < protocol.stream_count(); ++s) {
+    const double after_s = protocol.stream_reweight_after_s(s);
     if (after_s < 0) continue;
     sending_.emplace(r.sequence, &r);  // only requests with a weight change due are tracked
     loop_.at(loop_.now() + after_s, [this, sequence = r.sequence, s] {
@@ -46,7 +47,7 @@ void TransferEngine::start_transfer(RequestState& r) {
       if (it == sending_.end()) return;  // every stream sent before its weight was due to change
       RequestState& request = *it->second;
       RequestState::Stream& stream = request.streams[static_cast<size_t>(s)];
-      const double weight = protocol_.stream_weight(request, s, loop_.now());
+      const double weight = context_.protocol_of(request).stream_weight(request, s, loop_.now());
       for (const void* flow : stream.sending) loop_.reweight(flow, weight);
     });
   }
@@ -66,7 +67,7 @@ void TransferEngine::pump(RequestState& r, int s) {
   const Platform& platform = loop_.platform();
   const int src = platform.first_endpoint[static_cast<size_t>(ends_.prefill_node(r))];
   const int dst = platform.first_endpoint[static_cast<size_t>(ends_.decode_node(r))];
-  const std::vector<uint64_t> bytes = split_bytes(protocol_.stream_bytes(s, chunk_bytes(r, chunk)), nic_shares_);
+  const std::vector<uint64_t> bytes = chunk_flow_bytes(r, s, chunk);
   for (size_t k = 0; k < bytes.size(); ++k) {
     if (bytes[k] == 0) continue;
     ++stream.flows_sending;
@@ -84,9 +85,9 @@ void TransferEngine::pump(RequestState& r, int s) {
 void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes) {
   // The flow's handle, known once send returns, leaves `sending` when the flow's last byte is out.
   auto handle = std::make_shared<EventLoop::FlowHandle>(nullptr);
-  *handle = loop_.send(src, dst, bytes, protocol_.stream_weight(r, s, loop_.now()),
+  *handle = loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()),
                        [this, &r, s, handle] { on_flow_sent(r, s, *handle); },
-                       [this, &r, s] { on_flow_delivered(r, s); });
+                       [this, &r, s, bytes] { on_flow_delivered(r, s, bytes); });
   r.streams[static_cast<size_t>(s)].sending.push_back(*handle);
 }
 
@@ -95,16 +96,17 @@ void TransferEngine::on_flow_sent(RequestState& r, int s, EventLoop::FlowHandle 
   stream.sending.erase(std::find(stream.sending.begin(), stream.sending.end(), flow));
   if (--stream.flows_sending > 0) return;
   if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
-      ++r.streams_sent == protocol_.stream_count()) {
+      ++r.streams_sent == context_.protocol_of(r).stream_count()) {
     if (!sending_.empty()) sending_.erase(r.sequence);
     ends_.kv_sent(r);
   }
   pump(r, s);
 }
 
-void TransferEngine::on_flow_delivered(RequestState& r, int s) {
+void TransferEngine::on_flow_delivered(RequestState& r, int s, uint64_t bytes) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
   ++stream.flows_delivered;
+  ends_.kv_bytes_delivered(r, s, bytes);
   if (stream.chunks_issued < context_.chunks || stream.flows_delivered < stream.flows_issued) return;
   const double notify_s = context_.inputs->config.transfer.cost.notify_us * 1e-6;
   if (notify_s > 0)
@@ -115,7 +117,7 @@ void TransferEngine::on_flow_delivered(RequestState& r, int s) {
 
 // A stream's last byte has arrived and its completion been notified.
 void TransferEngine::stream_complete(RequestState& r, int s) {
-  const StreamEvent event = protocol_.on_stream_complete(r, s, loop_.now());
+  const StreamEvent event = context_.protocol_of(r).on_stream_complete(r, s, loop_.now());
   if (event == StreamEvent::kv_usable) ends_.kv_usable(r);
   else if (event == StreamEvent::replan) ends_.kv_changed(r);
 }
@@ -143,9 +145,22 @@ int64_t TransferEngine::chunk_flow_messages(const RequestState& r, int chunk, in
   return messages;
 }
 
-KvStreamBytes TransferEngine::chunk_bytes(const RequestState& r, int chunk) const {
-  return layers_kv_bytes(context_.inputs->model, context_.inputs->format, r.request.input_tokens,
-                         context_.chunk_first_layer(chunk), context_.chunk_layer_count(chunk));
+std::vector<uint64_t> TransferEngine::chunk_flow_bytes(const RequestState& r, int stream, int chunk) const {
+  return chunk_flow_bytes(context_.protocol_of(r), r.request.input_tokens, stream, chunk);
+}
+
+std::vector<uint64_t> TransferEngine::chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens,
+                                                       int stream, int chunk) const {
+  const KvStreamBytes bytes = layers_kv_bytes(context_.inputs->model, protocol.format().format, prompt_tokens,
+                                              context_.chunk_first_layer(chunk), context_.chunk_layer_count(chunk));
+  return split_bytes(protocol.stream_bytes(stream, bytes), nic_shares_);
+}
+
+uint64_t TransferEngine::stream_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream) const {
+  uint64_t total = 0;
+  for (int chunk = 0; chunk < context_.chunks; ++chunk)
+    for (uint64_t b : chunk_flow_bytes(protocol, prompt_tokens, stream, chunk)) total += b;
+  return total;
 }
 
 }  // namespace lynx

@@ -36,6 +36,8 @@ class TransferEnds {
   // A stream's last flow is delivered and the protocol says the KV is now usable, or the decode plan must change.
   virtual void kv_usable(RequestState& request) = 0;
   virtual void kv_changed(RequestState& request) = 0;
+  // One flow of the request's stream has delivered `bytes` (the adaptive format policy's route load; none else).
+  virtual void kv_bytes_delivered(RequestState& /*request*/, int /*stream*/, uint64_t /*bytes*/) {}
 };
 
 class TransferEngine : public TransferRequests {
@@ -49,21 +51,25 @@ class TransferEngine : public TransferRequests {
 
   void chunk_ready(RequestState& request, int chunk) override;
   void memory_granted(RequestState& request) override;
+  // Bytes the flows of `stream` of a `prompt_tokens`-token request carry under `protocol`, all chunks together.
+  uint64_t stream_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream) const;
 
  private:
   void start_transfer(RequestState& r);
   void pump(RequestState& r, int stream);
   void on_flow_sent(RequestState& r, int stream, EventLoop::FlowHandle flow);
   void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes);
-  void on_flow_delivered(RequestState& r, int stream);
+  void on_flow_delivered(RequestState& r, int stream, uint64_t bytes);
   void stream_complete(RequestState& r, int stream);
-  KvStreamBytes chunk_bytes(const RequestState& r, int chunk) const;
+  // The bytes of each flow of one chunk of one stream (one per NIC pair, nic_shares.hpp).
+  std::vector<uint64_t> chunk_flow_bytes(const RequestState& r, int stream, int chunk) const;
+  std::vector<uint64_t> chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream,
+                                         int chunk) const;
 
   int64_t chunk_flow_messages(const RequestState& r, int chunk, int64_t gpu_pairs, uint64_t flow_bytes) const;
 
   const SimContext& context_;
   EventLoop& loop_;
-  const TransferProtocol& protocol_;
   TransferEnds& ends_;
   std::vector<NicFlowShare> nic_shares_;  // the same for every request: the pools' tp and NICs
   // Requests with a weight change due whose streams are still sending, by sequence: the change finds its request

@@ -14,18 +14,21 @@ namespace {
 // Shared by both protocols: the cost of a request's KV on this decode instance.
 class ProtocolBase : public TransferProtocol {
  public:
-  explicit ProtocolBase(const SimulationInputs& in) : in_(in), per_token_(kv_bytes_per_token(in)) {}
+  ProtocolBase(const SimulationInputs& in, const FormatInputs& format)
+      : in_(in), format_(format), per_token_(kv_bytes_per_token(in, format.format)) {}
+  const FormatInputs& format() const override { return format_; }
+  double full_bytes_per_token() const override { return per_token_.full; }
 
  protected:
   double unpack_seconds(const RequestState& r, bool anchor_only) const {
     const double elements = layers_kv_elements(in_.model, r.request.input_tokens, 0, in_.model.n_layers);
-    return in_.decode_kernels.decode_seconds(elements, anchor_only);
+    return format_.decode_kernels.decode_seconds(elements, anchor_only);
   }
   IterationMember full_kv_step(const RequestState& r, bool joining) const {
     IterationMember m;
     m.role = IterationRole::decode;
     m.kv_bytes_per_token = per_token_.full;
-    m.attention_relative = in_.decode_kernels.attention_full_relative;
+    m.attention_relative = format_.decode_kernels.attention_full_relative;
     m.unpack_s = joining ? unpack_seconds(r, false) : 0;
     m.repeatable = r.request.output_tokens - r.final_tokens;
     return m;
@@ -42,6 +45,7 @@ class ProtocolBase : public TransferProtocol {
     r.advance(RequestPhase::done);
   }
   const SimulationInputs& in_;
+  const FormatInputs& format_;
   KvBytesPerToken per_token_;
 };
 
@@ -113,7 +117,7 @@ class LynxProtocol final : public ProtocolBase {
         m.role = IterationRole::verify;
         m.query_positions = r.pending_spec_tokens + 1;
         m.kv_bytes_per_token = per_token_.full;
-        m.attention_relative = in_.decode_kernels.attention_full_relative;
+        m.attention_relative = format_.decode_kernels.attention_full_relative;
         m.unpack_s = unpack_seconds(r, false);  // the residual completes the cache
         return m;
       case RequestPhase::drafting:
@@ -123,7 +127,7 @@ class LynxProtocol final : public ProtocolBase {
         }
         m.role = IterationRole::draft;
         m.kv_bytes_per_token = per_token_.anchor;
-        m.attention_relative = in_.decode_kernels.attention_anchor_relative;
+        m.attention_relative = format_.decode_kernels.attention_anchor_relative;
         m.unpack_s = joining ? unpack_seconds(r, true) : 0;
         m.repeatable = draft_cap(r) - r.pending_spec_tokens;
         return m;
@@ -138,7 +142,7 @@ class LynxProtocol final : public ProtocolBase {
     if (m.role == IterationRole::verify) {
       const int64_t k = r.pending_spec_tokens;
       SplitMix64 rng(in_.config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(r.request.id) + 1);
-      const int64_t accepted = in_.acceptance.draw(k, r.request.input_tokens, rng);
+      const int64_t accepted = format_.acceptance.draw(k, r.request.input_tokens, rng);
       rec.accepted_tokens += accepted;
       rec.rolled_back_tokens += k - accepted;
       if (rec.first_draft_kept < 0 && k > 0) {
@@ -176,9 +180,13 @@ class LynxProtocol final : public ProtocolBase {
 
 bool transfer_protocol_speculates(const KvFormat& format) { return format.is_lynx(); }
 
-std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs) {
-  if (transfer_protocol_speculates(inputs.format)) return std::make_unique<LynxProtocol>(inputs);
-  return std::make_unique<SingleStreamProtocol>(inputs);
+std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs, const FormatInputs& format) {
+  if (transfer_protocol_speculates(format.format)) return std::make_unique<LynxProtocol>(inputs, format);
+  return std::make_unique<SingleStreamProtocol>(inputs, format);
+}
+
+FormatInputs run_format_inputs(const SimulationInputs& inputs) {
+  return {inputs.format, inputs.prefill_kernels, inputs.decode_kernels, inputs.acceptance};
 }
 
 }  // namespace lynx

@@ -33,6 +33,9 @@ enum class StreamEvent { none, kv_usable, replan };
 class TransferProtocol {
  public:
   virtual ~TransferProtocol() = default;
+  // The KV format it carries (with its kernel costs and acceptance), and its KV bytes per token in decode memory.
+  virtual const FormatInputs& format() const = 0;
+  virtual double full_bytes_per_token() const = 0;
   virtual bool speculates() const = 0;
   virtual int stream_count() const = 0;
   // The sharing weight of the next chunk of `stream` of request r, leaving at now_s.
@@ -56,7 +59,9 @@ class TransferProtocol {
 // Whether the format's protocol speculates (drafts on part of the KV): the one place that decides it.
 bool transfer_protocol_speculates(const KvFormat& format);
 
-// The protocol of the run's format.
-std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs);
+// The protocol of `format` (the run's, or a candidate of the adaptive policy); `format` must outlive it.
+std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs, const FormatInputs& format);
+// The run's format with its kernel costs and acceptance (SimulationInputs' own fields).
+FormatInputs run_format_inputs(const SimulationInputs& inputs);
 
 }  // namespace lynx

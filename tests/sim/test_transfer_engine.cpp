@@ -68,7 +68,8 @@ Times transfer_once(const nlohmann::json& config, int64_t tokens, double grant_d
     const std::vector<PlatformNode> nodes = cluster_platform_nodes(in.config);
     const int max_nics = std::max(nodes.front().nics, nodes.back().nics);
     EventLoop loop(engine_network(in.config.network, in.config.transfer.cost, max_nics), {nodes.front(), nodes.back()});
-    std::unique_ptr<TransferProtocol> protocol = transfer_protocol_for(in);
+    const FormatInputs format = run_format_inputs(in);
+    std::unique_ptr<TransferProtocol> protocol = transfer_protocol_for(in, format);
     SimContext context;
     context.loop = &loop;
     context.inputs = &in;

@@ -1,0 +1,149 @@
+#include "sim/format_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "models/kv_size.hpp"
+#include "sim/transfer_engine.hpp"
+
+namespace lynx {
+
+namespace {
+
+// The site link's capacity left to KV: its line rate less the cross traffic's mean share (sim/site_config.hpp).
+double site_link_bytes_per_s(const SiteLinkConfig& link) {
+  double taken = 0;
+  const CrossTrafficConfig& x = link.cross_traffic;
+  if (x.enabled) {
+    taken = x.fraction;
+    if (x.kind == CrossTrafficKind::on_off) taken *= x.on_ms / (x.on_ms + x.off_ms);
+  }
+  return link.capacity_gbps() * 1e9 / 8 * (1 - taken);
+}
+
+// Whether stream `stream` of the protocol is in the high class (weighted above the others: Lynx's anchor).
+bool high_class(const TransferProtocol& protocol, int stream) { return protocol.speculates() && stream == 0; }
+
+}  // namespace
+
+StreamTimes predicted_stream_times(const ResourceLoad& load, double high_bytes, double low_bytes) {
+  const double shared = std::min(load.low_bytes, static_cast<double>(load.low_requests) * low_bytes);
+  const double high_done = load.high_bytes + high_bytes;
+  return {high_done / load.capacity_bytes_per_s, (high_done + shared + low_bytes) / load.capacity_bytes_per_s};
+}
+
+FormatChooser::FormatChooser(const SimulationInputs& inputs, std::vector<const TransferProtocol*> candidates,
+                           const std::vector<int>& node_nics, const TransferEngine& transfer)
+    : inputs_(inputs), candidates_(std::move(candidates)), transfer_(transfer), chosen_(candidates_.size(), 0) {
+  const NetworkConfig& net = inputs.config.network;
+  const double nic_bytes_per_s = net.nic_gbps * 1e9 / 8 * inputs.config.transfer.cost.efficiency;
+  for (int nics : node_nics) nodes_.push_back({nic_bytes_per_s * nics, 0, 0, 0});
+  if (net.topology == Topology::sites && net.sites.prefill_site != net.sites.decode_site) {
+    crosses_sites_ = true;
+    const int link = net.sites.link_between(net.sites.prefill_site, net.sites.decode_site);
+    site_link_.capacity_bytes_per_s = site_link_bytes_per_s(net.sites.links[static_cast<size_t>(link)]);
+  }
+}
+
+std::array<FormatChooser::Backlog*, 3> FormatChooser::route(int prefill_node, int decode_node) {
+  return {&nodes_[static_cast<size_t>(prefill_node)], &nodes_[static_cast<size_t>(decode_node)],
+          crosses_sites_ ? &site_link_ : nullptr};
+}
+
+std::array<const FormatChooser::Backlog*, 3> FormatChooser::route(int prefill_node, int decode_node) const {
+  return {&nodes_[static_cast<size_t>(prefill_node)], &nodes_[static_cast<size_t>(decode_node)],
+          crosses_sites_ ? &site_link_ : nullptr};
+}
+
+FormatPrediction FormatChooser::predict(const RequestState& r, int candidate, int prefill_node, int decode_node) const {
+  const TransferProtocol& protocol = *candidates_[static_cast<size_t>(candidate)];
+  const FormatInputs& f = protocol.format();
+  const int64_t tokens = r.request.input_tokens;
+  const double elements = layers_kv_elements(inputs_.model, tokens, 0, inputs_.model.n_layers);
+  double high = 0, low = 0;
+  for (int s = 0; s < protocol.stream_count(); ++s)
+    (high_class(protocol, s) ? high : low) += static_cast<double>(transfer_.stream_bytes(protocol, tokens, s));
+  double high_done = 0, low_done = 0, narrowest = INFINITY;
+  for (const Backlog* resource : route(prefill_node, decode_node)) {
+    if (resource == nullptr) continue;
+    const StreamTimes t = predicted_stream_times(*resource, high, low);
+    high_done = std::max(high_done, t.high_done_s);
+    low_done = std::max(low_done, t.low_done_s);
+    narrowest = std::min(narrowest, resource->capacity_bytes_per_s);
+  }
+  // From the prefill's start: the prompt alone, its quantize kernel included. Layer-wise, the chunks leave as their
+  // layers finish, so the transfer ends no sooner than the prefill plus its last chunk; after the prefill, it starts
+  // at its end.
+  const double prefill_s = inputs_.prefill_cost->prefill_seconds({{tokens, 0}}) + f.prefill_kernels.encode_seconds(elements);
+  if (inputs_.config.transfer.mode == TransferMode::layer_wise) {
+    const int last = inputs_.config.transfer.chunk_layers;
+    const double tail = static_cast<double>(std::min<int64_t>(last, inputs_.model.n_layers)) /
+                        static_cast<double>(inputs_.model.n_layers);
+    high_done = std::max(high_done, prefill_s + tail * high / narrowest);
+    low_done = std::max(low_done, prefill_s + tail * (high + low) / narrowest);
+  } else {
+    high_done += prefill_s;
+    low_done += prefill_s;
+  }
+  FormatPrediction p;
+  p.full_s = low_done + f.decode_kernels.decode_seconds(elements, false);
+  p.first_usable_s = protocol.speculates() ? high_done + f.decode_kernels.decode_seconds(elements, true) : p.full_s;
+  switch (inputs_.config.transfer.adaptive_objective) {
+    case AdaptiveObjective::ttft_spec:
+      p.objective_s = p.first_usable_s;
+      break;
+    case AdaptiveObjective::ttft:
+      p.objective_s = p.full_s;
+      break;
+    case AdaptiveObjective::ttft_correct: {
+      const double kept = protocol.speculates() ? f.acceptance.probability(1, 1, tokens) : 0.0;
+      p.objective_s = kept * p.first_usable_s + (1 - kept) * p.full_s;
+      break;
+    }
+  }
+  return p;
+}
+
+int FormatChooser::choose(const RequestState& r, int prefill_node, int decode_node) const {
+  const double reference = predict(r, 0, prefill_node, decode_node).objective_s;
+  int best = 0;
+  double best_s = reference;
+  for (int k = 1; k < static_cast<int>(candidates_.size()); ++k) {
+    const double s = predict(r, k, prefill_node, decode_node).objective_s;
+    if (s < best_s) best = k, best_s = s;
+  }
+  if (best != 0 && reference < inputs_.config.transfer.adaptive_min_gain * best_s) return 0;
+  return best;
+}
+
+void FormatChooser::add(const RequestState& r, int stream, double bytes, int64_t requests, int prefill_node,
+                       int decode_node) {
+  const bool high = high_class(*r.protocol, stream);
+  for (Backlog* b : route(prefill_node, decode_node)) {
+    if (b == nullptr) continue;
+    (high ? b->high_bytes : b->low_bytes) += bytes;
+    if (!high) b->low_requests += requests;
+  }
+}
+
+void FormatChooser::commit(RequestState& r, int candidate, int prefill_node, int decode_node) {
+  r.protocol = candidates_[static_cast<size_t>(candidate)];
+  ++chosen_[static_cast<size_t>(candidate)];
+  for (int s = 0; s < r.protocol->stream_count(); ++s) {
+    const uint64_t bytes = transfer_.stream_bytes(*r.protocol, r.request.input_tokens, s);
+    r.undelivered_bytes[static_cast<size_t>(s)] = bytes;
+    add(r, s, static_cast<double>(bytes), bytes > 0 ? 1 : 0, prefill_node, decode_node);
+  }
+}
+
+void FormatChooser::delivered(RequestState& r, int stream, uint64_t bytes, int prefill_node, int decode_node) {
+  uint64_t& left = r.undelivered_bytes[static_cast<size_t>(stream)];
+  if (bytes > left)
+    throw_internal_error("request %lld: stream %d delivered more than it carries", static_cast<long long>(r.request.id),
+                         stream);
+  left -= bytes;
+  add(r, stream, -static_cast<double>(bytes), left == 0 && bytes > 0 ? -1 : 0, prefill_node, decode_node);
+}
+
+}  // namespace lynx
