@@ -4,6 +4,7 @@
 //   per-request format changes nothing else), whichever candidate is the reference;
 //   the choice follows the route's load: with adaptive_min_gain between Lynx's predicted gain on an idle route and
 //   its gain behind another request's int8 KV, the first of two simultaneous requests gets int8, the second Lynx;
+//   layer-wise, a prefill that outlasts the transfer leaves only the last chunk's gain, and the choice follows it;
 //   every configuration error names its JSON path.
 #include <doctest/doctest.h>
 
@@ -113,8 +114,11 @@ namespace {
 // The policy's predicted TTFT (from the prefill's start, after-prefill mode, one NIC at C bytes/s) of a request of
 // `tokens` on a route where `ahead_low` low-class bytes of one other request wait (and `ahead_high` anchor bytes),
 // written out from the closed forms of sim/format_policy.hpp.
-double predicted_s(const std::string& format, double gbps, int64_t tokens, double ahead_high, double ahead_low) {
-  const SimulationInputs in = make_inputs(config_of(format, gbps), {});
+double predicted_s(const std::string& format, double gbps, int64_t tokens, double ahead_high, double ahead_low,
+                   bool layer_wise = false) {
+  nlohmann::json config = config_of(format, gbps);
+  if (layer_wise) config["transfer"]["mode"] = "layer-wise";
+  const SimulationInputs in = make_inputs(config, {});
   const double C = gbps * 1e9 / 8;
   const KvStreamBytes bytes = model_kv_bytes(in.model, in.format, tokens);
   const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
@@ -123,10 +127,18 @@ double predicted_s(const std::string& format, double gbps, int64_t tokens, doubl
   const double high = lynx ? static_cast<double>(bytes.anchor) : 0;
   const double low = static_cast<double>(bytes.total()) - high;
   const double n = ahead_low > 0 ? 1 : 0;
-  const double full = prefill + (ahead_high + high + std::min(ahead_low, n * low) + low) / C +
-                      in.decode_kernels.decode_seconds(elements, false);
+  double full_kv = (ahead_high + high + std::min(ahead_low, n * low) + low) / C, first_kv = (ahead_high + high) / C;
+  if (layer_wise) {  // the chunks leave as the prefill computes them: no sooner than the prefill plus the last chunk
+    const double tail = 4.0 / static_cast<double>(in.model.n_layers);  // chunk_layers 4
+    full_kv = std::max(full_kv, prefill + tail * (high + low) / C);
+    first_kv = std::max(first_kv, prefill + tail * high / C);
+  } else {
+    full_kv += prefill;
+    first_kv += prefill;
+  }
+  const double full = full_kv + in.decode_kernels.decode_seconds(elements, false);
   if (!lynx) return full;
-  const double first = prefill + (ahead_high + high) / C + in.decode_kernels.decode_seconds(elements, true);
+  const double first = first_kv + in.decode_kernels.decode_seconds(elements, true);
   return 0.9 * first + 0.1 * full;  // acceptance_rate 0.9: P(one draft kept) = 0.9
 }
 }  // namespace
@@ -159,6 +171,23 @@ TEST_CASE("the choice follows the route's load: int8 on an idle route, Lynx behi
   CHECK(between.summary["metrics"]["format_requests"] == nlohmann::json{{"int8-g64", 1}, {"lynx-a4r4-g64", 1}});
   CHECK(run(1 + (std::min(g1, g2_lynx) - 1) / 2).summary["metrics"]["format_requests"]["lynx-a4r4-g64"] == 2);
   CHECK(run(std::max(g2, g2_lynx) * 1.1).summary["metrics"]["format_requests"]["int8-g64"] == 2);
+}
+
+TEST_CASE("layer-wise: a prefill that outlasts the transfer leaves the last chunk exposed, and the gain with it") {
+  // 100 Gbps, one 32K-token prompt: its KV crosses in a fraction of its prefill. Sent after the prefill, Lynx's
+  // anchor saves half of the whole transfer; streamed layer by layer, half of the last chunk's. A minimum gain
+  // between the two predicted gains chooses Lynx in the first mode and int8 in the second.
+  const int64_t T = 32768;
+  const double after = predicted_s("int8-g64", 100, T, 0, 0) / predicted_s("lynx-a4r4-g64", 100, T, 0, 0);
+  const double streamed =
+      predicted_s("int8-g64", 100, T, 0, 0, true) / predicted_s("lynx-a4r4-g64", 100, T, 0, 0, true);
+  REQUIRE(after > streamed * 1.01);
+  const double min_gain = (after + streamed) / 2;
+  const std::vector<Request> one{make_request(0, 0, T, 8)};
+  nlohmann::json config = adaptive(config_of("int8-g64", 100), {"lynx-a4r4-g64"}, "ttft_correct", min_gain);
+  CHECK(run_simulation(config, one).summary["metrics"]["format_requests"]["lynx-a4r4-g64"] == 1);
+  config["transfer"]["mode"] = "layer-wise";
+  CHECK(run_simulation(config, one).summary["metrics"]["format_requests"]["int8-g64"] == 1);
 }
 
 TEST_CASE("format policy errors name the JSON path") {
