@@ -14,6 +14,7 @@ import csv
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import sys
 
@@ -55,6 +56,13 @@ def label(value):
     return value if value != "" else "default (stand-in)"
 
 
+DRAW = None
+
+
+def draw_job(job):
+    return DRAW(job)
+
+
 def main():
     results, request_path = sys.argv[1], sys.argv[2]
     with open(request_path) as f:
@@ -92,8 +100,10 @@ def main():
     baselines = [s for s in series_values if not str(s[0]).startswith("lynx") and not adaptive(s)]
     acceptance = lambda v: named(v).get("lynx.acceptance_published", "")
     pairs = [(base, lynx) for base in baselines for lynx in lynx_values]
-    pairs += [(base, a) for a in adaptive_values for base in baselines]
-    pairs += [(lynx, a) for a in adaptive_values for lynx in lynx_values if acceptance(lynx) == acceptance(a)]
+    candidates_of = lambda v: [v[0]] + json.loads(named(v).get("transfer.adaptive_formats") or "[]")
+    # The adaptive policy against the fixed formats it chooses between (a Lynx one with its acceptance source).
+    pairs += [(base, a) for a in adaptive_values for base in baselines + lynx_values
+              if base[0] in candidates_of(a) and (base in baselines or acceptance(base) == acceptance(a))]
 
     # What a series value is called in titles and file names: the adaptive policy by "adaptive" and its
     # acceptance source (its candidates are in the title), a fixed format by its paths' values.
@@ -106,8 +116,7 @@ def main():
         if not adaptive(v):
             return ", ".join("%s %s" % (short(p), label(s)) for p, s in zip(series_paths, v)
                              if not p.startswith("transfer."))
-        candidates = [v[0]] + json.loads(named(v).get("transfer.adaptive_formats") or "[]")
-        text = "adaptive (%s)" % " or ".join(candidates)
+        text = "adaptive (%s)" % " or ".join(candidates_of(v))
         return text + (", acceptance %s" % label(acceptance(v)) if "lynx.acceptance_published" in series_paths else "")
 
     def gain(facet, row_value, base, lynx, metric, xv, yv):
@@ -119,8 +128,9 @@ def main():
         lv = float(l[column])
         return float(b[column]) / lv if lv > 0 else math.nan
 
-    written, data = [], []
-    for facet, (base, lynx) in itertools.product(facet_values, pairs):
+    def draw(job):
+        facet, (base, lynx) = job
+        written, data = [], []
         fig, grid = plt.subplots(len(row_values), len(METRICS), squeeze=False,
                                  figsize=(3.2 * len(METRICS), 2.6 * len(row_values)))
         counts = {m: [0, 0, 0] for m, _ in METRICS}  # cells, >= 1.1, >= 1.43
@@ -166,7 +176,24 @@ def main():
         stem = "regimes_" + "_".join(str(v).split(" ")[0].replace("/", "-") for v in parts + name_parts(lynx))
         save(fig, req["out_dir"], stem, written)
         summary = "; ".join("%s %d/%d >= 1.1x, %d >= 1.43x" % (m, c[1], c[0], c[2]) for m, c in counts.items())
-        print("%s: %s" % (stem, summary))
+        return "%s: %s" % (stem, summary), written, data
+
+    # One figure per process: each is independent and written under its own name, so the files are the same
+    # whatever the order; the lines are printed and regimes.json is written in the jobs' order.
+    global DRAW
+    DRAW = draw
+    jobs = list(itertools.product(facet_values, pairs))
+    processes = max(1, min(len(jobs), os.cpu_count() or 1, 8))
+    if processes > 1:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            results = pool.map(draw_job, jobs, chunksize=1)
+    else:
+        results = [draw(job) for job in jobs]
+    written, data = [], []
+    for line, files, cells in results:
+        print(line)
+        written += files
+        data += cells
     tmp = "%s.tmp.%d" % (out, os.getpid())
     with open(tmp, "w") as f:
         json.dump(data, f, indent=0, sort_keys=True)

@@ -5,9 +5,11 @@
 For each metric (median ttft_spec, ttft_correct, ttft, e2el, tpot) and each map cell (every point but the format
 axis), compares the adaptive policy's median with each fixed candidate's (the same acceptance source for Lynx):
 prints how many cells it is within 1% of the best fixed format or better ("dominates"), how many it is more than 1%
-worse than the best, and the worst cell with its coordinates. Reads summary.csv only; standard library only."""
+worse than the best, and the worst cell with its coordinates; then the share of requests the policy gave each
+candidate, by per-node bandwidth (from each adaptive point's summary.json). Standard library only."""
 import argparse
 import csv
+import json
 import os
 import sys
 
@@ -27,8 +29,9 @@ def main():
         rows = list(csv.DictReader(f))
     if not rows:
         sys.exit("%s/summary.csv: no points" % args.results)
-    cell_paths = [k for k in rows[0] if "." in k and k not in SERIES or k == "model"]
-    cell_paths = [k for k in cell_paths if not k.startswith(("median_", "mean_", "p50_", "p90_", "p99_"))]
+    with open(os.path.join(args.results, "experiment.json")) as f:
+        axes = json.load(f)["experiment"]["sweep"]["axes"]
+    cell_paths = [p for a in axes for p in a.get("paths", [a.get("path")]) if p not in SERIES]
     candidates = args.candidates.split(",")
     cells = {}
     for r in rows:
@@ -61,6 +64,18 @@ def main():
             line += "; worst %.3fx the best (%s) at %s" % (worst[0], worst[2], ", ".join(
                 "%s=%s" % (p.rsplit(".", 1)[-1], x) for p, x in zip(cell_paths, worst[1])))
         print(line)
+    shares = {}
+    for cell, v in complete.items():
+        point = v["adaptive"]["point"]
+        with open(os.path.join(args.results, point, "summary.json")) as f:
+            chosen = json.load(f)["metrics"].get("format_requests", {})
+        gbps = v["adaptive"]["cluster.network.nic_gbps"]
+        total = shares.setdefault(gbps, {})
+        for name, n in chosen.items():
+            total[name] = total.get(name, 0) + n
+    for gbps in sorted(shares, key=float):
+        n = sum(shares[gbps].values())
+        print("%s Gbps: %s" % (gbps, ", ".join("%s %.1f%%" % (k, 100.0 * c / n) for k, c in sorted(shares[gbps].items()))))
 
 
 if __name__ == "__main__":

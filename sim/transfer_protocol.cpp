@@ -51,10 +51,11 @@ class ProtocolBase : public TransferProtocol {
 
 class SingleStreamProtocol final : public ProtocolBase {
  public:
-  using ProtocolBase::ProtocolBase;
+  SingleStreamProtocol(const SimulationInputs& in, const FormatInputs& format)
+      : ProtocolBase(in, format), weight_(single_stream_is_first_token_class(in) ? in.config.transfer.anchor_weight : 1.0) {}
   bool speculates() const override { return false; }
   int stream_count() const override { return 1; }
-  double stream_weight(const RequestState&, int, double) const override { return 1.0; }
+  double stream_weight(const RequestState&, int, double) const override { return weight_; }
   uint64_t stream_bytes(int, const KvStreamBytes& chunk) const override { return chunk.total(); }
   StreamEvent on_stream_complete(RequestState& r, int, double now_s) const override {
     r.record.anchor_arrival_s = now_s;
@@ -68,6 +69,9 @@ class SingleStreamProtocol final : public ProtocolBase {
     mark_first_tokens(r.record, first_end_s, true);
     finish_if_complete(r, last_end_s);
   }
+
+ private:
+  double weight_;
 };
 
 class LynxProtocol final : public ProtocolBase {
@@ -179,6 +183,12 @@ class LynxProtocol final : public ProtocolBase {
 }  // namespace
 
 bool transfer_protocol_speculates(const KvFormat& format) { return format.is_lynx(); }
+
+bool single_stream_is_first_token_class(const SimulationInputs& inputs) {
+  for (const FormatInputs& f : inputs.format_candidates)
+    if (transfer_protocol_speculates(f.format)) return true;
+  return false;
+}
 
 std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs, const FormatInputs& format) {
   if (transfer_protocol_speculates(format.format)) return std::make_unique<LynxProtocol>(inputs, format);
