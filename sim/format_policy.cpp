@@ -22,13 +22,10 @@ double site_link_bytes_per_s(const SiteLinkConfig& link) {
   return link.capacity_gbps() * 1e9 / 8 * (1 - taken);
 }
 
-}  // namespace
+// Whether stream `stream` of the protocol is in the high class (weighted above the others: Lynx's anchor).
+bool high_class(const TransferProtocol& protocol, int stream) { return protocol.speculates() && stream == 0; }
 
-// Whether stream `stream` of the protocol is in the high class: Lynx's anchor, and a single-stream format's one
-// stream when it is weighted as an anchor (transfer_protocol.hpp).
-bool FormatChooser::high_class(const TransferProtocol& protocol, int stream) const {
-  return protocol.speculates() ? stream == 0 : single_stream_high_;
-}
+}  // namespace
 
 StreamTimes predicted_stream_times(const ResourceLoad& load, double high_bytes, double low_bytes) {
   const double shared = std::min(load.low_bytes, static_cast<double>(load.low_requests) * low_bytes);
@@ -38,11 +35,7 @@ StreamTimes predicted_stream_times(const ResourceLoad& load, double high_bytes, 
 
 FormatChooser::FormatChooser(const SimulationInputs& inputs, std::vector<const TransferProtocol*> candidates,
                            const std::vector<int>& node_nics, const TransferEngine& transfer)
-    : inputs_(inputs),
-      candidates_(std::move(candidates)),
-      transfer_(transfer),
-      single_stream_high_(single_stream_is_first_token_class(inputs)),
-      chosen_(candidates_.size(), 0) {
+    : inputs_(inputs), candidates_(std::move(candidates)), transfer_(transfer), chosen_(candidates_.size(), 0) {
   const NetworkConfig& net = inputs.config.network;
   const double nic_bytes_per_s = net.nic_gbps * 1e9 / 8 * inputs.config.transfer.cost.efficiency;
   for (int nics : node_nics) nodes_.push_back({nic_bytes_per_s * nics, 0, 0, 0});

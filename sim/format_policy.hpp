@@ -8,16 +8,13 @@
 //
 // The load it reads: for every platform node (each prefill node's egress, each decode node's ingress) and for the
 // site link when the pools are in different sites, the KV bytes committed to it and not yet delivered, split into
-// the high class (Lynx anchors, weighted anchor_weight) and the low class (Lynx residuals), and the number of
-// requests with low-class bytes outstanding. With a Lynx candidate, a single-stream format's stream is weighted as an
-// anchor too (transfer_protocol.hpp: it carries what the request's first token waits for), so it is high class;
-// weighted 1, a later anchor would pre-empt it, and the policy's int8 requests would wait behind Lynx's (measured:
-// at 25 Gbps, 4K prompts, 80% load, the mix's median first correct token was 160 ms against int8's 149 alone). A request's bytes are committed when it is routed and leave
+// the high class (Lynx anchors, weighted anchor_weight) and the low class (every other stream, weight 1), and the
+// number of requests with low-class bytes outstanding. A request's bytes are committed when it is routed and leave
 // as each of its flows is delivered. Each such resource drains at its capacity C: its NICs' line rate times the
 // engine's efficiency, or the site link's count x bandwidth less the cross traffic's mean share.
 //
 // The prediction on one resource with backlog (H high bytes, L low bytes over n requests), for a candidate whose
-// streams carry h high and l low bytes, measured from the start of its transfer:
+// streams carry h high and l low bytes (a single-stream format: h = 0), measured from the start of its transfer:
 //   high stream done   t_h = (H + h) / C                      (anchors pre-empt the low class)
 //   low stream done    t_l = (H + h + min(L, n l) + l) / C    (processor sharing with n flows of mean L / n)
 // and the request's value is the largest over its route's resources. The transfer's start is then placed after the
@@ -37,6 +34,11 @@
 // candidate), leaf-spine uplinks (the backlog is per node and per site link), anchors that arrive after the choice and pre-empt
 // its residual (the reason Lynx's verified token can come late under load: the policy sees the anchors in flight,
 // not those to come), and the verification pass's compute.
+//
+// Tried and dropped: weighting a single-stream format's stream as an anchor when a Lynx candidate exists (it carries
+// what the first token waits for, so a later anchor would not pre-empt it). On the regime map the policy's median
+// first correct token then came up to 3.6x later than fixed Lynx's (8B, 4K, 25 Gbps, 80% load, 50% cross traffic),
+// against 1.4x with weight 1: int8 streams at the anchors' weight take the share Lynx's anchors need.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -98,12 +100,10 @@ class FormatChooser {
   // Stream `stream` of the request gains (or, negative, loses) `bytes` on every resource of its route, and
   // `requests` low-class requests.
   void add(const RequestState& r, int stream, double bytes, int64_t requests, int prefill_node, int decode_node);
-  bool high_class(const TransferProtocol& protocol, int stream) const;
 
   const SimulationInputs& inputs_;
   std::vector<const TransferProtocol*> candidates_;
   const TransferEngine& transfer_;
-  bool single_stream_high_ = false;
   std::vector<Backlog> nodes_;
   Backlog site_link_;
   bool crosses_sites_ = false;

@@ -51,11 +51,10 @@ class ProtocolBase : public TransferProtocol {
 
 class SingleStreamProtocol final : public ProtocolBase {
  public:
-  SingleStreamProtocol(const SimulationInputs& in, const FormatInputs& format)
-      : ProtocolBase(in, format), weight_(single_stream_is_first_token_class(in) ? in.config.transfer.anchor_weight : 1.0) {}
+  using ProtocolBase::ProtocolBase;
   bool speculates() const override { return false; }
   int stream_count() const override { return 1; }
-  double stream_weight(const RequestState&, int, double) const override { return weight_; }
+  double stream_weight(const RequestState&, int, double) const override { return 1.0; }
   uint64_t stream_bytes(int, const KvStreamBytes& chunk) const override { return chunk.total(); }
   StreamEvent on_stream_complete(RequestState& r, int, double now_s) const override {
     r.record.anchor_arrival_s = now_s;
@@ -69,9 +68,6 @@ class SingleStreamProtocol final : public ProtocolBase {
     mark_first_tokens(r.record, first_end_s, true);
     finish_if_complete(r, last_end_s);
   }
-
- private:
-  double weight_;
 };
 
 class LynxProtocol final : public ProtocolBase {
@@ -183,12 +179,6 @@ class LynxProtocol final : public ProtocolBase {
 }  // namespace
 
 bool transfer_protocol_speculates(const KvFormat& format) { return format.is_lynx(); }
-
-bool single_stream_is_first_token_class(const SimulationInputs& inputs) {
-  for (const FormatInputs& f : inputs.format_candidates)
-    if (transfer_protocol_speculates(f.format)) return true;
-  return false;
-}
 
 std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs, const FormatInputs& format) {
   if (transfer_protocol_speculates(format.format)) return std::make_unique<LynxProtocol>(inputs, format);

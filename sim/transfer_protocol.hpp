@@ -59,11 +59,6 @@ class TransferProtocol {
 // Whether the format's protocol speculates (drafts on part of the KV): the one place that decides it.
 bool transfer_protocol_speculates(const KvFormat& format);
 
-// Whether a single-stream format's stream is weighted as a Lynx anchor (anchor_weight) instead of 1: under the
-// adaptive format policy with a Lynx candidate, where both carry the KV a request's first token waits for and only
-// Lynx's residual may be deferred. Alone in a run every flow has the same weight, so fixed runs keep weight 1.
-bool single_stream_is_first_token_class(const SimulationInputs& inputs);
-
 // The protocol of `format` (the run's, or a candidate of the adaptive policy); `format` must outlive it.
 std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs, const FormatInputs& format);
 // The run's format with its kernel costs and acceptance (SimulationInputs' own fields).

@@ -3,7 +3,7 @@
 //   a run whose policy always picks one candidate gives that fixed format's records exactly (the plumbing of a
 //   per-request format changes nothing else), whichever candidate is the reference;
 //   the choice follows the route's load: with adaptive_min_gain between Lynx's predicted gain on an idle route and
-//   its gain behind another request's Lynx KV, the first of two simultaneous requests gets Lynx, the second int8;
+//   its gain behind another request's int8 KV, the first of two simultaneous requests gets int8, the second Lynx;
 //   layer-wise, a prefill that outlasts the transfer leaves only the last chunk's gain, and the choice follows it;
 //   every configuration error names its JSON path.
 #include <doctest/doctest.h>
@@ -124,8 +124,7 @@ double predicted_s(const std::string& format, double gbps, int64_t tokens, doubl
   const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
   const double prefill = in.prefill_cost->prefill_seconds({{tokens, 0}}) + in.prefill_kernels.encode_seconds(elements);
   const bool lynx = in.format.is_lynx();
-  // With a Lynx candidate an int8 stream is weighted as an anchor: all of it is high class.
-  const double high = lynx ? static_cast<double>(bytes.anchor) : static_cast<double>(bytes.total());
+  const double high = lynx ? static_cast<double>(bytes.anchor) : 0;
   const double low = static_cast<double>(bytes.total()) - high;
   const double n = ahead_low > 0 ? 1 : 0;
   double full_kv = (ahead_high + high + std::min(ahead_low, n * low) + low) / C, first_kv = (ahead_high + high) / C;
@@ -144,36 +143,34 @@ double predicted_s(const std::string& format, double gbps, int64_t tokens, doubl
 }
 }  // namespace
 
-TEST_CASE("the choice follows the route's load: Lynx on an idle route, int8 behind another request's anchor") {
+TEST_CASE("the choice follows the route's load: int8 on an idle route, Lynx behind another request's int8 KV") {
   // 10 Gbps, one prefill and one decode instance, two 32K-token prompts arriving together. Lynx's predicted gain
-  // by ttft_correct over int8 is g1 on the idle route, about S / (0.9 a + 0.1 S) with prefill added (a: the anchor,
-  // about half of the bytes S); behind the first request's Lynx KV it is g2, smaller: the second request's int8
-  // stream waits for the first's anchor only, its anchor too, but its residual for both residuals. A minimum gain
-  // between them gives the first request Lynx and the second int8; one under both gives both Lynx; one over both
-  // and over the gain behind an int8 request gives both int8.
+  // by ttft_correct over int8 is g1 on the idle route and g2 > g1 behind the first request's int8 KV: a minimum
+  // gain between them gives the first request int8 and the second Lynx; one under g1 gives both Lynx; one over g2
+  // and over the gain behind a first Lynx request gives both int8.
   const int64_t T = 32768;
   const SimulationInputs in = make_inputs(config_of("int8-g64", 10), {});
   const KvStreamBytes int8 = model_kv_bytes(in.model, in.format, T);
   const KvStreamBytes lynx = model_kv_bytes(in.model, kv_format_parse("lynx-a4r4-g64"), T);
   const double g1 = predicted_s("int8-g64", 10, T, 0, 0) / predicted_s("lynx-a4r4-g64", 10, T, 0, 0);
-  const double anchor = static_cast<double>(lynx.anchor), residual = static_cast<double>(lynx.total()) - anchor;
-  const double g2 =
-      predicted_s("int8-g64", 10, T, anchor, residual) / predicted_s("lynx-a4r4-g64", 10, T, anchor, residual);
   const double total = static_cast<double>(int8.total());
-  const double g2_int8 = predicted_s("int8-g64", 10, T, total, 0) / predicted_s("lynx-a4r4-g64", 10, T, total, 0);
-  REQUIRE(g2 > 1.05);
-  REQUIRE(g1 > g2 * 1.05);
+  const double g2 = predicted_s("int8-g64", 10, T, 0, total) / predicted_s("lynx-a4r4-g64", 10, T, 0, total);
+  const double anchor = static_cast<double>(lynx.anchor), residual = static_cast<double>(lynx.total()) - anchor;
+  const double g2_lynx =
+      predicted_s("int8-g64", 10, T, anchor, residual) / predicted_s("lynx-a4r4-g64", 10, T, anchor, residual);
+  REQUIRE(g1 > 1.05);
+  REQUIRE(g2 > g1 * 1.05);
   const std::vector<Request> requests{make_request(0, 0, T, 8), make_request(1, 0, T, 8)};
   auto run = [&](double min_gain) {
     return run_simulation(adaptive(config_of("int8-g64", 10), {"lynx-a4r4-g64"}, "ttft_correct", min_gain), requests);
   };
   const SimRun between = run((g1 + g2) / 2);
   REQUIRE(between.records.size() == 2);
-  CHECK_FALSE(std::isnan(between.records[0].residual_arrival_s));  // Lynx: anchor and residual
-  CHECK(std::isnan(between.records[1].residual_arrival_s));        // int8: one stream
+  CHECK(std::isnan(between.records[0].residual_arrival_s));        // int8: one stream
+  CHECK_FALSE(std::isnan(between.records[1].residual_arrival_s));  // Lynx: anchor and residual
   CHECK(between.summary["metrics"]["format_requests"] == nlohmann::json{{"int8-g64", 1}, {"lynx-a4r4-g64", 1}});
-  CHECK(run(1 + (g2 - 1) / 2).summary["metrics"]["format_requests"]["lynx-a4r4-g64"] == 2);
-  CHECK(run(std::max(g1, g2_int8) * 1.1).summary["metrics"]["format_requests"]["int8-g64"] == 2);
+  CHECK(run(1 + (std::min(g1, g2_lynx) - 1) / 2).summary["metrics"]["format_requests"]["lynx-a4r4-g64"] == 2);
+  CHECK(run(std::max(g2, g2_lynx) * 1.1).summary["metrics"]["format_requests"]["int8-g64"] == 2);
 }
 
 TEST_CASE("layer-wise: a prefill that outlasts the transfer leaves the last chunk exposed, and the gain with it") {
