@@ -56,14 +56,15 @@ std::array<const FormatChooser::Backlog*, 3> FormatChooser::route(int prefill_no
           crosses_sites_ ? &site_link_ : nullptr};
 }
 
-FormatPrediction FormatChooser::predict(const RequestState& r, int candidate, int prefill_node, int decode_node) const {
+double FormatChooser::predicted_objective_s(const RequestState& r, int candidate, const StreamBytes& bytes,
+                                            int prefill_node, int decode_node) const {
   const TransferProtocol& protocol = *candidates_[static_cast<size_t>(candidate)];
   const FormatInputs& f = protocol.format();
   const int64_t tokens = r.request.input_tokens;
   const double elements = layers_kv_elements(inputs_.model, tokens, 0, inputs_.model.n_layers);
   double high = 0, low = 0;
   for (int s = 0; s < protocol.stream_count(); ++s)
-    (high_class(protocol, s) ? high : low) += static_cast<double>(transfer_.stream_bytes(protocol, tokens, s));
+    (high_class(protocol, s) ? high : low) += static_cast<double>(bytes[static_cast<size_t>(s)]);
   double high_done = 0, low_done = 0, narrowest = INFINITY;
   for (const Backlog* resource : route(prefill_node, decode_node)) {
     if (resource == nullptr) continue;
@@ -86,35 +87,43 @@ FormatPrediction FormatChooser::predict(const RequestState& r, int candidate, in
     high_done += prefill_s;
     low_done += prefill_s;
   }
-  FormatPrediction p;
-  p.full_s = low_done + f.decode_kernels.decode_seconds(elements, false);
-  p.first_usable_s = protocol.speculates() ? high_done + f.decode_kernels.decode_seconds(elements, true) : p.full_s;
+  // The whole KV unpacked, and the KV a first token needs (Lynx: the anchor) unpacked.
+  const double full_s = low_done + f.decode_kernels.decode_seconds(elements, false);
+  const double first_usable_s =
+      protocol.speculates() ? high_done + f.decode_kernels.decode_seconds(elements, true) : full_s;
   switch (inputs_.config.transfer.adaptive_objective) {
     case AdaptiveObjective::ttft_spec:
-      p.objective_s = p.first_usable_s;
-      break;
+      return first_usable_s;
     case AdaptiveObjective::ttft:
-      p.objective_s = p.full_s;
+      return full_s;
+    case AdaptiveObjective::ttft_correct:
       break;
-    case AdaptiveObjective::ttft_correct: {
-      const double kept = protocol.speculates() ? f.acceptance.probability(1, 1, tokens) : 0.0;
-      p.objective_s = kept * p.first_usable_s + (1 - kept) * p.full_s;
-      break;
-    }
   }
-  return p;
+  const double kept = protocol.speculates() ? f.acceptance.probability(1, 1, tokens) : 0.0;
+  return kept * first_usable_s + (1 - kept) * full_s;
 }
 
-int FormatChooser::choose(const RequestState& r, int prefill_node, int decode_node) const {
-  const double reference = predict(r, 0, prefill_node, decode_node).objective_s;
-  int best = 0;
+void FormatChooser::assign(RequestState& r, int prefill_node, int decode_node) {
+  std::vector<StreamBytes> bytes(candidates_.size(), StreamBytes{});
+  for (size_t k = 0; k < candidates_.size(); ++k)
+    for (int s = 0; s < candidates_[k]->stream_count(); ++s)
+      bytes[k][static_cast<size_t>(s)] = transfer_.stream_bytes(*candidates_[k], r.request.input_tokens, s);
+  const double reference = predicted_objective_s(r, 0, bytes[0], prefill_node, decode_node);
+  size_t best = 0;
   double best_s = reference;
-  for (int k = 1; k < static_cast<int>(candidates_.size()); ++k) {
-    const double s = predict(r, k, prefill_node, decode_node).objective_s;
+  for (size_t k = 1; k < candidates_.size(); ++k) {
+    const double s = predicted_objective_s(r, static_cast<int>(k), bytes[k], prefill_node, decode_node);
     if (s < best_s) best = k, best_s = s;
   }
-  if (best != 0 && reference < inputs_.config.transfer.adaptive_min_gain * best_s) return 0;
-  return best;
+  if (best != 0 && reference < inputs_.config.transfer.adaptive_min_gain * best_s) best = 0;
+  // Committed to its route: its bytes join the load until they are delivered.
+  r.protocol = candidates_[best];
+  ++chosen_[best];
+  for (int s = 0; s < r.protocol->stream_count(); ++s) {
+    const uint64_t b = bytes[best][static_cast<size_t>(s)];
+    r.undelivered_bytes[static_cast<size_t>(s)] = b;
+    add(r, s, static_cast<double>(b), b > 0 ? 1 : 0, prefill_node, decode_node);
+  }
 }
 
 void FormatChooser::add(const RequestState& r, int stream, double bytes, int64_t requests, int prefill_node,
@@ -124,16 +133,6 @@ void FormatChooser::add(const RequestState& r, int stream, double bytes, int64_t
     if (b == nullptr) continue;
     (high ? b->high_bytes : b->low_bytes) += bytes;
     if (!high) b->low_requests += requests;
-  }
-}
-
-void FormatChooser::commit(RequestState& r, int candidate, int prefill_node, int decode_node) {
-  r.protocol = candidates_[static_cast<size_t>(candidate)];
-  ++chosen_[static_cast<size_t>(candidate)];
-  for (int s = 0; s < r.protocol->stream_count(); ++s) {
-    const uint64_t bytes = transfer_.stream_bytes(*r.protocol, r.request.input_tokens, s);
-    r.undelivered_bytes[static_cast<size_t>(s)] = bytes;
-    add(r, s, static_cast<double>(bytes), bytes > 0 ? 1 : 0, prefill_node, decode_node);
   }
 }
 

@@ -66,25 +66,15 @@ struct StreamTimes {
 };
 StreamTimes predicted_stream_times(const ResourceLoad& load, double high_bytes, double low_bytes);
 
-// What the policy predicted for one candidate.
-struct FormatPrediction {
-  double first_usable_s = 0;  // from the transfer's start: the KV a first token needs (Lynx: the anchor) unpacked
-  double full_s = 0;          // the whole KV unpacked
-  double objective_s = 0;     // the value minimised (adaptive_objective)
-};
-
 class FormatChooser {
  public:
   // `candidates` in the configuration's order (the reference first); `nodes` platform nodes, each with its NICs.
   FormatChooser(const SimulationInputs& inputs, std::vector<const TransferProtocol*> candidates,
                const std::vector<int>& node_nics, const TransferEngine& transfer);
 
-  // The candidate index for a request routed from platform node `prefill_node` to `decode_node`.
-  int choose(const RequestState& r, int prefill_node, int decode_node) const;
-  FormatPrediction predict(const RequestState& r, int candidate, int prefill_node, int decode_node) const;
-
-  // The request (with its protocol set to candidate `candidate`) is committed to its route: its bytes join the load.
-  void commit(RequestState& r, int candidate, int prefill_node, int decode_node);
+  // Chooses the format of a request routed from platform node `prefill_node` to `decode_node`, sets its protocol,
+  // and commits its bytes to its route's load.
+  void assign(RequestState& r, int prefill_node, int decode_node);
   // `bytes` of stream `stream` of the request have been delivered.
   void delivered(RequestState& r, int stream, uint64_t bytes, int prefill_node, int decode_node);
 
@@ -93,6 +83,10 @@ class FormatChooser {
 
  private:
   using Backlog = ResourceLoad;
+  using StreamBytes = std::array<uint64_t, 2>;  // each stream's bytes on the wire, all chunks together
+  // The value minimised (adaptive_objective, from the prefill's start) for candidate `candidate` carrying `bytes`.
+  double predicted_objective_s(const RequestState& r, int candidate, const StreamBytes& bytes, int prefill_node,
+                               int decode_node) const;
   // The resources a request between the two nodes crosses: its two nodes and, across sites, the site link (else
   // null).
   std::array<Backlog*, 3> route(int prefill_node, int decode_node);

@@ -149,7 +149,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     const int pi = router_->choose_prefill(r.request), di = router_->choose_decode();
     if (format_policy_) {
       const int from = prefill_[static_cast<size_t>(pi)]->node(), to = decode_[static_cast<size_t>(di)]->node();
-      format_policy_->commit(r, format_policy_->choose(r, from, to), from, to);
+      format_policy_->assign(r, from, to);
     }
     decode_[static_cast<size_t>(di)]->assign(r);
     prefill_[static_cast<size_t>(pi)]->enqueue(r);

@@ -1,6 +1,8 @@
 #include "sim/simulation_setup.hpp"
 
 #include <filesystem>
+#include <map>
+#include <utility>
 
 #include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
@@ -96,12 +98,16 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   if (config.transfer.chunk_layers > in.model.n_layers)
     throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
                 config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
+  // Each cost table read and hashed once, whatever the pools and candidate formats that use it.
+  std::map<std::string, std::pair<CostTable, std::string>> tables;
   auto kernels = [&](const GpuSpec& gpu, int tp, const KvFormat& format) {
     const std::string table = config.kernel_costs.empty() ? default_cost_table_path(gpu) : config.kernel_costs;
     if (table.empty()) return kernel_costs_roofline(gpu, format, tp);
     try {
-      KernelCosts k = kernel_costs_from_table(load_cost_table(table), format, tp);
-      k.file_sha256 = sha256_file(table);
+      auto read = tables.find(table);
+      if (read == tables.end()) read = tables.emplace(table, std::make_pair(load_cost_table(table), sha256_file(table))).first;
+      KernelCosts k = kernel_costs_from_table(read->second.first, format, tp);
+      k.file_sha256 = read->second.second;
       return k;
     } catch (const LynxError& e) {
       throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());
@@ -131,7 +137,7 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   });
   in.acceptance = resolve_acceptance(config, in.format, in.model);
   if (config.transfer.format_policy == FormatPolicy::adaptive) {
-    in.format_candidates.push_back({in.format, in.prefill_kernels, in.decode_kernels, in.acceptance});
+    in.format_candidates.push_back(run_format_inputs(in));
     for (const std::string& name : config.transfer.adaptive_formats) {
       FormatInputs f;
       f.format = kv_format_parse(name);
