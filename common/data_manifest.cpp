@@ -1,6 +1,7 @@
 #include "common/data_manifest.hpp"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -63,24 +64,55 @@ std::string data_manifest_cache_path() {
   return dir.empty() ? "" : dir + "/data-sha256.tsv";
 }
 
-void data_manifest_check(const std::string& data_dir, const std::string& relative, const DataManifest& manifest,
+namespace {
+// Files this process has found equal to the manifest (absolute normal path -> sha256), for data_file_sha256.
+std::mutex verified_mutex;
+std::map<std::string, std::string> verified;
+
+void note_verified(const std::string& path, const std::string& sha) {
+  std::lock_guard<std::mutex> lock(verified_mutex);
+  verified[path] = sha;
+}
+
+void forget_verified(const std::string& path) {
+  std::lock_guard<std::mutex> lock(verified_mutex);
+  verified.erase(path);
+}
+
+// A file modified less than this before it is hashed is not cached: on a file system with coarse modification
+// times it could change again within the same tick, same size, and the cache would not see it (git's "racily
+// clean" entries).
+constexpr long long kRacyNs = 2000000000LL;
+}  // namespace
+
+bool data_manifest_check(const std::string& data_dir, const std::string& relative, const DataManifest& manifest,
                          const std::string& cache_path) {
   const auto listed = manifest.find(fs::path(relative).lexically_normal().string());
-  if (listed == manifest.end()) return;
+  if (listed == manifest.end()) return false;
   const std::string path = fs::absolute(fs::path(data_dir) / relative).lexically_normal().string();
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return;  // a missing file is its reader's message
+  if (::stat(path.c_str(), &info) != 0) return false;  // a missing file is its reader's message
   const std::string key = cache_key(path, info);
   std::string cache;
   std::error_code error;
   if (!cache_path.empty() && fs::is_regular_file(cache_path, error)) cache = read_file(cache_path);
-  if (cache.find(key + "\t" + listed->second + "\n") != std::string::npos) return;  // unchanged since last hashed
+  if (cache.find(key + "\t" + listed->second + "\n") != std::string::npos) {  // unchanged since last hashed
+    note_verified(path, listed->second);
+    return true;
+  }
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
   const std::string sha = sha256_file(path);
-  if (sha != listed->second)
+  if (sha != listed->second) {
+    forget_verified(path);
     throw_error("%s: changed: its sha256 is %s, scripts/data-manifest.tsv gives %s for %s; fetch it again "
                 "(scripts/get-data.sh) or point --data-dir at an unchanged copy",
                 path.c_str(), sha.c_str(), listed->second.c_str(), relative.c_str());
-  if (cache_path.empty()) return;
+  }
+  note_verified(path, sha);
+  const long long mtime_ns = static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
+  const long long now_ns = static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+  if (cache_path.empty() || now_ns - mtime_ns < kRacyNs) return true;
   // Drop older lines of this path, add the new one; a cache that cannot be written only costs a hash next time.
   std::istringstream lines(cache);
   std::string kept, line;
@@ -91,6 +123,7 @@ void data_manifest_check(const std::string& data_dir, const std::string& relativ
     write_file_atomic(cache_path, kept + key + "\t" + sha + "\n");
   } catch (const LynxError&) {
   }
+  return true;
 }
 
 void data_manifest_check_once(const std::string& data_dir, const std::string& relative) {
@@ -101,6 +134,16 @@ void data_manifest_check_once(const std::string& data_dir, const std::string& re
   if (checked.count(key) != 0) return;
   data_manifest_check(data_dir, relative, data_manifest(), data_manifest_cache_path());
   checked.insert(key);
+}
+
+std::string data_file_sha256(const std::string& path) {
+  const std::string normal = fs::absolute(path).lexically_normal().string();
+  {
+    std::lock_guard<std::mutex> lock(verified_mutex);
+    const auto it = verified.find(normal);
+    if (it != verified.end()) return it->second;
+  }
+  return sha256_file(path);
 }
 
 }  // namespace lynx

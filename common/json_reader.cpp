@@ -130,10 +130,14 @@ nlohmann::json json_parse_text(const std::string& text, const std::string& origi
   }
 }
 
-nlohmann::json json_parse_file(const std::string& path, bool allow_comments) {
+std::string json_file_text(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw_error("%s: is a directory, expected a JSON file", path.c_str());
-  return json_parse_text(read_file(path), path, allow_comments);
+  return read_file(path);
+}
+
+nlohmann::json json_parse_file(const std::string& path, bool allow_comments) {
+  return json_parse_text(json_file_text(path), path, allow_comments);
 }
 
 std::string json_index_path(const std::string& path, size_t index) {

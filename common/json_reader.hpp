@@ -20,6 +20,9 @@ namespace lynx {
 // allow_comments: `//` and `/* */` comments are skipped (configurations and experiments, which
 // `lynxsim config --example` annotates); catalogs and result files stay plain JSON.
 nlohmann::json json_parse_file(const std::string& path, bool allow_comments = false);
+// The text json_parse_file parses (the same errors for a folder or an unreadable file), for a caller that also
+// hashes it.
+std::string json_file_text(const std::string& path);
 // Parses text that came from `origin` (a file name or a description used in messages).
 nlohmann::json json_parse_text(const std::string& text, const std::string& origin, bool allow_comments = false);
 

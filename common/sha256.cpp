@@ -201,9 +201,9 @@ std::string sha256_file(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) throw_error("%s: cannot open file to hash it", path.c_str());
   Sha256 hash;
-  std::vector<uint8_t> block(size_t{1} << 20);
+  uint8_t block[1 << 16];  // on the stack: a zeroed 1 MiB vector per file was half the hashing time of a small file
   size_t n = 0;
-  while ((n = std::fread(block.data(), 1, block.size(), file)) > 0) hash.update(block.data(), n);
+  while ((n = std::fread(block, 1, sizeof block, file)) > 0) hash.update(block, n);
   const bool failed = std::ferror(file) != 0;
   std::fclose(file);
   if (failed) throw_error("%s: cannot read file to hash it", path.c_str());

@@ -100,8 +100,10 @@ std::string cost_table_json(const CostTable& t) {
 
 void save_cost_table(const CostTable& table, const std::string& path) { write_file_atomic(path, cost_table_json(table)); }
 
-CostTable load_cost_table(const std::string& path) {
-  const nlohmann::json root = json_parse_file(path);
+CostTable load_cost_table(const std::string& path) { return cost_table_parse(json_file_text(path), path); }
+
+CostTable cost_table_parse(const std::string& text, const std::string& path) {
+  const nlohmann::json root = json_parse_text(text, path);
   JsonObject o(root, path, "$");
   CostTable t;
   t.origin = path;

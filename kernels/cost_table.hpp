@@ -60,6 +60,9 @@ bool kernel_applies(const std::string& kernel, const std::string& format_name);
 
 // Reads and validates a table; errors name the file and the JSON path ($.kernels[3].elements_per_s).
 CostTable load_cost_table(const std::string& path);
+// The same from the file's text already read (`path` names it in errors), so that a caller that also hashes the
+// file reads it once.
+CostTable cost_table_parse(const std::string& text, const std::string& path);
 // The table as JSON (the format load_cost_table reads), and written atomically.
 std::string cost_table_json(const CostTable& table);
 void save_cost_table(const CostTable& table, const std::string& path);

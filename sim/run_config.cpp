@@ -7,7 +7,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
-#include "common/sha256.hpp"
+#include "common/data_manifest.hpp"
 #include "sim/input_checks.hpp"
 #include "sim/run_files.hpp"
 #include "sim/simulation_setup.hpp"
@@ -45,7 +45,7 @@ nlohmann::json workload_record(const WorkloadSpec& spec, const nlohmann::json& w
   nlohmann::json w;
   if (!spec.trace_path.empty()) {
     w["trace"] = spec.trace_path;
-    w["sha256"] = sha256_file(spec.trace_path);
+    w["sha256"] = data_file_sha256(spec.trace_path);  // not read again if checked against the manifest
     w["format"] = trace_format_name(spec.read.format);
     w["skip_bad_rows"] = spec.read.skip_bad_rows;
     w["keep_failed"] = spec.read.keep_failed;
@@ -54,7 +54,7 @@ nlohmann::json workload_record(const WorkloadSpec& spec, const nlohmann::json& w
     for (const char* key : {"input_tokens", "output_tokens"}) {
       const nlohmann::json& lengths = w["synthetic"][key];
       if (lengths.is_object() && lengths.contains("empirical"))
-        w["synthetic"][key]["empirical_sha256"] = sha256_file(lengths["empirical"].get<std::string>());
+        w["synthetic"][key]["empirical_sha256"] = data_file_sha256(lengths["empirical"].get<std::string>());
     }
   }
   w["transforms"] = transforms_applied(spec);

@@ -98,16 +98,19 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   if (config.transfer.chunk_layers > in.model.n_layers)
     throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
                 config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
-  // Each cost table read and hashed once, whatever the pools and candidate formats that use it.
-  std::map<std::string, std::pair<CostTable, std::string>> tables;
+  // Each cost table read once, whatever the pools and candidate formats that use it; parsed and hashed from the same bytes.
+  std::map<std::string, std::pair<CostTable, std::string>> tables;  // path -> (table, sha256)
   auto kernels = [&](const GpuSpec& gpu, int tp, const KvFormat& format) {
     const std::string table = config.kernel_costs.empty() ? default_cost_table_path(gpu) : config.kernel_costs;
     if (table.empty()) return kernel_costs_roofline(gpu, format, tp);
     try {
-      auto read = tables.find(table);
-      if (read == tables.end()) read = tables.emplace(table, std::make_pair(load_cost_table(table), sha256_file(table))).first;
-      KernelCosts k = kernel_costs_from_table(read->second.first, format, tp);
-      k.file_sha256 = read->second.second;
+      auto it = tables.find(table);
+      if (it == tables.end()) {
+        const std::string text = json_file_text(table);
+        it = tables.emplace(table, std::make_pair(cost_table_parse(text, table), sha256_hex(text))).first;
+      }
+      KernelCosts k = kernel_costs_from_table(it->second.first, format, tp);
+      k.file_sha256 = it->second.second;
       return k;
     } catch (const LynxError& e) {
       throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());

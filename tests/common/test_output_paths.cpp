@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -143,18 +144,25 @@ TEST_CASE("data manifest: a changed file is named, an unchanged one is hashed on
   write_file_atomic(f / "data/traces/t.jsonl", "row\n");
   const DataManifest manifest = {{"traces/t.jsonl", sha256_hex(std::string("row\n"))}};
   const std::string cache = f / "cache/data-sha256.tsv";
-  data_manifest_check(f / "data", "traces/t.jsonl", manifest, cache);
+  // Modified less than 2 s ago: checked, not cached (it could change again within a coarse mtime tick).
+  CHECK(data_manifest_check(f / "data", "traces/t.jsonl", manifest, cache));
+  CHECK(!fs::exists(cache));
+  fs::last_write_time(f / "data/traces/t.jsonl", fs::last_write_time(f / "data/traces/t.jsonl") - std::chrono::hours(1));
+  CHECK(data_manifest_check(f / "data", "traces/t.jsonl", manifest, cache));
   const std::string cached = read_file(cache);
   CHECK(cached.find("/traces/t.jsonl\t4\t") != std::string::npos);
   CHECK(cached.find(manifest.at("traces/t.jsonl") + "\n") != std::string::npos);
   data_manifest_check(f / "data", "traces/t.jsonl", manifest, cache);  // from the cache
   CHECK(read_file(cache) == cached);
-  data_manifest_check(f / "data", "traces/unlisted.csv", manifest, cache);  // not listed: not checked
+  CHECK(!data_manifest_check(f / "data", "traces/unlisted.csv", manifest, cache));  // not listed: not checked
   write_file_atomic(f / "data/traces/t.jsonl", "ROW\n");  // same size, new mtime: hashed again
   const std::string changed = "/traces/t.jsonl: changed: its sha256 is " + sha256_hex(std::string("ROW\n")) +
                               ", scripts/data-manifest.tsv gives " + manifest.at("traces/t.jsonl");
+  CHECK(data_file_sha256((f / "data/traces/t.jsonl").string()) == manifest.at("traces/t.jsonl"));  // not read
   CHECK_THROWS_WITH_AS(data_manifest_check(f / "data", "traces/t.jsonl", manifest, cache),
                        doctest::Contains(changed.c_str()), LynxError);
+  // Found changed: its digest is no longer taken from the manifest but hashed.
+  CHECK(data_file_sha256((f / "data/traces/t.jsonl").string()) == sha256_hex(std::string("ROW\n")));
   write_file_atomic(f / "manifest.tsv", "# comment\ntraces/t.jsonl\tabc\n");
   CHECK_THROWS_WITH_AS(data_manifest_read(f / "manifest.tsv"), doctest::Contains("manifest.tsv:2: expected PATH"),
                        LynxError);
