@@ -1,10 +1,12 @@
 #include "models/profiled/csv_table.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <cstring>
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
@@ -17,10 +19,11 @@ namespace {
 // Appends the [start, end) offsets of each comma-separated field of data[begin, end) to `bounds`; returns the count.
 size_t split(const std::string& data, size_t begin, size_t end, std::vector<uint32_t>& bounds) {
   size_t count = 0;
+  const char* base = data.data();
   size_t start = begin;
   for (;;) {
-    size_t comma = data.find(',', start);
-    if (comma == std::string::npos || comma > end) comma = end;
+    const void* at = std::memchr(base + start, ',', end - start);
+    const size_t comma = at == nullptr ? end : static_cast<size_t>(static_cast<const char*>(at) - base);
     bounds.push_back(static_cast<uint32_t>(start));
     bounds.push_back(static_cast<uint32_t>(comma));
     ++count;
@@ -46,16 +49,14 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
   size_t n;
   while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0) data_.append(buffer, n);
   std::fclose(in);
-  bounds_.reserve(2 * (static_cast<size_t>(std::count(data_.begin(), data_.end(), ',')) +
-                       static_cast<size_t>(std::count(data_.begin(), data_.end(), '\n')) + 1));
   if (data_.size() >= (uint64_t{1} << 32)) throw_error("%s: larger than 4 GiB, not a measurement table", path.c_str());
   data_folder_check_file(path);  // the manifest's sha256 (common/data_manifest.hpp)
   int number = 0;
   size_t columns = 0;
-  std::vector<uint32_t> header_bounds;
+  const char* base = data_.data();
   for (size_t begin = 0; begin < data_.size();) {
-    size_t newline = data_.find('\n', begin);
-    if (newline == std::string::npos) newline = data_.size();
+    const void* at = std::memchr(base + begin, '\n', data_.size() - begin);
+    const size_t newline = at == nullptr ? data_.size() : static_cast<size_t>(static_cast<const char*>(at) - base);
     size_t end = newline;
     if (end > begin && data_[end - 1] == '\r') --end;  // as getline + a trailing '\r' dropped
     const size_t next = newline + 1;
@@ -65,15 +66,18 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
       continue;
     }
     if (header_.empty()) {
+      std::vector<uint32_t> header_bounds;
       columns = split(data_, begin, end, header_bounds);
       for (size_t i = 0; i < columns; ++i) {
         header_.push_back(data_.substr(header_bounds[2 * i], header_bounds[2 * i + 1] - header_bounds[2 * i]));
         column_of_.emplace(header_.back(), i);
       }
     } else {
-      const size_t fields = split(data_, begin, end, bounds_);
+      const size_t fields = static_cast<size_t>(std::count(base + begin, base + end, ',')) + 1;
       if (fields != columns)
         throw_error("%s:%d: %zu fields, expected %zu as in the header", path.c_str(), number, fields, columns);
+      line_bounds_.push_back(static_cast<uint32_t>(begin));
+      line_bounds_.push_back(static_cast<uint32_t>(end));
       lines_.push_back(number);
     }
     begin = next;
@@ -83,9 +87,13 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
 
 const char* CsvTable::field(size_t row, size_t column, size_t* length) const {
   if (row >= lines_.size()) throw_internal_error("%s: row %zu of %zu", path_.c_str(), row, lines_.size());
-  const size_t at = 2 * (row * header_.size() + column);
-  *length = bounds_[at + 1] - bounds_[at];
-  return data_.data() + bounds_[at];
+  if (row != split_row_) {
+    split_.clear();
+    split(data_, line_bounds_[2 * row], line_bounds_[2 * row + 1], split_);  // the count was checked when read
+    split_row_ = row;
+  }
+  *length = split_[2 * column + 1] - split_[2 * column];
+  return data_.data() + split_[2 * column];
 }
 
 bool CsvTable::has_column(const std::string& name) const { return column_of_.count(name) != 0; }
@@ -107,10 +115,17 @@ double CsvTable::number(size_t row, const std::string& name) const { return numb
 double CsvTable::number_at(size_t row, size_t col) const {
   size_t length = 0;
   const char* start = field(row, col, &length);
-  // strtod stops at the comma or line end after the field (data_ is NUL-terminated): no copy of the field.
+  // from_chars reads the plain decimal forms, correctly rounded as strtod; where it does not take the whole field
+  // (a sign, a space, hexadecimal) or the value is out of range or subnormal (strtod's ERANGE), strtod reads it as
+  // before: it stops at the comma or line end after the field (data_ is NUL-terminated), no copy of the field.
+  double v = 0;
+  const std::from_chars_result fast = std::from_chars(start, start + length, v);
+  if (length > 0 && fast.ec == std::errc() && fast.ptr == start + length && std::fpclassify(v) != FP_SUBNORMAL &&
+      std::isfinite(v))
+    return v;
   char* end = nullptr;
   errno = 0;
-  const double v = std::strtod(start, &end);
+  v = std::strtod(start, &end);
   const std::string& name = header_[col];
   if (length == 0 || end != start + length || errno == ERANGE)
     throw_error("%s:%d: column %s is not a number: \"%s\"", path_.c_str(), lines_[row], name.c_str(),

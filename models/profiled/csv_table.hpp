@@ -2,8 +2,12 @@
 // plain comma-separated fields, no quoting). Columns are looked up by name; a missing column, a short row or a
 // field that is not a number (or a time that is not finite and positive) is one LynxError naming the file and line.
 // calibration_dir(): where those measurements live (read at run time, never copied into the repository).
-// The file is held as one string with each field's start and end (not a string per field: the h100 profile reads
-// 3.4 MB of CSV, half a million fields, at every run's start-up); a field is converted only when asked for.
+// The file is held as one string with each line's start and end (not a string per field: the h100 profile reads
+// 3.4 MB of CSV, 300,000 fields, at every run's start-up, and a run uses a few of its columns); each line's field
+// count is checked when the file is read, a row is split into fields when one of them is first asked for (the
+// last row split is kept: loops read several columns of a row), and a field is converted only when asked for
+// (std::from_chars, with strtod's reading wherever from_chars does not take the whole field: the same values and
+// errors). Not for concurrent use (the kept row).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -43,8 +47,10 @@ class CsvTable {
   std::string data_;                    // the whole file
   std::vector<std::string> header_;
   std::unordered_map<std::string, size_t> column_of_;  // header name -> column (the first, if repeated)
-  std::vector<uint32_t> bounds_;        // per row, per column: the field's start and end offsets in data_
+  std::vector<uint32_t> line_bounds_;   // per row: its line's start and end offsets in data_ (end before any '\r')
   std::vector<int> lines_;
+  mutable size_t split_row_ = SIZE_MAX;  // the row whose fields split_ holds
+  mutable std::vector<uint32_t> split_;  // its fields' start and end offsets
 };
 
 }  // namespace lynx

@@ -1,6 +1,8 @@
 #include "models/profiled/gpu_profile.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <set>
 
 #include "common/data_folder.hpp"
@@ -10,6 +12,20 @@
 #include "models/profiled/csv_table.hpp"
 
 namespace lynx {
+
+// One mlp.csv: the table (kept for the curves built later), its rows and token counts by TP degree, and the curves
+// built so far by (TP degree, column).
+struct DenseMeasurements {
+  explicit DenseMeasurements(const std::string& path) : table(path) {}
+  struct AtTp {
+    std::vector<size_t> rows;
+    std::vector<double> tokens;  // of each row
+  };
+  CsvTable table;
+  std::map<int, AtTp> by_tp;
+  std::mutex mutex;  // the table (its kept row) and `curves`
+  std::map<std::pair<int, size_t>, std::unique_ptr<Curve>> curves;
+};
 
 namespace {
 constexpr double kMs = 1e-3, kUs = 1e-6;
@@ -30,24 +46,22 @@ std::string model_of(const std::string& path) {
 }
 
 void load_dense(const std::string& path, GpuProfile& profile) {
-  CsvTable t(path);
-  std::map<int, std::map<std::string, std::vector<std::pair<double, double>>>> points;  // tp -> op -> points
-  std::map<int, size_t> first_row;
-  std::vector<std::pair<std::string, size_t>> columns;  // (op, its median's column), for the ops measured
+  auto file = std::make_shared<DenseMeasurements>(path);
+  const CsvTable& t = file->table;
+  std::map<std::string, size_t> columns;  // op -> its median's column, for the ops measured (in name order)
   for (const std::string& op : dense_ops()) {
     const std::string column = "time_stats." + op + ".median";
-    if (t.has_column(column)) columns.emplace_back(op, t.column_index(column));
+    if (t.has_column(column)) columns.emplace(op, t.column_index(column));
   }
   const size_t tp_column = t.column_index("num_tensor_parallel_workers"), tokens_column = t.column_index("num_tokens");
   for (size_t r = 0; r < t.rows(); ++r) {
     const int tp = static_cast<int>(t.number_at(r, tp_column));
-    const double tokens = t.number_at(r, tokens_column);
-    first_row.emplace(tp, r);
-    std::map<std::string, std::vector<std::pair<double, double>>>& by_op = points[tp];
-    for (const auto& [op, column] : columns) by_op[op].push_back({tokens, t.time_at(r, column) * kMs});
+    DenseMeasurements::AtTp& at = file->by_tp[tp];
+    at.rows.push_back(r);
+    at.tokens.push_back(t.number_at(r, tokens_column));
   }
-  for (auto& [tp, by_op] : points) {
-    const size_t r = first_row[tp];
+  for (const auto& [tp, at] : file->by_tp) {
+    const size_t r = at.rows.front();
     const double heads = t.number(r, "n_head"), kv = t.number(r, "n_kv_head"), hidden = t.number(r, "n_embd");
     const double ffn = t.number(r, "n_expanded_embd"), head_dim = hidden / heads, p = tp;
     const double up = t.text(r, "use_gated_mlp") == "True" ? 2.0 : 1.0;
@@ -56,10 +70,20 @@ void load_dense(const std::string& path, GpuProfile& profile) {
         {"mlp_up_proj", hidden * ffn * up / p}, {"mlp_down_proj", ffn * hidden / p},
         {"input_layernorm", hidden}, {"post_attention_layernorm", hidden}, {"add", hidden}, {"emb", hidden},
         {"attn_rope", (heads + kv) * head_dim / p}, {"mlp_act", ffn * up / p}};
-    for (auto& [op, pts] : by_op) {
+    const double last_tokens = *std::max_element(at.tokens.begin(), at.tokens.end());
+    for (const auto& [op, column] : columns) {
       char source[600];
       std::snprintf(source, sizeof source, "%s (%s, TP %d)", path.c_str(), model_of(path).c_str(), tp);
-      profile.ops.push_back(OpCurve{op, size.at(op), Curve(std::move(pts), Curve::Below::floor, source), source, tp});
+      OpCurve c;
+      c.op = op;
+      c.size = size.at(op);
+      c.source = source;
+      c.tp = tp;
+      c.last_tokens = last_tokens;
+      c.file = file;
+      c.column = column;
+      c.what = source;
+      profile.ops.push_back(std::move(c));
     }
   }
 }
@@ -158,6 +182,20 @@ std::vector<std::string> strings(const nlohmann::json& array, const JsonObject& 
   return out;
 }
 }  // namespace
+
+const Curve& OpCurve::seconds_by_tokens() const {
+  std::lock_guard<std::mutex> lock(file->mutex);
+  std::unique_ptr<Curve>& curve = file->curves[{tp, column}];
+  if (!curve) {
+    const DenseMeasurements::AtTp& at = file->by_tp.at(tp);
+    std::vector<std::pair<double, double>> pts;
+    pts.reserve(at.rows.size());
+    for (size_t i = 0; i < at.rows.size(); ++i)
+      pts.push_back({at.tokens[i], file->table.time_at(at.rows[i], column) * kMs});
+    curve = std::make_unique<Curve>(std::move(pts), Curve::Below::floor, what);
+  }
+  return *curve;
+}
 
 std::string default_profiles_manifest_path() { return project_dir() + "/models/catalog/profiles.json"; }
 

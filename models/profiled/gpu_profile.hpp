@@ -6,6 +6,7 @@
 // and scales the curves for a model.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,16 +14,27 @@
 
 namespace lynx {
 
+struct DenseMeasurements;  // one mlp.csv as read (gpu_profile.cpp)
+
 // One operation of one transformer layer as measured (vidur mlp.csv), for one model shape at one TP degree.
 // size: for a GEMM (attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj) its weight elements on one GPU;
 // for an element-wise op (input_layernorm, post_attention_layernorm, attn_rope, mlp_act, add, emb) the elements
-// it touches per token on one GPU. time: Curve of seconds against tokens in the pass.
+// it touches per token on one GPU. time: Curve of seconds against tokens in the pass, built from the file when it
+// is first asked for: a model uses about a dozen of the profile's 200 curves (its shape's nearest sizes), and
+// converting every measured time was a fifth of a one-request run's start-up. So a time that is not a positive
+// number is reported when a model uses its column, and not at all in a column no simulated model uses.
 struct OpCurve {
   std::string op;
   double size = 0;
-  Curve seconds_by_tokens;
-  std::string source;  // "file (model, TP n)"
-  int tp = 1;          // the TP degree it was measured at
+  std::string source;        // "file (model, TP n)"
+  int tp = 1;                // the TP degree it was measured at
+  double last_tokens = 0;    // the largest token count measured at that degree (the curve's last size)
+  // The curve (built once, thread-safe; LynxError naming the file and line of a bad time).
+  const Curve& seconds_by_tokens() const;
+
+  std::shared_ptr<DenseMeasurements> file;  // the file and the rows at `tp`
+  size_t column = 0;                         // the op's median column
+  std::string what;                          // the curve's name in messages
 };
 
 // Attention kernel times for one head configuration on one GPU.

@@ -73,7 +73,7 @@ ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu,
 
 ProfiledCostModel::Op ProfiledCostModel::pick(const std::string& op, const std::vector<std::string>& candidates,
                                               double size, double k, double m, double count) {
-  Op out{op, nullptr, 1, k, m, count};
+  Op out{op, nullptr, nullptr, 1, k, m, count};
   double best_d = 0;
   for (const OpCurve& c : profile_->ops) {
     if (std::find(candidates.begin(), candidates.end(), c.op) == candidates.end()) continue;
@@ -84,7 +84,7 @@ ProfiledCostModel::Op ProfiledCostModel::pick(const std::string& op, const std::
       const bool same_tp = c.tp == tp_, best_same_tp = out.curve->tp == tp_;
       better = same_tp != best_same_tp
                    ? same_tp
-                   : c.seconds_by_tokens.last_size() > out.curve->seconds_by_tokens.last_size();
+                   : c.last_tokens > out.curve->last_tokens;
     }
     if (better) out.curve = &c, best_d = d;
   }
@@ -92,6 +92,7 @@ ProfiledCostModel::Op ProfiledCostModel::pick(const std::string& op, const std::
     not_covered_ = "no measured " + op + " on " + profile_->gpu;
     return out;
   }
+  out.seconds = &out.curve->seconds_by_tokens();  // built now: a bad measured time stops the set-up, not the run
   out.size_ratio = size / out.curve->size;
   if (std::exp(best_d) > kMaxSizeRatio && not_covered_.empty()) {
     char text[300];
@@ -116,7 +117,7 @@ double ProfiledCostModel::gemm_ratio(double tokens, double k, double m) const {
 
 double ProfiledCostModel::op_seconds(const Op& op, double tokens) const {
   if (!op.curve || tokens <= 0) return 0.0;
-  const double t = op.curve->seconds_by_tokens.at(tokens, &extrapolated_) * op.size_ratio;
+  const double t = op.seconds->at(tokens, &extrapolated_) * op.size_ratio;
   if (same_gpu_) return t;
   if (op.m > 0) return t * gemm_ratio(tokens, op.k, op.m);
   return t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // element-wise: memory-bound

@@ -61,6 +61,7 @@ class ProfiledCostModel : public StepCostModel {
   struct Op {
     std::string op;
     const OpCurve* curve = nullptr;
+    const Curve* seconds = nullptr;  // its curve
     double size_ratio = 1;  // target size / measured size
     double k = 0, m = 0;    // GEMM: input and output features on one GPU; element-wise: m = 0, k = elements/token
     double count = 1;       // per layer (two residual adds)
