@@ -17,7 +17,8 @@
 //  4. Scale: cost per simulated request at 8+8 and 512+512 instances (load scaled with the instances), star and
 //     leaf-spine. Target: at most 1.5x from 8+8 to 512+512.
 //   bench_simulate [--reps N] [--congested-reps N] [--config FILE] [--skip-congested] [--ten-million]
-//                  [--skip-memory] [--skip-scale]
+//                  [--skip-memory] [--skip-scale] [--startup-only] [--startup-rounds N]
+//   --startup-only: the start-up figure alone (2.), over --startup-rounds rounds (default max(2 x reps, 10)).
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -256,7 +257,8 @@ int main(int argc, char** argv) {
   std::string config_path = lynx::project_dir() + "/experiments/configs/mooncake_8x8_h200_100g.json";
   const std::string congested_path = lynx::project_dir() + "/experiments/configs/congested_70b_lynx_10g.json";
   int reps = 5, congested_reps = 3;
-  bool ten_million = false, skip_memory = false, skip_scale = false, skip_congested = false;
+  int startup_rounds = 0;  // 0: max(2 x reps, 10)
+  bool ten_million = false, skip_memory = false, skip_scale = false, skip_congested = false, startup_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -266,14 +268,16 @@ int main(int argc, char** argv) {
     else if (a == "--ten-million") ten_million = true;
     else if (a == "--skip-memory") skip_memory = true;
     else if (a == "--skip-scale") skip_scale = true;
+    else if (a == "--startup-only") startup_only = true;
+    else if (a == "--startup-rounds" && i + 1 < argc) startup_rounds = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "usage: bench_simulate [--reps N] [--congested-reps N] [--config FILE] [--skip-congested] "
-                           "[--ten-million] [--skip-memory] [--skip-scale]\n");
+                           "[--ten-million] [--skip-memory] [--skip-scale] [--startup-only] [--startup-rounds N]\n");
       return 2;
     }
   }
-  if (reps < 1 || congested_reps < 1) {
-    std::fprintf(stderr, "bench_simulate: --reps and --congested-reps take a count of at least 1\n");
+  if (reps < 1 || congested_reps < 1 || startup_rounds < 0) {
+    std::fprintf(stderr, "bench_simulate: --reps, --congested-reps and --startup-rounds take a count of at least 1\n");
     return 2;
   }
   char tmp_template[] = "/tmp/bench_simulate.XXXXXX";
@@ -289,22 +293,24 @@ int main(int argc, char** argv) {
     std::printf("config: %s\n", config_path.c_str());
 
     // 1. Speed, whole processes, against the bare replay of the same flows; the headline after both.
-    const WholeProcess mooncake = whole_process(config_path, tmp, reps);
-    print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", mooncake, reps, 1.3);
-    WholeProcess congested;
-    if (!skip_congested) {
-      congested = whole_process(congested_path, tmp, congested_reps);
-      print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps", congested, congested_reps, 1.15);
+    if (!startup_only) {
+      const WholeProcess mooncake = whole_process(config_path, tmp, reps);
+      print_whole_process("Mooncake trace, 8+8 H200, 100 Gbps", mooncake, reps, 1.3);
+      WholeProcess congested;
+      if (!skip_congested) {
+        congested = whole_process(congested_path, tmp, congested_reps);
+        print_whole_process("congested point, 70B Lynx a4r4-g64, 10 Gbps", congested, congested_reps, 1.15);
+      }
+      const auto headline = [](const char* label, const WholeProcess& w, double target) {
+        std::printf("HEADLINE %-10s whole process %.2f x the bare replay (target <= %.2f; CPU %.2f x), in-process "
+                    "%.2f x, %.0f requests/s\n",
+                    label, w.sim.median / w.replay.median, target, w.sim_cpu.median / w.replay_cpu.median,
+                    w.sim_in.median / w.replay_in.median, w.requests / w.sim.median);
+      };
+      headline("Mooncake", mooncake, 1.3);
+      if (!skip_congested) headline("congested", congested, 1.15);
+      std::fflush(stdout);
     }
-    const auto headline = [](const char* label, const WholeProcess& w, double target) {
-      std::printf("HEADLINE %-10s whole process %.2f x the bare replay (target <= %.2f; CPU %.2f x), in-process "
-                  "%.2f x, %.0f requests/s\n",
-                  label, w.sim.median / w.replay.median, target, w.sim_cpu.median / w.replay_cpu.median,
-                  w.sim_in.median / w.replay_in.median, w.requests / w.sim.median);
-    };
-    headline("Mooncake", mooncake, 1.3);
-    if (!skip_congested) headline("congested", congested, 1.15);
-    std::fflush(stdout);
 
     // 2. Start-up: one request against a process that only creates the engine and the platform.
     {
@@ -315,7 +321,7 @@ int main(int argc, char** argv) {
       const std::vector<std::string> platform = {LYNX_FLOW_REPLAY_PATH, flow_log, "--platform-only"};
       time_process(simulate, log);
       std::vector<double> sim, base, sim_cpu, base_cpu;
-      const int startup_rounds = std::max(reps * 2, 10);
+      if (startup_rounds == 0) startup_rounds = std::max(reps * 2, 10);
       for (int i = 0; i < startup_rounds; ++i) {
         double cpu = 0;
         sim.push_back(time_process(simulate, log, &cpu));
@@ -336,6 +342,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
 
+    if (startup_only) skip_memory = skip_scale = true;
     // 3. Peak memory against workload length, at the trace's load.
     lynx::JsonObject workload(config.workload, config.origin, "$.workload");
     const lynx::WorkloadSpec spec = lynx::workload_spec_from_json(workload, config.base_dir);
