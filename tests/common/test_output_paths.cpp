@@ -158,11 +158,11 @@ TEST_CASE("data manifest: a changed file is named, an unchanged one is hashed on
   write_file_atomic(f / "data/traces/t.jsonl", "ROW\n");  // same size, new mtime: hashed again
   const std::string changed = "/traces/t.jsonl: changed: its sha256 is " + sha256_hex(std::string("ROW\n")) +
                               ", scripts/data-manifest.tsv gives " + manifest.at("traces/t.jsonl");
-  CHECK(data_file_sha256((f / "data/traces/t.jsonl").string()) == manifest.at("traces/t.jsonl"));  // not read
+  CHECK(data_file_sha256(f / "data/traces/t.jsonl") == manifest.at("traces/t.jsonl"));  // not read
   CHECK_THROWS_WITH_AS(data_manifest_check(f / "data", "traces/t.jsonl", manifest, cache),
                        doctest::Contains(changed.c_str()), LynxError);
   // Found changed: its digest is no longer taken from the manifest but hashed.
-  CHECK(data_file_sha256((f / "data/traces/t.jsonl").string()) == sha256_hex(std::string("ROW\n")));
+  CHECK(data_file_sha256(f / "data/traces/t.jsonl") == sha256_hex(std::string("ROW\n")));
   write_file_atomic(f / "manifest.tsv", "# comment\ntraces/t.jsonl\tabc\n");
   CHECK_THROWS_WITH_AS(data_manifest_read(f / "manifest.tsv"), doctest::Contains("manifest.tsv:2: expected PATH"),
                        LynxError);
