@@ -27,11 +27,41 @@ struct DecodeWork {
                                    // format's attention cost relative to bf16 (kernel cost table; profiled model)
 };
 
+// A planned run of decode iterations that differ only in their context: iteration i (0-based) does `query_tokens`
+// and `sequences` with attended_tokens = attended + i x query_tokens, kv_bytes_read = kv_bytes + i x
+// kv_bytes_growth and attention_kv_tokens = attention_tokens + i x attention_growth (each member attends to one
+// more key and reads one more token's KV per iteration).
+struct DecodeRun {
+  int64_t query_tokens = 0, sequences = 0;
+  double attended = 0, kv_bytes = 0, kv_bytes_growth = 0, attention_tokens = 0, attention_growth = 0;
+  DecodeWork at(size_t i) const {
+    const double growth = static_cast<double>(i);
+    DecodeWork work;
+    work.query_tokens = query_tokens;
+    work.sequences = sequences;
+    work.attended_tokens = attended + growth * static_cast<double>(query_tokens);
+    work.kv_bytes_read = kv_bytes + growth * kv_bytes_growth;
+    work.attention_kv_tokens = attention_tokens + growth * attention_growth;
+    return work;
+  }
+};
+
 class StepCostModel {
  public:
   virtual ~StepCostModel() = default;
   virtual double prefill_seconds(const std::vector<PrefillPiece>& pieces) const = 0;
   virtual double decode_seconds(const DecodeWork& work) const = 0;
+  // Appends the end times of iterations [first, last) of `run` to `ends_s`, each starting at the previous end
+  // (`start_s` for iteration `first`): t += decode_seconds(run.at(i)), the same sums however a model computes them
+  // (a model may override it to compute the terms that do not change along the run once).
+  virtual void decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
+                               std::vector<double>& ends_s) const {
+    double t = start_s;
+    for (size_t i = first; i < last; ++i) {
+      t += decode_seconds(run.at(i));
+      ends_s.push_back(t);
+    }
+  }
   virtual double weight_bytes() const = 0;  // the replica's weights, all tp GPUs together
   // For the run summary's `sources`: which model, from which data; and whether any time so far was extrapolated
   // beyond the measurements.

@@ -77,20 +77,9 @@ void DecodeInstance::cut_plan() {
 }
 
 void DecodeInstance::compute_iterations(size_t count) {
-  double t = iteration_ends_s_.empty() ? plan_start_s_ : iteration_ends_s_.back();
-  const size_t end = std::min(planned_iterations_, iteration_ends_s_.size() + count);
-  for (size_t i = iteration_ends_s_.size(); i < end; ++i) {
-    // Each later iteration attends to one more key per member and reads one more token's KV.
-    const double growth = static_cast<double>(i);
-    DecodeWork work;
-    work.query_tokens = plan_.query_tokens;
-    work.sequences = plan_.sequences;
-    work.attended_tokens = plan_.attended + growth * static_cast<double>(plan_.query_tokens);
-    work.kv_bytes_read = plan_.kv_bytes + growth * plan_.kv_bytes_growth;
-    work.attention_kv_tokens = plan_.attention_tokens + growth * plan_.attention_growth;
-    t += cost_.decode_seconds(work);
-    iteration_ends_s_.push_back(t);
-  }
+  const double start_s = iteration_ends_s_.empty() ? plan_start_s_ : iteration_ends_s_.back();
+  const size_t first = iteration_ends_s_.size(), end = std::min(planned_iterations_, first + count);
+  cost_.decode_run_ends(plan_, first, end, start_s, iteration_ends_s_);
 }
 
 void DecodeInstance::schedule_plan_event() {
@@ -138,7 +127,7 @@ void DecodeInstance::maybe_start_iteration() {
   constexpr int64_t kMaxPlannedIterations = 4096;
   const int64_t iterations =
       steady && in.config.decode.plan_iterations ? std::min(repeatable, kMaxPlannedIterations) : 1;
-  plan_ = PlanBase{query_tokens, static_cast<int64_t>(members.size()), attended, kv_bytes, kv_bytes_growth,
+  plan_ = DecodeRun{query_tokens, static_cast<int64_t>(members.size()), attended, kv_bytes, kv_bytes_growth,
                    attention_tokens, attention_growth};
   planned_iterations_ = static_cast<size_t>(iterations);
   plan_start_s_ = now + unpack_s;

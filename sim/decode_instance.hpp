@@ -57,16 +57,12 @@ class DecodeInstance {
   // A planned run of identical iterations: the batch's work in its first iteration and how it grows per iteration.
   // Iteration end times are computed a chunk at a time as the run reaches them (a plan is often cut by an arrival
   // long before its end, and each step's cost is an interpolation); the times are the same either way.
-  struct PlanBase {
-    int64_t query_tokens = 0, sequences = 0;
-    double attended = 0, kv_bytes = 0, kv_bytes_growth = 0, attention_tokens = 0, attention_growth = 0;
-  };
   void compute_iterations(size_t count);  // appends up to `count` more iteration ends, within planned_iterations_
   void schedule_plan_event();             // at the last computed end: the plan's end, or the next chunk
 
   bool busy_ = false;
   std::vector<Member> members_;           // of the planned iterations
-  PlanBase plan_;
+  DecodeRun plan_;  // the batch's work in the plan's first iteration and its growth per iteration
   double plan_start_s_ = 0;               // when the plan's first iteration starts
   size_t planned_iterations_ = 0;         // iterations in the plan (those computed so far: iteration_ends_s_)
   std::vector<double> iteration_ends_s_;  // end time of each planned iteration computed so far

@@ -55,24 +55,41 @@ void EventLoop::log_flows_to(const std::string& path) {
 
 double EventLoop::now() const { return sg4::Engine::get_clock(); }
 
-void EventLoop::at(double time_s, std::function<void()> handler) {
-  if (time_s < now()) time_s = now();
-  events_.push(Event{time_s, next_sequence_++, std::move(handler)});
+void EventLoop::push_event(double time_s, uint64_t sequence, EventTask handler, bool background, bool delivery,
+                           uint64_t delivered_bytes) {
+  uint32_t task;
+  if (!free_tasks_.empty()) {
+    task = free_tasks_.back();
+    free_tasks_.pop_back();
+  } else {
+    if (tasks_.size() >= UINT32_MAX) throw_internal_error("more than 2^32 - 1 events queued");
+    task = static_cast<uint32_t>(tasks_.size());
+    tasks_.emplace_back();
+  }
+  Task& t = tasks_[task];
+  t.handler = std::move(handler);
+  t.delivered_bytes = delivered_bytes;
+  t.delivery = delivery;
+  t.background = background;
+  events_.push(Event{time_s, sequence, task});
+  if (background) ++background_events_;
   if (!dispatching_) arm_timer();
 }
 
-void EventLoop::at_first(double time_s, uint64_t order, std::function<void()> handler) {
+void EventLoop::at(double time_s, EventTask handler) {
+  if (time_s < now()) time_s = now();
+  push_event(time_s, next_sequence_++, std::move(handler));
+}
+
+void EventLoop::at_first(double time_s, uint64_t order, EventTask handler) {
   if (order >= kFirstSequence) throw_internal_error("at_first: order %llu out of range", static_cast<unsigned long long>(order));
   if (time_s < now()) time_s = now();
-  events_.push(Event{time_s, order, std::move(handler)});
-  if (!dispatching_) arm_timer();
+  push_event(time_s, order, std::move(handler));
 }
 
-void EventLoop::at_background(double time_s, std::function<void()> handler) {
+void EventLoop::at_background(double time_s, EventTask handler) {
   if (time_s < now()) time_s = now();
-  events_.push(Event{time_s, next_sequence_++, std::move(handler), true});
-  ++background_events_;
-  if (!dispatching_) arm_timer();
+  push_event(time_s, next_sequence_++, std::move(handler), true);
 }
 
 void EventLoop::send_background(int src, int dst, uint64_t bytes) {
@@ -104,8 +121,8 @@ size_t EventLoop::start_comm(int src, int dst, uint64_t bytes) {
   return slot;
 }
 
-EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
-                                      std::function<void()> on_delivered) {
+EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent,
+                                      EventTask on_delivered) {
   if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
   if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
   const size_t slot = start_comm(src, dst, bytes);
@@ -144,8 +161,7 @@ void EventLoop::retire(sg4::CommPtr comm) {
 
 void EventLoop::stop(std::exception_ptr error) {
   error_ = std::move(error);
-  while (!events_.empty()) events_.pop();
-  background_events_ = 0;
+  clear_events();
   if (timer_ != nullptr) {
     kernel_timer_remove(timer_);
     timer_ = nullptr;
@@ -187,16 +203,14 @@ void EventLoop::handle_flow_done(size_t slot) {
     --background_flows_;
     return;
   }
-  auto deliver = [this, bytes = flow.bytes, handler = std::move(flow.on_delivered)]() {
-    ++flows_delivered_;
-    bytes_delivered_ += bytes;
-    handler();
-  };
   if (flow.on_sent) flow.on_sent();
-  if (flow.latency_s > 0)
-    at(now() + flow.latency_s, std::move(deliver));
-  else
-    deliver();
+  if (flow.latency_s > 0) {
+    push_event(now() + flow.latency_s, next_sequence_++, std::move(flow.on_delivered), false, true, flow.bytes);
+  } else {
+    ++flows_delivered_;
+    bytes_delivered_ += flow.bytes;
+    flow.on_delivered();
+  }
 }
 
 void EventLoop::on_timer() {
@@ -216,8 +230,7 @@ void EventLoop::on_timer() {
 
 void EventLoop::drop_background_if_idle() {
   if (background_events_ == 0 || events_.size() > background_events_ || flows_in_flight_ > background_flows_) return;
-  while (!events_.empty()) events_.pop();  // only background events were left
-  background_events_ = 0;
+  clear_events();  // only background events were left
   if (timer_ != nullptr) {
     kernel_timer_remove(timer_);
     timer_ = nullptr;
@@ -225,13 +238,27 @@ void EventLoop::drop_background_if_idle() {
   }
 }
 
+void EventLoop::clear_events() {
+  while (!events_.empty()) events_.pop();
+  tasks_.clear();
+  free_tasks_.clear();
+  background_events_ = 0;
+}
+
 void EventLoop::run_due_events() {
   // Events within a rounding step of now are due (the clock may stop one step short of a target).
   const double due = now() + 1e-12 * std::max(1.0, now());
   while (!events_.empty() && events_.top().time_s <= due) {
-    std::function<void()> handler = std::move(const_cast<Event&>(events_.top()).handler);
-    if (events_.top().background) --background_events_;
+    const uint32_t slot = events_.top().task;
     events_.pop();
+    Task& task = tasks_[slot];
+    EventTask handler = std::move(task.handler);
+    if (task.background) --background_events_;
+    if (task.delivery) {
+      ++flows_delivered_;
+      bytes_delivered_ += task.delivered_bytes;
+    }
+    free_tasks_.push_back(slot);  // before the handler runs: it may queue events (and grow tasks_)
     handler();
   }
 }
@@ -241,7 +268,7 @@ void EventLoop::arm_timer() {
   const double target = events_.top().time_s;
   if (timer_ != nullptr && timer_target_s_ <= target) return;  // already due no later than the earliest event
   if (timer_ != nullptr) kernel_timer_remove(timer_);
-  timer_ = kernel_timer_set(target, [this] { on_timer(); });
+  timer_ = kernel_timer_set(target, [](void* loop) { static_cast<EventLoop*>(loop)->on_timer(); }, this);
   timer_target_s_ = target;
 }
 

@@ -21,6 +21,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/forward.h>
 
+#include "sim/event_task.hpp"
 #include "sim/flow_log.hpp"
 #include "sim/network_config.hpp"
 #include "sim/platform.hpp"
@@ -41,21 +42,20 @@ class EventLoop {
 
   double now() const;
   // Runs `handler` at time `time_s` (>= now); events at equal times run in the order they were queued.
-  void at(double time_s, std::function<void()> handler);
+  void at(double time_s, EventTask handler);
   // The same for an event that runs before every at() event of the same time, ordered by `order` among its kind
   // (< 2^62; the workload's arrivals: as if all of them had been queued first, without holding them all).
-  void at_first(double time_s, uint64_t order, std::function<void()> handler);
+  void at_first(double time_s, uint64_t order, EventTask handler);
   // Sends `bytes` from endpoint `src` to endpoint `dst` with sharing weight `weight` (1 = normal). `on_sent` (may be empty)
   // runs when the sender has pushed the last byte (the end of the flow's bandwidth phase); `on_delivered` when it
   // has arrived: that plus the route's propagation latency.
   // Returns the flow's handle, valid until its bandwidth phase ends (on_sent).
   using FlowHandle = const void*;
-  FlowHandle send(int src, int dst, uint64_t bytes, double weight, std::function<void()> on_sent,
-                  std::function<void()> on_delivered);
+  FlowHandle send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent, EventTask on_delivered);
   // Background work (other tenants' traffic, sim/cross_traffic.hpp) that must not keep the run alive: an event and
   // a flow with no handler and no counter (flows_started, bytes_sent, the flow log see none of them). Once only
   // background events and flows are left, the background events are dropped and the flows drain without effect.
-  void at_background(double time_s, std::function<void()> handler);
+  void at_background(double time_s, EventTask handler);
   void send_background(int src, int dst, uint64_t bytes);
   // Changes the sharing weight of a flow still sending (max-min re-solved at once); false if it is no longer.
   bool reweight(FlowHandle flow, double weight);
@@ -74,28 +74,37 @@ class EventLoop {
   uint64_t bytes_delivered() const { return bytes_delivered_; }
 
  private:
+  // A queued event: its time and order in the heap, its handler in a slot of tasks_ (the heap moves 24 bytes, not
+  // the handler).
   struct Event {
     double time_s;
     uint64_t sequence;
-    std::function<void()> handler;
-    bool background = false;
+    uint32_t task;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       return a.time_s != b.time_s ? a.time_s > b.time_s : a.sequence > b.sequence;
     }
   };
+  struct Task {
+    EventTask handler;
+    uint64_t delivered_bytes = 0;  // a flow's delivery (counted in flows_delivered, bytes_delivered as it runs)
+    bool delivery = false;
+    bool background = false;
+  };
   struct Flow {
     simgrid::s4u::CommPtr comm;
     uint64_t bytes = 0;
     double latency_s = 0;
-    std::function<void()> on_sent;
-    std::function<void()> on_delivered;
+    EventTask on_sent;
+    EventTask on_delivered;
     uint64_t generation = 0;  // flows that have used this slot before (FlowHandle)
     uint64_t index = 0;       // flows started before it (the flow log names a re-weighted flow by it)
     bool background = false;
   };
 
+  void push_event(double time_s, uint64_t sequence, EventTask handler, bool background = false,
+                  bool delivery = false, uint64_t delivered_bytes = 0);
   void on_activity_done(const simgrid::s4u::Activity& activity);
   void handle_flow_done(size_t slot);
   void on_timer();
@@ -103,6 +112,7 @@ class EventLoop {
   void arm_timer();
   void stop(std::exception_ptr error);
   void drop_background_if_idle();
+  void clear_events();  // every queued event dropped (stopped, or only background work left)
   size_t start_comm(int src, int dst, uint64_t bytes);
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
@@ -112,6 +122,8 @@ class EventLoop {
   std::vector<std::string> simgrid_cfg_;   // as applied
   std::unique_ptr<FlowLogWriter> flow_log_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::vector<Task> tasks_;          // by Event::task; free slots are reused
+  std::vector<uint32_t> free_tasks_;
   static constexpr uint64_t kFirstSequence = uint64_t{1} << 62;  // at() events come after at_first() ones
   uint64_t next_sequence_ = kFirstSequence;
   simgrid::kernel::timer::Timer* timer_ = nullptr;  // pending, targets timer_target_s_

@@ -34,8 +34,8 @@ void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
   simgrid::kernel::actor::simcall_answered([action, weight] { action->set_sharing_penalty(1.0 / weight); });
 }
 
-simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, std::function<void()> callback) {
-  return simgrid::kernel::timer::Timer::set(date_s, std::move(callback));
+simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, void (*callback)(void*), void* argument) {
+  return simgrid::kernel::timer::Timer::set(date_s, [callback, argument] { callback(argument); });
 }
 
 void kernel_timer_remove(simgrid::kernel::timer::Timer* timer) { timer->remove(); }

@@ -6,8 +6,6 @@
 // priority. Only consistent on zero-latency links (3.32 shadows sharing_penalty_ in NetworkAction), which is why
 // lynxsim's links have zero latency and propagation delay is added by the event loop.
 #pragma once
-#include <functional>
-
 #include <simgrid/forward.h>
 #include <simgrid/s4u/Comm.hpp>
 
@@ -19,7 +17,9 @@ void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight);
 // SimGrid's own kernel timer (simgrid/kernel/Timer.hpp, an installed header): `callback` runs in maestro at
 // exactly `date_s` (the engine bounds each solve by the earliest timer, so the clock stops there), with no
 // activity and no resource involved; flows can be started from it. The timer is deleted once it has run.
-simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, std::function<void()> callback);
+// `callback(argument)` is what runs: a function pointer and its argument fit SimGrid's task without an allocation
+// (a std::function does not).
+simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, void (*callback)(void*), void* argument);
 // Removes a timer that has not run yet.
 void kernel_timer_remove(simgrid::kernel::timer::Timer* timer);
 

@@ -41,7 +41,7 @@ struct RequestState {
     int flows_sending = 0;     // flows of the current chunk still on the wire
     int chunks_issued = 0;
     int64_t flows_issued = 0, flows_delivered = 0;
-    std::vector<const void*> sending;  // EventLoop handles of its flows still sending (for a weight change)
+    std::vector<const void*> sending;  // EventLoop handles of the current chunk's flows (for a weight change; reweight refuses those already sent)
   };
   std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance

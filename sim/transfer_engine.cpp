@@ -83,18 +83,18 @@ void TransferEngine::pump(RequestState& r, int s) {
 }
 
 void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes) {
-  // The flow's handle, known once send returns, leaves `sending` when the flow's last byte is out.
-  auto handle = std::make_shared<EventLoop::FlowHandle>(nullptr);
-  *handle = loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()),
-                       [this, &r, s, handle] { on_flow_sent(r, s, *handle); },
-                       [this, &r, s, bytes] { on_flow_delivered(r, s, bytes); });
-  r.streams[static_cast<size_t>(s)].sending.push_back(*handle);
+  const EventLoop::FlowHandle flow =
+      loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()),
+                 [this, &r, s] { on_flow_sent(r, s); }, [this, &r, s, bytes] { on_flow_delivered(r, s, bytes); });
+  r.streams[static_cast<size_t>(s)].sending.push_back(flow);
 }
 
-void TransferEngine::on_flow_sent(RequestState& r, int s, EventLoop::FlowHandle flow) {
+// One flow of the stream's chunk has pushed its last byte. `sending` keeps the chunk's handles until its last flow
+// is out (a handle whose flow has ended is refused by reweight, so the ones still sending are re-weighted alone).
+void TransferEngine::on_flow_sent(RequestState& r, int s) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
-  stream.sending.erase(std::find(stream.sending.begin(), stream.sending.end(), flow));
   if (--stream.flows_sending > 0) return;
+  stream.sending.clear();
   if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
       ++r.streams_sent == context_.protocol_of(r).stream_count()) {
     if (!sending_.empty()) sending_.erase(r.sequence);

@@ -57,7 +57,7 @@ class TransferEngine : public TransferRequests {
  private:
   void start_transfer(RequestState& r);
   void pump(RequestState& r, int stream);
-  void on_flow_sent(RequestState& r, int stream, EventLoop::FlowHandle flow);
+  void on_flow_sent(RequestState& r, int stream);
   void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes);
   void on_flow_delivered(RequestState& r, int stream, uint64_t bytes);
   void stream_complete(RequestState& r, int stream);

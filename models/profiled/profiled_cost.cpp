@@ -213,6 +213,23 @@ double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
          c.embedding + c.lm_head + cpu_terms(work.sequences);
 }
 
+// decode_seconds along a run, with the terms of its fixed query tokens and sequences looked up once: the same
+// expression in the same order, so the same doubles.
+void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
+                                        std::vector<double>& ends_s) const {
+  if (first >= last) return;  // no lookup (and no extrapolation noted) for an empty run
+  const double layers = static_cast<double>(model_.n_layers);
+  const QueryTerms c = query_terms(run.query_tokens);
+  const double cpu = cpu_terms(run.sequences);
+  double t = start_s;
+  for (size_t i = first; i < last; ++i) {
+    const double attention_kv_tokens = run.attention_tokens + static_cast<double>(i) * run.attention_growth;
+    t += layers * (c.dense + decode_attention_seconds(attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
+         c.embedding + c.lm_head + cpu;
+    ends_s.push_back(t);
+  }
+}
+
 std::string ProfiledCostModel::source() const {
   std::set<std::string> dense;
   for (const Op& op : layer_ops_)

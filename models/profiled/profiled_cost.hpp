@@ -38,6 +38,8 @@ class ProfiledCostModel : public StepCostModel {
 
   double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
   double decode_seconds(const DecodeWork& work) const override;
+  void decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
+                       std::vector<double>& ends_s) const override;
   double weight_bytes() const override { return weight_bytes_; }
   std::string source() const override;
   bool extrapolated() const override { return extrapolated_; }
