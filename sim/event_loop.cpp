@@ -45,7 +45,7 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
 }
 
 EventLoop::~EventLoop() {
-  if (timer_ != nullptr) kernel_timer_remove(timer_);
+  remove_timers();
   g_loop = nullptr;
 }
 
@@ -162,10 +162,7 @@ void EventLoop::retire(sg4::CommPtr comm) {
 void EventLoop::stop(std::exception_ptr error) {
   error_ = std::move(error);
   clear_events();
-  if (timer_ != nullptr) {
-    kernel_timer_remove(timer_);
-    timer_ = nullptr;
-  }
+  remove_timers();
 }
 
 void EventLoop::on_activity_done(const sg4::Activity& activity) {
@@ -214,8 +211,9 @@ void EventLoop::handle_flow_done(size_t slot) {
 }
 
 void EventLoop::on_timer() {
-  timer_ = nullptr;  // SimGrid deletes a timer once it has run
-  timer_target_s_ = -1;
+  // SimGrid runs timers in date order and deletes each once it has run: the one running is the earliest.
+  std::pop_heap(timers_.begin(), timers_.end(), LaterTimer{});
+  timers_.pop_back();
   if (error_) return;
   dispatching_ = true;
   try {
@@ -231,11 +229,12 @@ void EventLoop::on_timer() {
 void EventLoop::drop_background_if_idle() {
   if (background_events_ == 0 || events_.size() > background_events_ || flows_in_flight_ > background_flows_) return;
   clear_events();  // only background events were left
-  if (timer_ != nullptr) {
-    kernel_timer_remove(timer_);
-    timer_ = nullptr;
-    timer_target_s_ = -1;
-  }
+  remove_timers();
+}
+
+void EventLoop::remove_timers() {
+  for (const auto& [date_s, timer] : timers_) kernel_timer_remove(timer);
+  timers_.clear();
 }
 
 void EventLoop::clear_events() {
@@ -266,10 +265,16 @@ void EventLoop::run_due_events() {
 void EventLoop::arm_timer() {
   if (events_.empty() || error_) return;
   const double target = events_.top().time_s;
-  if (timer_ != nullptr && timer_target_s_ <= target) return;  // already due no later than the earliest event
-  if (timer_ != nullptr) kernel_timer_remove(timer_);
-  timer_ = kernel_timer_set(target, [](void* loop) { static_cast<EventLoop*>(loop)->on_timer(); }, this);
-  timer_target_s_ = target;
+  // A timer before the earliest event would stop the clock for nothing (an event ran early, within a rounding step).
+  while (!timers_.empty() && timers_.front().first < target) {
+    kernel_timer_remove(timers_.front().second);
+    std::pop_heap(timers_.begin(), timers_.end(), LaterTimer{});
+    timers_.pop_back();
+  }
+  if (!timers_.empty() && timers_.front().first <= target) return;  // already due no later than the earliest event
+  // A later timer stays: it is at a queued event's time (events are never withdrawn), where the clock stops anyway.
+  timers_.emplace_back(target, kernel_timer_set(target, [](void* loop) { static_cast<EventLoop*>(loop)->on_timer(); }, this));
+  std::push_heap(timers_.begin(), timers_.end(), LaterTimer{});
 }
 
 void EventLoop::run() {
