@@ -1,10 +1,14 @@
 #include "sim/event_loop.hpp"
 
+#include <simgrid/kernel/resource/Model.hpp>
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
 
 #include "common/error.hpp"
 #include "sim/flow_priority.hpp"
@@ -16,6 +20,13 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 EventLoop* g_loop = nullptr;  // the process's one loop, for SimGrid's static completion signal
+
+// LYNX_NO_LOOK_AHEAD=1 steps SimGrid at every event time, as before the look-ahead; LYNX_CHECK_LOOK_AHEAD=1 checks
+// at each look-ahead that the date it read is SimGrid's own (tests run both).
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
 
 std::vector<PlatformNode> single_nic_nodes(const std::vector<std::string>& names) {
   std::vector<PlatformNode> nodes;
@@ -39,6 +50,10 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   xbt_log_control_set("root.thresh:critical");
   simgrid_options_apply(simgrid_cfg_);
   platform_ = platform_build(network, nodes);
+  timing_precision_s_ = simgrid::config::get_value<double>("surf/precision");
+  // Running ahead needs lazy updates (a full update touches every action's remaining work at every step).
+  look_ahead_ = simgrid::config::get_value<std::string>("network/optim") == "Lazy" && !env_flag("LYNX_NO_LOOK_AHEAD");
+  check_look_ahead_ = env_flag("LYNX_CHECK_LOOK_AHEAD");
   sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
     if (g_loop != nullptr) g_loop->on_activity_done(activity);
   });
@@ -53,7 +68,7 @@ void EventLoop::log_flows_to(const std::string& path) {
   flow_log_ = std::make_unique<FlowLogWriter>(path, network_, nodes_, simgrid_cfg_);
 }
 
-double EventLoop::now() const { return sg4::Engine::get_clock(); }
+double EventLoop::now() const { return ahead_s_ >= 0 ? ahead_s_ : sg4::Engine::get_clock(); }
 
 void EventLoop::push_event(double time_s, uint64_t sequence, EventTask handler, bool background, bool delivery,
                            uint64_t delivered_bytes) {
@@ -99,7 +114,8 @@ void EventLoop::send_background(int src, int dst, uint64_t bytes) {
   ++background_flows_;
 }
 
-// Starts a comm in a free slot (its index + 1 is the comm's data); the caller fills the rest of the slot.
+// Takes a free slot for a flow (its index + 1 is the comm's data) and starts its comm, or, ahead of SimGrid's clock,
+// queues the start for when the clock gets there (look_ahead); the caller fills the rest of the slot.
 size_t EventLoop::start_comm(int src, int dst, uint64_t bytes) {
   size_t slot;
   if (!free_flows_.empty()) {
@@ -109,16 +125,48 @@ size_t EventLoop::start_comm(int src, int dst, uint64_t bytes) {
     slot = flows_.size();
     flows_.emplace_back();
   }
-  sg4::CommPtr comm = sg4::Comm::sendto_init();
-  comm->set_payload_size(bytes);
-  comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));  // 0: not one of our flows
-  comm->set_source(platform_.hosts[static_cast<size_t>(src)]);
-  comm->set_destination(platform_.hosts[static_cast<size_t>(dst)]);  // starts the comm
   ++flows_in_flight_;
   Flow& flow = flows_[slot];
-  flow.comm = std::move(comm);
   flow.bytes = bytes;
+  flow.src = src;
+  flow.dst = dst;
+  if (ahead_s_ >= 0) {
+    flow.pending = true;
+    pending_.push_back(PendingOp{slot, 0});
+  } else {
+    begin_comm(slot);
+  }
   return slot;
+}
+
+void EventLoop::begin_comm(size_t slot) {
+  Flow& flow = flows_[slot];
+  sg4::CommPtr comm = sg4::Comm::sendto_init();
+  comm->set_payload_size(flow.bytes);
+  comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));  // 0: not one of our flows
+  comm->set_source(platform_.hosts[static_cast<size_t>(flow.src)]);
+  comm->set_destination(platform_.hosts[static_cast<size_t>(flow.dst)]);  // starts the comm
+  flow.comm = std::move(comm);
+  flow.pending = false;
+  touched_at_s_ = sg4::Engine::get_clock();
+}
+
+void EventLoop::set_weight(size_t slot, double weight) {
+  if (ahead_s_ >= 0) {
+    pending_.push_back(PendingOp{slot, weight});
+  } else {
+    set_flow_weight(flows_[slot].comm, weight);
+    touched_at_s_ = sg4::Engine::get_clock();
+  }
+}
+
+void EventLoop::apply_pending() {
+  for (const PendingOp& op : pending_) {
+    if (op.weight == 0) begin_comm(op.slot);
+    else set_flow_weight(flows_[op.slot].comm, op.weight);
+  }
+  pending_.clear();
+  touched_at_s_ = sg4::Engine::get_clock();
 }
 
 EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent,
@@ -127,7 +175,7 @@ EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double w
   if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
   const size_t slot = start_comm(src, dst, bytes);
   Flow& flow = flows_[slot];
-  if (weight != 1.0) set_flow_weight(flow.comm, weight);
+  if (weight != 1.0) set_weight(slot, weight);
   ++flows_started_;
   flow.index = flows_started_ - 1;  // flows logged before it (background flows are not logged)
   bytes_sent_ += bytes;
@@ -143,8 +191,8 @@ bool EventLoop::reweight(FlowHandle handle, double weight) {
   const size_t slot = static_cast<size_t>(bits & 0xffffffffu);
   if (slot == 0 || slot > flows_.size()) return false;
   Flow& flow = flows_[slot - 1];
-  if (!flow.comm || flow.generation != (static_cast<uint64_t>(bits) >> 32)) return false;
-  set_flow_weight(flow.comm, weight);
+  if ((!flow.comm && !flow.pending) || flow.generation != (static_cast<uint64_t>(bits) >> 32)) return false;
+  set_weight(slot - 1, weight);
   if (flow_log_) flow_log_->append_reweight(now(), flow.index, weight);
   return true;
 }
@@ -163,11 +211,14 @@ void EventLoop::stop(std::exception_ptr error) {
   error_ = std::move(error);
   clear_events();
   remove_timers();
+  pending_.clear();
+  ahead_s_ = -1;
 }
 
 void EventLoop::on_activity_done(const sg4::Activity& activity) {
   const auto slot = reinterpret_cast<uintptr_t>(activity.get_data<void>());
   if (slot == 0 || activity.get_state() != sg4::Activity::State::FINISHED) return;
+  touched_at_s_ = sg4::Engine::get_clock();  // its end changed the network
   if (error_) {  // stopped: what is still in flight drains without effect
     Flow& flow = flows_[slot - 1];
     retire(std::move(flow.comm));
@@ -217,7 +268,12 @@ void EventLoop::on_timer() {
   if (error_) return;
   dispatching_ = true;
   try {
+    if (ahead_s_ >= 0) {  // this timer is at the time the handlers run ahead left their network work for
+      ahead_s_ = -1;
+      apply_pending();
+    }
     run_due_events();
+    look_ahead();
   } catch (...) {
     stop(std::current_exception());
   }
@@ -226,8 +282,53 @@ void EventLoop::on_timer() {
   arm_timer();
 }
 
+// Runs the events that come before SimGrid's next change without stepping SimGrid to each: a step at a time where
+// nothing of SimGrid's changes only moves its clock (lazy updates: no action's remaining work is touched, none ends).
+// Allowed when nothing has ended undispatched and every model updates lazily; the network is solved first if it
+// changed at this time (a flow started, ended or re-weighted), then every model's next date is its action heap's top; an
+// event runs ahead if it is before that date by more than SimGrid's timing precision (an action within it of a step
+// ends at that step), and at most twice the clock (so the clock's jump, now + (t - now), lands exactly on t, as
+// the steps it replaces did). Flow starts and re-weightings of a handler run ahead wait for the clock at their time:
+// that batch is the last, and a timer there applies them in their order (apply_pending).
+void EventLoop::look_ahead() {
+  const double clock = sg4::Engine::get_clock();
+  if (!look_ahead_ || error_ || !(clock > 0)) return;
+  const std::vector<simgrid::kernel::resource::Model*>& models = engine_->get_all_models();
+  for (simgrid::kernel::resource::Model* model : models) {
+    if (!model->get_finished_action_set()->empty() || !model->get_failed_action_set()->empty()) return;
+    if (!model->next_occurring_event_is_idempotent()) return;
+    if (!model->get_started_action_set()->empty() && !model->is_update_lazy()) return;
+  }
+  // Changed at this time: solved now, as SimGrid's next step would first do at this same time (nothing else
+  // changes it before: nothing has ended undispatched, and the handlers run ahead leave their network work pending).
+  if (touched_at_s_ >= clock)
+    for (simgrid::kernel::resource::Model* model : models) model->next_occurring_event(clock);
+  const auto earliest_top = [&models] {
+    double date = std::numeric_limits<double>::infinity();
+    for (simgrid::kernel::resource::Model* model : models)
+      if (!model->get_action_heap().empty()) date = std::min(date, model->get_action_heap().top_date());
+    return date;
+  };
+  const double next_change = earliest_top();
+  if (check_look_ahead_) {  // the heaps read were up to date: solving again changes nothing
+    for (simgrid::kernel::resource::Model* model : models) model->next_occurring_event(clock);
+    if (earliest_top() != next_change)
+      throw_internal_error("look-ahead at %.17g: SimGrid's next change moved from %.17g to %.17g on solving", clock,
+                           next_change, earliest_top());
+  }
+  while (!events_.empty() && pending_.empty() && !error_) {
+    const double t = events_.top().time_s;
+    if (!(t + 2 * timing_precision_s_ < next_change) || t > 2 * clock) break;
+    ahead_s_ = t;
+    run_due_events();
+    ++steps_ahead_;
+    if (pending_.empty()) drop_background_if_idle();
+  }
+  if (pending_.empty()) ahead_s_ = -1;
+}
+
 void EventLoop::drop_background_if_idle() {
-  if (background_events_ == 0 || events_.size() > background_events_ || flows_in_flight_ > background_flows_) return;
+  if (!pending_.empty() || background_events_ == 0 || events_.size() > background_events_ || flows_in_flight_ > background_flows_) return;
   clear_events();  // only background events were left
   remove_timers();
 }
@@ -263,9 +364,10 @@ void EventLoop::run_due_events() {
 }
 
 void EventLoop::arm_timer() {
-  if (events_.empty() || error_) return;
-  const double target = events_.top().time_s;
-  // A timer before the earliest event would stop the clock for nothing (an event ran early, within a rounding step).
+  if (error_ || (events_.empty() && pending_.empty())) return;
+  // The earliest thing due: network work left by handlers run ahead, else the earliest event.
+  const double target = !pending_.empty() ? ahead_s_ : events_.top().time_s;
+  // A timer before it would stop the clock for nothing (an event ran early, within a rounding step, or ahead).
   while (!timers_.empty() && timers_.front().first < target) {
     kernel_timer_remove(timers_.front().second);
     std::pop_heap(timers_.begin(), timers_.end(), LaterTimer{});

@@ -76,6 +76,8 @@ class EventLoop {
   uint64_t flows_delivered() const { return flows_delivered_; }
   uint64_t bytes_sent() const { return bytes_sent_; }
   uint64_t bytes_delivered() const { return bytes_delivered_; }
+  // Event times run ahead of SimGrid's clock, without a SimGrid step of their own (look_ahead).
+  uint64_t steps_ahead() const { return steps_ahead_; }
 
  private:
   // A queued event: its time and order in the heap, its handler in a slot of tasks_ (the heap moves 24 bytes, not
@@ -97,8 +99,10 @@ class EventLoop {
     bool background = false;
   };
   struct Flow {
-    simgrid::s4u::CommPtr comm;
+    simgrid::s4u::CommPtr comm;  // null while its start waits for the clock (pending)
     uint64_t bytes = 0;
+    int src = 0, dst = 0;
+    bool pending = false;
     double latency_s = 0;
     EventTask on_sent;
     EventTask on_delivered;
@@ -118,6 +122,22 @@ class EventLoop {
   void drop_background_if_idle();
   void clear_events();  // every queued event dropped (stopped, or only background work left)
   size_t start_comm(int src, int dst, uint64_t bytes);
+  void begin_comm(size_t slot);
+  void set_weight(size_t slot, double weight);  // at once, or after the pending starts when ahead
+  void apply_pending();
+  void look_ahead();
+  // Running ahead of SimGrid's clock (look_ahead): the time of the events running, else -1.
+  double ahead_s_ = -1;
+  // Network work of handlers run ahead, in their order, for the clock at ahead_s_: a comm to start (weight 0) or
+  // a weight to set.
+  struct PendingOp {
+    size_t slot;
+    double weight;
+  };
+  std::vector<PendingOp> pending_;
+  double touched_at_s_ = -1;  // SimGrid's clock when a flow last started, ended or was re-weighted
+  bool look_ahead_ = true, check_look_ahead_ = false;
+  double timing_precision_s_ = 1e-9;  // SimGrid's surf/precision
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   Platform platform_;
@@ -154,6 +174,7 @@ class EventLoop {
   std::exception_ptr error_;  // the first exception a handler threw; nothing runs after it
   uint64_t flows_started_ = 0, flows_delivered_ = 0;
   uint64_t bytes_sent_ = 0, bytes_delivered_ = 0;
+  uint64_t steps_ahead_ = 0;
 };
 
 }  // namespace lynx

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "common/error.hpp"
 #include "sim/event_loop.hpp"
@@ -238,4 +240,60 @@ TEST_CASE("a flow re-weighted while it sends shares by its new weight from then 
   CHECK(t[1] == doctest::Approx(heavy_end).epsilon(1e-9));
   const double light_sent_at_heavy_end = 0.5 / 1001.0 + (heavy_end - 0.5) * 0.5;
   CHECK(t[0] == doctest::Approx(heavy_end + (1 - light_sent_at_heavy_end)).epsilon(1e-9));
+}
+
+namespace {
+// The same scenario with and without the look-ahead (LYNX_NO_LOOK_AHEAD, read when the loop is created): every
+// recorded time as text, then the event times run ahead of SimGrid's clock.
+std::string look_ahead_scenario(bool look_ahead) {
+  if (look_ahead) unsetenv("LYNX_NO_LOOK_AHEAD");
+  else setenv("LYNX_NO_LOOK_AHEAD", "1", 1);
+  setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);  // each look-ahead checks the date it read against a solve
+  const std::string out = run_isolated([] {
+    NetworkConfig net;
+    net.nic_gbps = 100;
+    net.latency_us = 5;
+    EventLoop loop(net, names(3));
+    std::vector<double> times;
+    EventLoop::FlowHandle a = nullptr;
+    loop.at(1.0, [&] { a = loop.send(0, 2, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); }); });
+    for (int i = 1; i <= 3; ++i) loop.at(1.0 + 0.01 * i, [&times, &loop, i] { record_at(times, 3 + i, loop); });
+    // Ahead of the clock: a flow start and a re-weighting wait for it, and then share as if started at their time.
+    loop.at(1.04, [&] { loop.send(1, 2, 100000000, 1.0, nullptr, [&] { record_at(times, 1, loop); }); });
+    loop.at(1.045, [&] { CHECK(loop.reweight(a, 3.0)); record_at(times, 2, loop); });
+    loop.run();
+    std::string text;
+    char buffer[64];
+    for (double t : times) {
+      std::snprintf(buffer, sizeof buffer, "%.17g ", t);
+      text += buffer;
+    }
+    return text + "ahead " + std::to_string(loop.steps_ahead());
+  });
+  unsetenv("LYNX_NO_LOOK_AHEAD");
+  unsetenv("LYNX_CHECK_LOOK_AHEAD");
+  return out;
+}
+}  // namespace
+
+TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are those of a step per event") {
+  const std::string ahead = look_ahead_scenario(true), stepped = look_ahead_scenario(false);
+  const size_t cut_a = ahead.rfind("ahead "), cut_s = stepped.rfind("ahead ");
+  CHECK(ahead.substr(0, cut_a) == stepped.substr(0, cut_s));  // the same doubles, to the last digit
+  CHECK(std::stoi(ahead.substr(cut_a + 6)) >= 3);               // the events at 1.01-1.03 at least
+  CHECK(std::stoi(stepped.substr(cut_s + 6)) == 0);
+  // Closed form of the second flow: A alone to 1.04 (5e8 bytes sent), then half each of 12.5 GB/s until 1.045,
+  // then A at weight 3 takes 3/4: B's 1e8 bytes are 6.25e6 x 5 ms = 3.125e7 by 1.045, the rest at 3.125 GB/s.
+  std::vector<double> t;
+  size_t pos = 0;
+  while (pos < cut_a) {
+    const size_t next = ahead.find(' ', pos);
+    t.push_back(std::stod(ahead.substr(pos, next - pos)));
+    pos = next + 1;
+  }
+  REQUIRE(t.size() == 7);
+  CHECK(t[1] == doctest::Approx(1.045 + (1e8 - 6.25e9 * 0.005) / 3.125e9 + 5e-6).epsilon(1e-9));
+  CHECK(t[2] == 1.045);
+  CHECK(t[4] == 1.01);
+  CHECK(t[6] == 1.03);
 }
