@@ -212,7 +212,7 @@ void EventLoop::stop(std::exception_ptr error) {
   clear_events();
   remove_timers();
   pending_.clear();
-  ahead_s_ = -1;
+  ahead_s_ = sync_s_ = -1;
 }
 
 void EventLoop::on_activity_done(const sg4::Activity& activity) {
@@ -265,6 +265,7 @@ void EventLoop::on_timer() {
   // SimGrid runs timers in date order and deletes each once it has run: the one running is the earliest.
   std::pop_heap(timers_.begin(), timers_.end(), LaterTimer{});
   timers_.pop_back();
+  sync_s_ = -1;
   if (error_) return;
   dispatching_ = true;
   try {
@@ -316,21 +317,28 @@ void EventLoop::look_ahead() {
       throw_internal_error("look-ahead at %.17g: SimGrid's next change moved from %.17g to %.17g on solving", clock,
                            next_change, earliest_top());
   }
+  double last_s = -1;
   while (!events_.empty() && pending_.empty() && !error_) {
     const double t = events_.top().time_s;
     if (!(t + 2 * timing_precision_s_ < next_change) || t > 2 * clock) break;
-    ahead_s_ = t;
+    ahead_s_ = last_s = t;
     run_due_events();
     ++steps_ahead_;
     if (pending_.empty()) drop_background_if_idle();
   }
-  if (pending_.empty()) ahead_s_ = -1;
+  if (!pending_.empty()) return;  // ahead_s_ stays: the timer there applies them
+  ahead_s_ = -1;
+  // SimGrid's next stop, from this clock: exactly where the skipped steps' last clock would have gone only if it is
+  // at most twice this clock; else a step at the last time run ahead restores the skipped steps' last jump.
+  const double next_stop = std::min(next_change, events_.empty() ? next_change : events_.top().time_s);
+  if (last_s >= 0 && next_stop > 2 * clock) sync_s_ = last_s;
 }
 
 void EventLoop::drop_background_if_idle() {
   if (!pending_.empty() || background_events_ == 0 || events_.size() > background_events_ || flows_in_flight_ > background_flows_) return;
   clear_events();  // only background events were left
   remove_timers();
+  sync_s_ = -1;
 }
 
 void EventLoop::remove_timers() {
@@ -364,9 +372,11 @@ void EventLoop::run_due_events() {
 }
 
 void EventLoop::arm_timer() {
-  if (error_ || (events_.empty() && pending_.empty())) return;
-  // The earliest thing due: network work left by handlers run ahead, else the earliest event.
-  const double target = !pending_.empty() ? ahead_s_ : events_.top().time_s;
+  if (error_ || (events_.empty() && pending_.empty() && sync_s_ < 0)) return;
+  // The earliest thing due: network work left by handlers run ahead, else a clock stop after running ahead (look_ahead),
+  // else the earliest event.
+  double target = !pending_.empty() ? ahead_s_ : events_.empty() ? sync_s_ : events_.top().time_s;
+  if (pending_.empty() && sync_s_ >= 0) target = std::min(target, sync_s_);
   // A timer before it would stop the clock for nothing (an event ran early, within a rounding step, or ahead).
   while (!timers_.empty() && timers_.front().first < target) {
     kernel_timer_remove(timers_.front().second);

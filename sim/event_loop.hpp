@@ -129,6 +129,7 @@ class EventLoop {
   void look_ahead();
   // Running ahead of SimGrid's clock (look_ahead): the time of the events running, else -1.
   double ahead_s_ = -1;
+  double sync_s_ = -1;  // a clock stop due after running ahead (look_ahead), else -1
   // Network work of handlers run ahead, in their order, for the clock at ahead_s_: a comm to start (weight 0) or
   // a weight to set.
   struct PendingOp {
