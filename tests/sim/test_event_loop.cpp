@@ -18,6 +18,16 @@ std::vector<std::string> names(int n) {
   for (int i = 0; i < n; ++i) v.push_back("n" + std::to_string(i));
   return v;
 }
+// Times as text, to the last digit, each followed by a space.
+std::string as_text(const std::vector<double>& times) {
+  std::string out;
+  char buffer[64];
+  for (double t : times) {
+    std::snprintf(buffer, sizeof buffer, "%.17g ", t);
+    out += buffer;
+  }
+  return out;
+}
 // Runs `setup` on a fresh loop, then the loop; returns the delivery times it recorded, as text.
 std::vector<double> deliveries(const NetworkConfig& network, int nodes,
                                const std::function<void(EventLoop&, std::vector<double>&)>& setup) {
@@ -26,13 +36,7 @@ std::vector<double> deliveries(const NetworkConfig& network, int nodes,
     std::vector<double> times;
     setup(loop, times);
     loop.run();
-    std::string out;
-    char buffer[64];
-    for (double t : times) {
-      std::snprintf(buffer, sizeof buffer, "%.17g ", t);
-      out += buffer;
-    }
-    return out;
+    return as_text(times);
   });
   std::vector<double> v;
   size_t pos = 0;
@@ -262,13 +266,7 @@ std::string look_ahead_scenario(bool look_ahead) {
     loop.at(1.04, [&] { loop.send(1, 2, 100000000, 1.0, nullptr, [&] { record_at(times, 1, loop); }); });
     loop.at(1.045, [&] { CHECK(loop.reweight(a, 3.0)); record_at(times, 2, loop); });
     loop.run();
-    std::string text;
-    char buffer[64];
-    for (double t : times) {
-      std::snprintf(buffer, sizeof buffer, "%.17g ", t);
-      text += buffer;
-    }
-    return text + "ahead " + std::to_string(loop.steps_ahead());
+    return as_text(times) + "ahead " + std::to_string(loop.steps_ahead());
   });
   unsetenv("LYNX_NO_LOOK_AHEAD");
   unsetenv("LYNX_CHECK_LOOK_AHEAD");
