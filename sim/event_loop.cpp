@@ -294,25 +294,29 @@ void EventLoop::on_timer() {
 void EventLoop::look_ahead() {
   const double clock = sg4::Engine::get_clock();
   if (!look_ahead_ || error_ || !(clock > 0)) return;
-  const std::vector<simgrid::kernel::resource::Model*>& models = engine_->get_all_models();
-  for (simgrid::kernel::resource::Model* model : models) {
+  // The models with actions running (the network's, in practice): each must update lazily and have its next date
+  // in its action heap; none may hold an action ended and not yet dispatched.
+  simgrid::kernel::resource::Model* active[8];
+  size_t n_active = 0;
+  for (simgrid::kernel::resource::Model* model : engine_->get_all_models()) {
     if (!model->get_finished_action_set()->empty() || !model->get_failed_action_set()->empty()) return;
-    if (!model->next_occurring_event_is_idempotent()) return;
-    if (!model->get_started_action_set()->empty() && !model->is_update_lazy()) return;
+    if (model->get_started_action_set()->empty()) continue;
+    if (!model->is_update_lazy() || !model->next_occurring_event_is_idempotent() || n_active == 8) return;
+    active[n_active++] = model;
   }
   // Changed at this time: solved now, as SimGrid's next step would first do at this same time (nothing else
   // changes it before: nothing has ended undispatched, and the handlers run ahead leave their network work pending).
   if (touched_at_s_ >= clock)
-    for (simgrid::kernel::resource::Model* model : models) model->next_occurring_event(clock);
-  const auto earliest_top = [&models] {
+    for (size_t i = 0; i < n_active; ++i) active[i]->next_occurring_event(clock);
+  const auto earliest_top = [&active, n_active] {
     double date = std::numeric_limits<double>::infinity();
-    for (simgrid::kernel::resource::Model* model : models)
-      if (!model->get_action_heap().empty()) date = std::min(date, model->get_action_heap().top_date());
+    for (size_t i = 0; i < n_active; ++i)
+      if (!active[i]->get_action_heap().empty()) date = std::min(date, active[i]->get_action_heap().top_date());
     return date;
   };
   const double next_change = earliest_top();
   if (check_look_ahead_) {  // the heaps read were up to date: solving again changes nothing
-    for (simgrid::kernel::resource::Model* model : models) model->next_occurring_event(clock);
+    for (size_t i = 0; i < n_active; ++i) active[i]->next_occurring_event(clock);
     if (earliest_top() != next_change)
       throw_internal_error("look-ahead at %.17g: SimGrid's next change moved from %.17g to %.17g on solving", clock,
                            next_change, earliest_top());
