@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/isolated_run.hpp"
+#include "tests/sim/number_text.hpp"
 
 using namespace lynx;
 
@@ -18,16 +19,6 @@ std::vector<std::string> names(int n) {
   for (int i = 0; i < n; ++i) v.push_back("n" + std::to_string(i));
   return v;
 }
-// Times as text, to the last digit, each followed by a space.
-std::string as_text(const std::vector<double>& times) {
-  std::string out;
-  char buffer[64];
-  for (double t : times) {
-    std::snprintf(buffer, sizeof buffer, "%.17g ", t);
-    out += buffer;
-  }
-  return out;
-}
 // Runs `setup` on a fresh loop, then the loop; returns the delivery times it recorded, as text.
 std::vector<double> deliveries(const NetworkConfig& network, int nodes,
                                const std::function<void(EventLoop&, std::vector<double>&)>& setup) {
@@ -36,16 +27,9 @@ std::vector<double> deliveries(const NetworkConfig& network, int nodes,
     std::vector<double> times;
     setup(loop, times);
     loop.run();
-    return as_text(times);
+    return numbers_text(times);
   });
-  std::vector<double> v;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t next = text.find(' ', pos);
-    v.push_back(std::stod(text.substr(pos, next - pos)));
-    pos = next + 1;
-  }
-  return v;
+  return parse_numbers_text(text);
 }
 void record_at(std::vector<double>& times, size_t i, EventLoop& loop) {
   if (times.size() <= i) times.resize(i + 1, NAN);
@@ -266,7 +250,7 @@ std::string look_ahead_scenario(bool look_ahead) {
     loop.at(1.04, [&] { loop.send(1, 2, 100000000, 1.0, nullptr, [&] { record_at(times, 1, loop); }); });
     loop.at(1.045, [&] { CHECK(loop.reweight(a, 3.0)); record_at(times, 2, loop); });
     loop.run();
-    return as_text(times) + "ahead " + std::to_string(loop.steps_ahead());
+    return numbers_text(times) + "ahead " + std::to_string(loop.steps_ahead());
   });
   unsetenv("LYNX_NO_LOOK_AHEAD");
   unsetenv("LYNX_CHECK_LOOK_AHEAD");
@@ -282,13 +266,7 @@ TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are
   CHECK(std::stoi(stepped.substr(cut_s + 6)) == 0);
   // Closed form of the second flow: A alone to 1.04 (5e8 bytes sent), then half each of 12.5 GB/s until 1.045,
   // then A at weight 3 takes 3/4: B's 1e8 bytes are 6.25e6 x 5 ms = 3.125e7 by 1.045, the rest at 3.125 GB/s.
-  std::vector<double> t;
-  size_t pos = 0;
-  while (pos < cut_a) {
-    const size_t next = ahead.find(' ', pos);
-    t.push_back(std::stod(ahead.substr(pos, next - pos)));
-    pos = next + 1;
-  }
+  const std::vector<double> t = parse_numbers_text(ahead.substr(0, cut_a));
   REQUIRE(t.size() == 7);
   CHECK(t[1] == doctest::Approx(1.045 + (1e8 - 6.25e9 * 0.005) / 3.125e9 + 5e-6).epsilon(1e-9));
   CHECK(t[2] == 1.045);

@@ -13,6 +13,7 @@
 #include "bench/bare_replay.hpp"
 #include "common/error.hpp"
 #include "sim/event_loop.hpp"
+#include "tests/sim/number_text.hpp"
 #include "sim/flow_log.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/simgrid_options.hpp"
@@ -29,25 +30,6 @@ NetworkConfig one_gb_per_s() {
   return n;
 }
 
-std::string numbers(const std::vector<double>& v) {
-  std::string out;
-  char buffer[64];
-  for (double x : v) {
-    std::snprintf(buffer, sizeof buffer, "%.17g ", x);
-    out += buffer;
-  }
-  return out;
-}
-std::vector<double> parse_numbers(const std::string& text) {
-  std::vector<double> v;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t next = text.find(' ', pos);
-    v.push_back(std::stod(text.substr(pos, next - pos)));
-    pos = next + 1;
-  }
-  return v;
-}
 }  // namespace
 
 TEST_CASE("the event loop's flow log holds the platform and each flow as it started") {
@@ -85,7 +67,7 @@ TEST_CASE("the event loop's flow log holds the platform and each flow as it star
 // replay applies it, so both end where the simulator's flows ended.
 TEST_CASE("a re-weighting is logged and the bare replay applies it at its time") {
   const std::string path = temp_path("reweight.bin");
-  const std::vector<double> simulated = parse_numbers(run_isolated([&] {
+  const std::vector<double> simulated = parse_numbers_text(run_isolated([&] {
     EventLoop loop(one_gb_per_s(), std::vector<PlatformNode>{{"a", 1}, {"b", 1}, {"c", 1}});
     loop.log_flows_to(path);
     std::vector<double> ends(4, -1);  // the two flows' ends, then what the two re-weightings returned
@@ -97,7 +79,7 @@ TEST_CASE("a re-weighting is logged and the bare replay applies it at its time")
     loop.at(0.5, [&] { ends[2] = loop.reweight(second, 3.0); });
     loop.at(1.75, [&] { ends[3] = loop.reweight(second, 5.0); });  // f1 has ended: refused, not logged
     loop.run();
-    return numbers(ends);
+    return numbers_text(ends);
   }));
   const FlowLog log = flow_log_read(path);
   std::remove(path.c_str());
@@ -112,9 +94,9 @@ TEST_CASE("a re-weighting is logged and the bare replay applies it at its time")
   CHECK(simulated[1] == doctest::Approx(1.5).epsilon(1e-12));
   CHECK(simulated[2] == 1);
   CHECK(simulated[3] == 0);
-  const std::vector<double> replayed = parse_numbers(run_isolated([&] {
+  const std::vector<double> replayed = parse_numbers_text(run_isolated([&] {
     const ReplayResult result = bare_replay(log, true, true);
-    return numbers({result.end_s[0], result.end_s[1], static_cast<double>(result.reweighted)});
+    return numbers_text({result.end_s[0], result.end_s[1], static_cast<double>(result.reweighted)});
   }));
   REQUIRE(replayed.size() == 3);
   CHECK(replayed[0] == simulated[0]);
@@ -140,9 +122,9 @@ TEST_CASE("the bare replay reproduces weighted max-min closed forms and starts e
   log.network = one_gb_per_s();
   log.nodes = {{"a", 1}, {"b", 1}, {"c", 1}};
   log.flows = {{0.0, 0, 2, 1000000000, 1.0}, {0.5, 1, 2, 1000000000, 3.0}};
-  const std::vector<double> r = parse_numbers(run_isolated([&] {
+  const std::vector<double> r = parse_numbers_text(run_isolated([&] {
     const ReplayResult result = bare_replay(log, true, true);
-    return numbers({result.start_s[0], result.start_s[1], result.end_s[0], result.end_s[1],
+    return numbers_text({result.start_s[0], result.start_s[1], result.end_s[0], result.end_s[1],
                     static_cast<double>(result.completed), static_cast<double>(result.early)});
   }));
   REQUIRE(r.size() == 6);
@@ -163,9 +145,9 @@ TEST_CASE("a flow due just after another's end starts at its time, not at the en
   log.nodes = {{"a", 1}, {"b", 1}};
   log.flows = {{0.0, 0, 1, 1000000000, 1.0}, {1.000005, 0, 1, 1000, 1.0}};
   const auto starts = [&](bool loop_until) {
-    return parse_numbers(run_isolated([&] {
+    return parse_numbers_text(run_isolated([&] {
       const ReplayResult result = bare_replay(log, loop_until, true);
-      return numbers({result.start_s[1], static_cast<double>(result.early)});
+      return numbers_text({result.start_s[1], static_cast<double>(result.early)});
     }));
   };
   const std::vector<double> looped = starts(true), naive = starts(false);
