@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <filesystem>
 #include <cstring>
 
+#include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 
@@ -35,20 +37,11 @@ size_t split(const std::string& data, size_t begin, size_t end, std::vector<uint
 }  // namespace
 
 CsvTable::CsvTable(const std::string& path) : path_(path) {
-  std::FILE* in = std::fopen(path.c_str(), "rb");
-  if (in == nullptr) throw_error("%s: cannot read the measurement file (is the calibration data folder present? set "
-                                 "LYNX_DATA_DIR)", path.c_str());
-  // One read into a string of the file's size (growing it 64 KiB at a time was a tenth of the start-up: copies
-  // and page faults); a file that grows meanwhile is read to its end all the same.
-  long size = -1;
-  if (std::fseek(in, 0, SEEK_END) == 0) size = std::ftell(in);
-  std::rewind(in);
-  if (size > 0) data_.resize(static_cast<size_t>(size));
-  data_.resize(std::fread(data_.data(), 1, data_.size(), in));
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0) data_.append(buffer, n);
-  std::fclose(in);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    throw_error("%s: cannot read the measurement file (is the calibration data folder present? set LYNX_DATA_DIR)",
+                path.c_str());
+  data_ = read_file(path);  // one read; a folder, FIFO or device refused by name
   if (data_.size() >= (uint64_t{1} << 32)) throw_error("%s: larger than 4 GiB, not a measurement table", path.c_str());
   data_folder_check_file(path);  // the manifest's sha256 (common/data_manifest.hpp)
   int number = 0;

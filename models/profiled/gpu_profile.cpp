@@ -82,7 +82,6 @@ void load_dense(const std::string& path, GpuProfile& profile) {
       c.last_tokens = last_tokens;
       c.file = file;
       c.column = column;
-      c.what = source;
       profile.ops.push_back(std::move(c));
     }
   }
@@ -192,7 +191,7 @@ const Curve& OpCurve::seconds_by_tokens() const {
     pts.reserve(at.rows.size());
     for (size_t i = 0; i < at.rows.size(); ++i)
       pts.push_back({at.tokens[i], file->table.time_at(at.rows[i], column) * kMs});
-    curve = std::make_unique<Curve>(std::move(pts), Curve::Below::floor, what);
+    curve = std::make_unique<Curve>(std::move(pts), Curve::Below::floor, source);
   }
   return *curve;
 }

@@ -34,7 +34,6 @@ struct OpCurve {
 
   std::shared_ptr<DenseMeasurements> file;  // the file and the rows at `tp`
   size_t column = 0;                         // the op's median column
-  std::string what;                          // the curve's name in messages
 };
 
 // Attention kernel times for one head configuration on one GPU.

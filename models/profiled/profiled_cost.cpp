@@ -208,13 +208,18 @@ double ProfiledCostModel::cpu_terms(int64_t sequences) const {
 
 double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
   const double layers = static_cast<double>(model_.n_layers);
-  const QueryTerms c = query_terms(work.query_tokens);
-  return layers * (c.dense + decode_attention_seconds(work.attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
-         c.embedding + c.lm_head + cpu_terms(work.sequences);
+  return decode_step_seconds(layers, query_terms(work.query_tokens), work.attention_kv_tokens,
+                             cpu_terms(work.sequences));
+}
+
+double ProfiledCostModel::decode_step_seconds(double layers, const QueryTerms& c, double attention_kv_tokens,
+                                              double cpu_s) const {
+  return layers * (c.dense + decode_attention_seconds(attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
+         c.embedding + c.lm_head + cpu_s;
 }
 
 // decode_seconds along a run, with the terms of its fixed query tokens and sequences looked up once: the same
-// expression in the same order, so the same doubles.
+// sum (decode_step_seconds), so the same doubles.
 void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
                                         std::vector<double>& ends_s) const {
   if (first >= last) return;  // no lookup (and no extrapolation noted) for an empty run
@@ -223,9 +228,7 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   const double cpu = cpu_terms(run.sequences);
   double t = start_s;
   for (size_t i = first; i < last; ++i) {
-    const double attention_kv_tokens = run.attention_tokens + static_cast<double>(i) * run.attention_growth;
-    t += layers * (c.dense + decode_attention_seconds(attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
-         c.embedding + c.lm_head + cpu;
+    t += decode_step_seconds(layers, c, run.at(i).attention_kv_tokens, cpu);
     ends_s.push_back(t);
   }
 }
