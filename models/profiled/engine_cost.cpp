@@ -184,6 +184,30 @@ double EngineCostModel::decode_seconds(const DecodeWork& work) const {
   return (dense_ms + attention_ms + host_.per_step_ms) / 1e3;
 }
 
+double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& context, const DecodeWork& generation,
+                                          int64_t generation_tokens) const {
+  if (generation.query_tokens > generation_tokens)
+    throw_error("an iteration's generation batch runs %lld tokens, fewer than its %lld queries",
+                static_cast<long long>(generation_tokens), static_cast<long long>(generation.query_tokens));
+  const bool graph = context.empty();
+  double tokens = 0, attention = 0;
+  for (const PrefillPiece& p : context) {
+    tokens += static_cast<double>(p.new_tokens);
+    attention += context_attention_ms(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
+  }
+  if (generation.query_tokens > 0) {
+    tokens += static_cast<double>(generation_tokens);
+    const double sequences = static_cast<double>(std::max<int64_t>(1, generation.sequences));
+    attention += generation_attention_ms(sequences, generation.attention_kv_tokens / sequences);
+  }
+  if (tokens <= 0) return 0;
+  const double lm_rows = static_cast<double>(context.size()) + static_cast<double>(generation.query_tokens);
+  const double layer = attention + 2 * allreduce_ms(tokens, graph) + layer_elementwise_ms(tokens);
+  const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, graph) +
+                    step_elementwise_ms(tokens) + lm_head_ms(lm_rows) + host_.per_step_ms;
+  return ms / 1e3;
+}
+
 std::string EngineCostModel::source() const {
   const AicEngineInfo& e = aic_engine_info(db_->engine());
   std::string s = std::string("engine ") + e.name + " (" + e.folder + " " + e.version + ") kernels measured by "

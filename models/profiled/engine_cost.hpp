@@ -68,6 +68,16 @@ class EngineCostModel : public StepCostModel {
 
   double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
   double decode_seconds(const DecodeWork& work) const override;
+  // One in-flight-batching iteration of an aggregated engine (context and generation requests in one forward pass,
+  // as TensorRT-LLM and vLLM run them): the dense terms (GEMMs, all-reduces, element-wise kernels) at the sum of
+  // the context tokens and `generation_tokens` (the generation batch as run: at least its query tokens, more where
+  // the engine pads it to a captured CUDA-graph size), each context piece's context attention, the generation
+  // batch's attention, and the LM head at one row per context piece and per generation query. The CUDA-graph
+  // all-reduce is taken only when there is no context piece (engines capture generation-only batches). With no
+  // generation work it equals prefill_seconds; with no context and generation_tokens = work.query_tokens it equals
+  // decode_seconds (tests/models/test_engine_cost.cpp).
+  double iteration_seconds(const std::vector<PrefillPiece>& context, const DecodeWork& generation,
+                           int64_t generation_tokens) const;
   double weight_bytes() const override { return weight_bytes_; }
   std::string source() const override;
   bool extrapolated() const override { return db_->extrapolated(); }
