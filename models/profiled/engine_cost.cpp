@@ -150,16 +150,7 @@ double EngineCostModel::step_elementwise_ms(double tokens) const {
 }
 
 double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
-  if (pieces.empty()) return 0;
-  double tokens = 0, attention = 0;
-  for (const PrefillPiece& p : pieces) {
-    tokens += static_cast<double>(p.new_tokens);
-    attention += context_attention_ms(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
-  }
-  const double layer = attention + 2 * allreduce_ms(tokens, false) + layer_elementwise_ms(tokens);
-  const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, false) +
-                    step_elementwise_ms(tokens) + lm_head_ms(static_cast<double>(pieces.size())) + host_.per_step_ms;
-  return ms / 1e3;
+  return iteration_seconds(pieces, DecodeWork{}, 0);
 }
 
 double EngineCostModel::decode_seconds(const DecodeWork& work) const {
@@ -200,7 +191,7 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
     const double sequences = static_cast<double>(std::max<int64_t>(1, generation.sequences));
     attention += generation_attention_ms(sequences, generation.attention_kv_tokens / sequences);
   }
-  if (tokens <= 0) return 0;
+  if (context.empty() && generation.query_tokens <= 0) return 0;
   const double lm_rows = static_cast<double>(context.size()) + static_cast<double>(generation.query_tokens);
   const double layer = attention + 2 * allreduce_ms(tokens, graph) + layer_elementwise_ms(tokens);
   const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, graph) +

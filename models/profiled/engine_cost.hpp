@@ -74,8 +74,8 @@ class EngineCostModel : public StepCostModel {
   // the engine pads it to a captured CUDA-graph size), each context piece's context attention, the generation
   // batch's attention, and the LM head at one row per context piece and per generation query. The CUDA-graph
   // all-reduce is taken only when there is no context piece (engines capture generation-only batches). With no
-  // generation work it equals prefill_seconds; with no context and generation_tokens = work.query_tokens it equals
-  // decode_seconds (tests/models/test_engine_cost.cpp).
+  // generation work it is prefill_seconds (which calls it); with no context and generation_tokens =
+  // work.query_tokens it equals decode_seconds to rounding (tests/models/test_offline_bench.cpp).
   double iteration_seconds(const std::vector<PrefillPiece>& context, const DecodeWork& generation,
                            int64_t generation_tokens) const;
   double weight_bytes() const override { return weight_bytes_; }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "models/kv_replication.hpp"
 
 namespace lynx {
 
@@ -94,15 +95,12 @@ OfflineBenchResult run_offline_bench(const IterationSeconds& iteration, const Of
 namespace {
 int64_t round_up(double x, int64_t step) { return step * static_cast<int64_t>(std::ceil(x / static_cast<double>(step))); }
 
-// KV values (K and V elements) per token on one GPU and over the whole instance.
-double kv_heads_per_gpu(const ModelSpec& m, int tp) {
-  return std::max(1.0, static_cast<double>(m.n_kv_heads) / tp);
-}
 }  // namespace
 
 TrtllmBenchLimits trtllm_bench_limits(const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes_per_param,
                                       double kv_bytes_per_value, int64_t isl, int64_t osl, double kv_fraction) {
-  const double kv_heads = std::max<double>(tp, static_cast<double>(model.n_kv_heads));
+  // KV heads of the whole instance, each replicated where tp exceeds them (the heuristic's max(tp, kv heads))
+  const double kv_heads = static_cast<double>(model.n_kv_heads) * kv_head_copies(model.n_kv_heads, tp);
   const double gib_per_token = 2 * static_cast<double>(model.n_layers) * kv_heads *
                                static_cast<double>(model.head_dim) * kv_bytes_per_value / kGiB;
   const double engine_gib = static_cast<double>(model.params) * weight_bytes_per_param / kGiB;
@@ -132,7 +130,7 @@ int64_t instance_kv_tokens(const ModelSpec& model, const GpuSpec& gpu, int tp, d
                            double kv_bytes_per_value, double kv_fraction) {
   const double free_bytes = gpu.hbm_gb * kGiB - weight_bytes / tp;
   const double bytes_per_token =
-      2 * static_cast<double>(model.n_layers) * kv_heads_per_gpu(model, tp) * static_cast<double>(model.head_dim) *
+      2 * static_cast<double>(model.n_layers) * engine_shapes(model, tp).kv_heads * static_cast<double>(model.head_dim) *
       kv_bytes_per_value;
   if (free_bytes <= 0) return 0;
   return static_cast<int64_t>(kv_fraction * free_bytes / bytes_per_token);

@@ -16,17 +16,13 @@
 #include "models/profiled/engine_cost.hpp"
 #include "models/profiled/engine_validation.hpp"
 
+#include "tests/models/shipped_catalogs.hpp"
+
 using namespace lynx;
 
 namespace {
-const std::vector<ModelSpec>& models() {
-  static auto m = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
-  return m;
-}
-const std::vector<GpuSpec>& gpus() {
-  static auto g = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
-  return g;
-}
+const std::vector<ModelSpec>& models() { return test::shipped_models(); }
+const std::vector<GpuSpec>& gpus() { return test::shipped_gpus(); }
 std::string aic_root() { return calibration_dir() + "/aiconfigurator"; }
 AicPeaks peaks_of(const GpuSpec& g) { return {g.bf16_dense_tflops, g.fp8_dense_tflops, g.hbm_gb_per_s, g.nvlink_gb_per_s}; }
 ComputeChoice engine_choice(const std::string& engine) {

@@ -4,8 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 
 #include "models/profiled/csv_table.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "models/catalog.hpp"
 #include "models/compute_model.hpp"
@@ -14,17 +17,13 @@
 #include "models/profiled/offline_bench.hpp"
 #include "models/profiled/validation.hpp"
 
+#include "tests/models/shipped_catalogs.hpp"
+
 using namespace lynx;
 
 namespace {
-const std::vector<ModelSpec>& models() {
-  static auto m = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
-  return m;
-}
-const std::vector<GpuSpec>& gpus() {
-  static auto g = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
-  return g;
-}
+const std::vector<ModelSpec>& models() { return test::shipped_models(); }
+const std::vector<GpuSpec>& gpus() { return test::shipped_gpus(); }
 
 struct Iteration {
   int64_t context = 0, generation = 0, tokens = 0;
@@ -170,30 +169,46 @@ TEST_CASE("engine cost: an iteration with only context is the prefill step, with
 }
 
 TEST_CASE("engine validation: a trtllm-bench row is 1000 / the simulated benchmark's tokens per second") {
+  // The shipped file's header and its H100 405B TP 8 2048/2048 row, validated alone (the whole folder is the other
+  // test case's; the row is taken from the shipped file so that the two cannot drift apart).
+  std::istringstream shipped(read_file(std::string(LYNX_SOURCE_DIR) + "/models/validation/trtllm_published.tsv"));
+  std::string line, header, chosen;
+  while (std::getline(shipped, line)) {
+    if (line.rfind("measured_engine\t", 0) == 0) header = line;
+    if (line.rfind("TensorRT-LLM 1.0\ttrtllm-1.3\th100-sxm\tllama-3.1-405b\t8\tfp8\tfp8\ttrtllm_bench_throughput\t1500\t"
+                   "2048\t2048\t", 0) == 0)
+      chosen = line;
+  }
+  REQUIRE(!header.empty());
+  REQUIRE(!chosen.empty());
+  const std::string dir = std::string(LYNX_BINARY_DIR) + "/test_offline_bench_row";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir + "/one_published.tsv", header + "\n" + chosen + "\n");
   ValidationReport report;
-  add_engine_validation(report, std::string(LYNX_SOURCE_DIR) + "/models/validation", calibration_dir(),
-                        std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
+  add_engine_validation(report, dir, calibration_dir(), std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json",
                         std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
-  const ValidationRow* row = nullptr;
-  for (const ValidationRow& r : report.rows)
-    if (r.condition == "llama-3.1-405b TP8 1500 requests 2048/2048 (ms/token)" && r.group.rfind("H100", 0) == 0 &&
-        r.group.find("TensorRT-LLM 1.0") != std::string::npos)
-      row = &r;
-  REQUIRE(row);
-  CHECK(row->measured_ms == doctest::Approx(1e3 / 2296).epsilon(1e-15));
+  REQUIRE(report.rows.size() == 1);
+  const ValidationRow& row = report.rows[0];
+  CHECK(row.condition == "llama-3.1-405b TP8 1500 requests 2048/2048 (ms/token)");
+  CHECK(row.measured_ms == doctest::Approx(1e3 / 2296).epsilon(1e-15));
   const ModelSpec& m = find_model(models(), "llama-3.1-405b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
   auto step = make_engine_cost(m, h100, gpus(), 8, WeightsDtype::fp8, "trtllm-1.3", calibration_dir(), true);
-  const TrtllmBenchLimits l = trtllm_bench_limits(m, h100, 8, 1.0, 1.0, 2048, 2048, 0.95);
-  OfflineBench b;
-  b.requests = 1500, b.isl = 2048, b.osl = 2048;
-  b.max_batch_size = l.max_batch_size, b.max_num_tokens = l.max_num_tokens;
-  b.kv_capacity_tokens = instance_kv_tokens(m, h100, 8, step->weight_bytes(), 1.0, 0.95);
-  b.graph_batch_sizes = trtllm_bench_graph_sizes();
-  CHECK(row->predicted_ms == doctest::Approx(1e3 / run_offline_bench(*step, b).output_tokens_per_s).epsilon(1e-12));
-  // the assumption's reach is reported beside the headline groups
-  bool low = false;
-  for (const ValidationGroup& g : report.breakdown)
-    low |= g.group.find("kv_cache_free_gpu_mem_fraction 0.90") != std::string::npos;
-  CHECK(low);
+  auto predicted_ms = [&](double kv_fraction) {
+    const TrtllmBenchLimits l = trtllm_bench_limits(m, h100, 8, 1.0, 1.0, 2048, 2048, kv_fraction);
+    OfflineBench b;
+    b.requests = 1500, b.isl = 2048, b.osl = 2048;
+    b.max_batch_size = l.max_batch_size, b.max_num_tokens = l.max_num_tokens;
+    b.kv_capacity_tokens = instance_kv_tokens(m, h100, 8, step->weight_bytes(), 1.0, kv_fraction);
+    b.graph_batch_sizes = trtllm_bench_graph_sizes();
+    return 1e3 / run_offline_bench(*step, b).output_tokens_per_s;
+  };
+  CHECK(row.predicted_ms == doctest::Approx(predicted_ms(0.95)).epsilon(1e-12));
+  // the assumption's reach is reported beside the headline group: the same row at a KV fraction of 0.90
+  REQUIRE(report.breakdown.size() == 1);
+  CHECK(report.breakdown[0].group == row.group + " at kv_cache_free_gpu_mem_fraction 0.90");
+  CHECK(report.breakdown[0].mape_percent ==
+        doctest::Approx(100 * std::fabs(predicted_ms(0.90) / row.measured_ms - 1)).epsilon(1e-9));
+  std::filesystem::remove_all(dir);
 }

@@ -16,17 +16,13 @@
 #include "models/profiled/profiled_cost.hpp"
 #include "models/profiled/validation.hpp"
 
+#include "tests/models/shipped_catalogs.hpp"
+
 using namespace lynx;
 
 namespace {
-const std::vector<ModelSpec>& models() {
-  static auto m = load_model_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/models.json");
-  return m;
-}
-const std::vector<GpuSpec>& gpus() {
-  static auto g = load_gpu_catalog(std::string(LYNX_SOURCE_DIR) + "/models/catalog/gpus.json");
-  return g;
-}
+const std::vector<ModelSpec>& models() { return test::shipped_models(); }
+const std::vector<GpuSpec>& gpus() { return test::shipped_gpus(); }
 std::shared_ptr<const GpuProfile> h100() {
   static auto p = std::make_shared<const GpuProfile>(
       load_gpu_profile(std::string(LYNX_SOURCE_DIR) + "/models/catalog/profiles.json", "h100-sxm", calibration_dir()));
