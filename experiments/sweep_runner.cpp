@@ -23,6 +23,7 @@
 #include "experiments/results.hpp"
 #include "sim/run_config.hpp"
 #include "sim/resolved_config.hpp"
+#include "sim/simulation_setup.hpp"
 
 namespace lynx {
 
@@ -158,6 +159,12 @@ SweepReport sweep_run_locked(const Experiment& e, const SweepOptions& o) {
       const SweepPoint* p = todo[next++];
       const std::string dir = o.out_dir + "/" + p->name;
       point_prepare(dir, records.at(p));
+      // The point's compute tables are read here, once per sweep, and the child inherits them (a point that needs
+      // a table no earlier point read pays for it once; a configuration error is left to the child to report).
+      try {
+        preload_compute_tables(resolve_config(p->config, e.origin + " (point " + p->name + ")", e.base_dir).config);
+      } catch (const std::exception&) {
+      }
       std::fflush(nullptr);
       const pid_t parent = ::getpid();
       pid_t pid = ::fork();

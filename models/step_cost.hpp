@@ -67,6 +67,10 @@ class StepCostModel {
   // beyond the measurements.
   virtual std::string source() const = 0;
   virtual bool extrapolated() const { return false; }
+  // Reads now every table the model's lookups may read, where it reads them lazily. A sweep calls it before it
+  // forks its points, so that they share what the parent read instead of each reading it again; nothing computed
+  // changes. A table that cannot be read is left to the lookup that needs it (which reports it).
+  virtual void preload_tables() const {}
 };
 
 }  // namespace lynx

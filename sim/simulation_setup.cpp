@@ -73,7 +73,37 @@ AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, c
   return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
                                                               format.name + ")");
 }
+MoeParallel pool_moe_parallel(const SimConfig& config, const ModelSpec& model, const PoolConfig& pool,
+                              const char* path) {
+  const MoeParallel parallel{pool.expert_parallel, pool.moe_load_imbalance};
+  check_moe_parallel(model, parallel, pool.tensor_parallel, config.origin + ": " + path);
+  return parallel;
+}
+
+std::shared_ptr<const StepCostModel> pool_step_cost(const SimConfig& config, const ModelSpec& model,
+                                                    const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
+                                                    const PoolConfig& pool, const MoeParallel& moe) {
+  ComputeChoice c;
+  c.model = config.compute_model;
+  c.weights = config.weights_dtype;
+  c.engine = pool.engine;
+  return make_step_cost(model, gpu, gpus, pool.tensor_parallel, c, moe);
+}
 }  // namespace
+
+void preload_compute_tables(const SimConfig& config) {
+  try {
+    const std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog);
+    const std::vector<GpuSpec> gpus = load_gpu_catalog_with(config.gpus_catalog);
+    const ModelSpec model = find_model(models, config.model);
+    for (const PoolConfig* pool : {&config.prefill, &config.decode}) {
+      const GpuSpec gpu = find_gpu(gpus, pool->gpu);
+      pool_step_cost(config, model, gpu, gpus, *pool, pool_moe_parallel(config, model, *pool, ""))->preload_tables();
+    }
+  } catch (const std::exception&) {
+    // The run itself reports whatever stopped this, with its JSON path.
+  }
+}
 
 std::string default_accuracy_path(const std::string& model) {
   return project_dir() + "/models/accuracy/" + model + ".json";
@@ -118,25 +148,13 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   };
   in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, in.format);
   in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, in.format);
-  ComputeChoice compute;
-  compute.model = config.compute_model;
-  compute.weights = config.weights_dtype;
-  auto moe = [&](const PoolConfig& pool, const char* path) {
-    const MoeParallel parallel{pool.expert_parallel, pool.moe_load_imbalance};
-    check_moe_parallel(in.model, parallel, pool.tensor_parallel, config.origin + ": " + path);
-    return parallel;
-  };
-  const MoeParallel prefill_moe = moe(config.prefill, "$.cluster.prefill");
-  const MoeParallel decode_moe = moe(config.decode, "$.cluster.decode");
+  const MoeParallel prefill_moe = pool_moe_parallel(config, in.model, config.prefill, "$.cluster.prefill");
+  const MoeParallel decode_moe = pool_moe_parallel(config, in.model, config.decode, "$.cluster.decode");
   in.prefill_cost = located("$.compute_model", [&] {
-    ComputeChoice c = compute;
-    c.engine = config.prefill.engine;
-    return make_step_cost(in.model, in.prefill_gpu, gpus, config.prefill.tensor_parallel, c, prefill_moe);
+    return pool_step_cost(config, in.model, in.prefill_gpu, gpus, config.prefill, prefill_moe);
   });
   in.decode_cost = located("$.compute_model", [&] {
-    ComputeChoice c = compute;
-    c.engine = config.decode.engine;
-    return make_step_cost(in.model, in.decode_gpu, gpus, config.decode.tensor_parallel, c, decode_moe);
+    return pool_step_cost(config, in.model, in.decode_gpu, gpus, config.decode, decode_moe);
   });
   in.acceptance = resolve_acceptance(config, in.format, in.model);
   if (config.transfer.format_policy == FormatPolicy::adaptive) {

@@ -11,6 +11,12 @@ namespace lynx {
 
 SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests);
 
+// Reads now the compute tables the run of `config` would read lazily (StepCostModel::preload_tables), into this
+// process's caches, and nothing else: a sweep calls it before forking each point, so that every point shares the
+// tables the parent read (a named engine's AIConfigurator tables take most of a short point's time otherwise).
+// Errors are ignored here; the run reports them.
+void preload_compute_tables(const SimConfig& config);
+
 // The shipped accuracy file the simulator reads by default.
 // The accuracy file `lynxsim accuracy` writes for a model: models/accuracy/<model>.json in the project.
 std::string default_accuracy_path(const std::string& model);

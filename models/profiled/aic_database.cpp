@@ -53,7 +53,18 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
                                            const std::vector<std::pair<std::string, std::string>>& filters,
                                            const std::vector<std::pair<std::string, double>>& number_filters,
                                            const std::vector<std::string>& axes, std::string* kernel_used) {
-  const ParquetTable t(file);
+  // Only the columns this grid reads are decoded (a table has about 16).
+  std::vector<std::string> wanted = {"latency", "kernel_source"};
+  for (const auto& f : filters) wanted.push_back(f.first);
+  for (const auto& f : number_filters) wanted.push_back(f.first);
+  for (const std::string& a : axes)
+    for (size_t start = 0;;) {
+      const size_t plus = a.find('+', start);
+      wanted.push_back(a.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
+      if (plus == std::string::npos) break;
+      start = plus + 1;
+    }
+  const ParquetTable t(file, wanted);
   const ParquetColumn& latency = t.column("latency");
   for (int64_t r = 0; r < t.rows(); r++) {
     const double ms = t.number(r, latency);
@@ -81,26 +92,38 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
     }
     axis_cols.push_back(parts);
   }
+  // A text filter compares pool entries once each, then rows by their entry (a null row is text()'s error).
+  std::vector<std::vector<uint8_t>> entry_matches;
+  for (size_t i = 0; i < filters.size(); i++) {
+    std::vector<uint8_t> m(text_cols[i]->pool.size());
+    for (size_t e = 0; e < m.size(); e++) m[e] = text_cols[i]->pool[e] == filters[i].second;
+    entry_matches.push_back(std::move(m));
+  }
   std::vector<int64_t> kept;
   for (int64_t r = 0; r < t.rows(); r++) {
     bool ok = true;
-    for (size_t i = 0; i < filters.size() && ok; i++) ok = t.text(r, *text_cols[i]) == filters[i].second;
+    for (size_t i = 0; i < filters.size() && ok; i++) {
+      const int32_t e = text_cols[i]->text_index[static_cast<size_t>(r)];
+      if (e < 0) t.text(r, *text_cols[i]);
+      ok = entry_matches[i][static_cast<size_t>(e)];
+    }
     for (size_t i = 0; i < number_filters.size() && ok; i++) ok = t.number(r, *number_cols[i]) == number_filters[i].second;
     if (ok) kept.push_back(r);
   }
   // The kernel with the most rows (ties: the first name in order), unless one is asked for.
   std::string kernel = kernel_used && !kernel_used->empty() ? *kernel_used : "";
   const bool has_kernel = t.has_column("kernel_source");
+  const ParquetColumn* kernel_col = has_kernel ? &t.column("kernel_source") : nullptr;
   if (has_kernel && kernel.empty()) {
     std::map<std::string, size_t> count;
-    for (int64_t r : kept) count[t.text(r, "kernel_source")]++;
+    for (int64_t r : kept) count[t.text(r, *kernel_col)]++;
     size_t best = 0;
     for (const auto& [name, n] : count)
       if (n > best) kernel = name, best = n;
   }
   std::vector<AicPoint> points;
   for (int64_t r : kept) {
-    if (has_kernel && t.text(r, "kernel_source") != kernel) continue;
+    if (has_kernel && t.text(r, *kernel_col) != kernel) continue;
     AicPoint p;
     for (size_t a = 0; a < axis_cols.size(); a++) {
       double v = 0;
@@ -213,6 +236,22 @@ const AicDatabase::Loaded& AicDatabase::load(const std::string& family) const {
 
 std::string AicDatabase::source(const std::string& family) const { return load(family).source; }
 const AicGrid& AicDatabase::grid(const std::string& family) const { return load(family).grid; }
+
+std::vector<std::string> AicDatabase::families_loaded() const {
+  std::vector<std::string> names;
+  for (const auto& entry : loaded_) names.push_back(entry.first);
+  return names;
+}
+
+void AicDatabase::preload(const std::vector<std::string>& families) const {
+  for (const std::string& family : families) {
+    try {
+      load(family);
+    } catch (const LynxError&) {
+      // Left to the lookup that needs this table: it reports the same error, where it matters.
+    }
+  }
+}
 
 double AicDatabase::lookup(const std::string& family, const AicAxes& x, const AicRoofline& roofline) const {
   bool beyond = false;

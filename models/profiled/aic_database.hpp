@@ -86,10 +86,14 @@ class AicDatabase {
   std::string table_name(const std::string& family) const;
   // The grid behind a family (tests: held-out points).
   const AicGrid& grid(const std::string& family) const;
+  // Loads these families' tables now (StepCostModel::preload_tables); one that does not load is skipped, its
+  // error left to the first lookup that needs it. Lookups and their results are as without it.
+  void preload(const std::vector<std::string>& families) const;
   // True once any lookup was beyond a table's grid.
   bool extrapolated() const { return extrapolated_; }
   AicEngine engine() const { return engine_; }
   size_t tables_loaded() const { return loaded_.size(); }
+  std::vector<std::string> families_loaded() const;  // in name order
   const std::string& gpu_folder() const { return gpu_; }
   const AicPeaks& peaks() const { return peaks_; }
 

@@ -149,6 +149,15 @@ double EngineCostModel::step_elementwise_ms(double tokens) const {
   return elementwise_ms(2, tokens * 2 * (2 * shapes_.hidden + 2 * shapes_.hidden), gpu_.hbm_gb_per_s);
 }
 
+std::vector<std::string> EngineCostModel::table_families() const {
+  const std::string kv = fp8_kv_ ? "_fp8kv" : "";
+  std::vector<std::string> f = {weights_ == WeightsDtype::fp8 ? "gemm_fp8" : "gemm", "context_attention" + kv,
+                                "generation_attention" + kv};
+  if (tp_ > 1) f.insert(f.end(), {"allreduce_graph", "allreduce_eager"});
+  if (moe_layer_count(model_) > 0) f.push_back(weights_ == WeightsDtype::fp8 ? "moe:fp8" : "moe:bfloat16");
+  return f;
+}
+
 double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
   return iteration_seconds(pieces, DecodeWork{}, 0);
 }

@@ -81,6 +81,10 @@ class EngineCostModel : public StepCostModel {
   double weight_bytes() const override { return weight_bytes_; }
   std::string source() const override;
   bool extrapolated() const override { return db_->extrapolated(); }
+  // The families of tables its lookups read (AicDatabase::source's names): GEMMs, both attentions, the all-reduce
+  // in both variants at TP > 1, the MoE kernel (of the weights' dtype) for a MoE model.
+  std::vector<std::string> table_families() const;
+  void preload_tables() const override { db_->preload(table_families()); }
 
   // Components in milliseconds, for tests and validation.
   double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down (a dense layer)

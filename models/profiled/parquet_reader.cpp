@@ -299,11 +299,23 @@ class ColumnReader {
         if (bytes > in.left()) page_fail("a bit-packed RLE run past the end of the page");
         const uint64_t count = groups * 8;
         const int64_t take = std::min<int64_t>(want, static_cast<int64_t>(count));
+        // Value i occupies bits [i*w, i*w + w) of the run, least significant first: at most 39 bits from its first
+        // byte (w <= 32, offset <= 7), so one little-endian window of up to 8 bytes, clipped at the run's end, holds it.
+        const uint64_t mask = bit_width == 32 ? 0xffffffffULL : (uint64_t{1} << bit_width) - 1;
+        const size_t first = out.size();
+        out.resize(first + static_cast<size_t>(take));
+        uint32_t* dst = out.data() + first;
         for (int64_t i = 0; i < take; i++) {
-          uint64_t bit = static_cast<uint64_t>(i) * bit_width;
-          uint32_t v = 0;
-          for (int b = 0; b < bit_width; b++, bit++) v |= static_cast<uint32_t>((in.p[bit / 8] >> (bit % 8)) & 1) << b;
-          out.push_back(v);
+          const uint64_t bit = static_cast<uint64_t>(i) * static_cast<uint64_t>(bit_width);
+          const uint64_t byte = bit / 8;
+          uint64_t window = 0;
+          const uint64_t avail = bytes - byte;
+          if (avail >= 8) {
+            std::memcpy(&window, in.p + byte, 8);
+          } else {
+            for (uint64_t b = 0; b < avail; b++) window |= static_cast<uint64_t>(in.p[byte + b]) << (8 * b);
+          }
+          dst[i] = static_cast<uint32_t>((window >> (bit % 8)) & mask);
         }
         in.p += bytes;
       } else {
@@ -361,6 +373,9 @@ class ColumnReader {
     std::vector<int64_t> ints;
     std::vector<double> reals;
     std::vector<int32_t> text;
+    if (leaf_.type == kByteArray) text.reserve(static_cast<size_t>(n_values));
+    else if (leaf_.type == kFloat || leaf_.type == kDouble) reals.reserve(static_cast<size_t>(n_values));
+    else ints.reserve(static_cast<size_t>(n_values));
     if (encoding == kPlain) {
       if (leaf_.type != kBoolean && leaf_.type != kByteArray) {
         const uint64_t width = leaf_.type == kInt32 || leaf_.type == kFloat ? 4 : 8;
@@ -374,14 +389,13 @@ class ColumnReader {
       std::vector<uint32_t> idx;
       idx.reserve(static_cast<size_t>(n_values));
       hybrid(in, bit_width, n_values, idx);
-      for (uint32_t i : idx) {
+      for (uint32_t i : idx)
         if (static_cast<int64_t>(i) >= dict_size_)
           page_fail("a dictionary index " + std::to_string(i) + " beyond the dictionary's " +
                     std::to_string(dict_size_) + " entries");
-        if (leaf_.type == kByteArray) text.push_back(dictionary_[i]);
-        else if (leaf_.type == kFloat || leaf_.type == kDouble) reals.push_back(dict_reals_[i]);
-        else ints.push_back(dict_ints_[i]);
-      }
+      if (leaf_.type == kByteArray) for (uint32_t i : idx) text.push_back(dictionary_[i]);
+      else if (leaf_.type == kFloat || leaf_.type == kDouble) for (uint32_t i : idx) reals.push_back(dict_reals_[i]);
+      else for (uint32_t i : idx) ints.push_back(dict_ints_[i]);
     } else if (encoding == kRle && leaf_.type == kBoolean) {
       if (in.left() < 4) page_fail("an RLE boolean page without its length");
       uint32_t len;
@@ -397,16 +411,28 @@ class ColumnReader {
       page_fail("values in " + encoding_name(encoding) + " are not read (PLAIN, RLE_DICTIONARY, PLAIN_DICTIONARY" +
                 (leaf_.type == kBoolean ? ", RLE" : "") + " are)");
     }
-    // Place them: a null row gets a zero / -1 and present 0.
-    size_t next = 0;
-    for (int64_t r = 0; r < rows; r++) {
-      const bool here = leaf_.repetition != kOptional || levels[static_cast<size_t>(r)] == 1;
-      out_.present.push_back(here ? 1 : 0);
-      if (leaf_.type == kByteArray) out_.text_index.push_back(here ? text[next] : -1);
-      else if (leaf_.type == kFloat || leaf_.type == kDouble) out_.reals.push_back(here ? reals[next] : 0.0);
-      else out_.ints.push_back(here ? ints[next] : 0);
-      if (here) next++;
+    // Place them: a null row gets a zero / -1 and present 0. A REQUIRED column's values are its rows.
+    if (leaf_.repetition != kOptional) {
+      out_.present.insert(out_.present.end(), static_cast<size_t>(rows), uint8_t{1});
+      if (leaf_.type == kByteArray) out_.text_index.insert(out_.text_index.end(), text.begin(), text.end());
+      else if (leaf_.type == kFloat || leaf_.type == kDouble) out_.reals.insert(out_.reals.end(), reals.begin(), reals.end());
+      else out_.ints.insert(out_.ints.end(), ints.begin(), ints.end());
+      return;
     }
+    // An OPTIONAL column: levels are 0 or 1 (check_levels), and exactly n_values of them are 1.
+    const size_t base = out_.present.size();
+    out_.present.resize(base + static_cast<size_t>(rows));
+    uint8_t* present = out_.present.data() + base;
+    for (int64_t r = 0; r < rows; r++) present[r] = static_cast<uint8_t>(levels[static_cast<size_t>(r)]);
+    auto scatter = [&](auto& column, const auto& values, auto null_value) {
+      column.resize(base + static_cast<size_t>(rows));
+      auto* dst = column.data() + base;
+      size_t next = 0;
+      for (int64_t r = 0; r < rows; r++) dst[r] = present[r] ? values[next++] : null_value;
+    };
+    if (leaf_.type == kByteArray) scatter(out_.text_index, text, int32_t{-1});
+    else if (leaf_.type == kFloat || leaf_.type == kDouble) scatter(out_.reals, reals, 0.0);
+    else scatter(out_.ints, ints, int64_t{0});
   }
 
   int64_t check_page_rows(int64_t rows, int64_t left) {
@@ -505,23 +531,37 @@ ChunkMeta read_column_meta(TR& tr) {
 
 }  // namespace
 
-ParquetTable::ParquetTable(const std::string& path, const ParquetLimits& limits) : path_(path) {
+namespace {
+std::string read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw LynxError(path + ": cannot open the Parquet file");
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw LynxError(path + ": cannot read the Parquet file");
-  parse(ss.str(), limits);
+  return ss.str();
+}
+}  // namespace
+
+ParquetTable::ParquetTable(const std::string& path, const ParquetLimits& limits) : path_(path) {
+  parse(read_file_bytes(path), limits, nullptr);
 }
 
-ParquetTable ParquetTable::from_bytes(const std::string& bytes, const std::string& name, const ParquetLimits& limits) {
+ParquetTable::ParquetTable(const std::string& path, const std::vector<std::string>& only_columns,
+                           const ParquetLimits& limits)
+    : path_(path) {
+  parse(read_file_bytes(path), limits, &only_columns);
+}
+
+ParquetTable ParquetTable::from_bytes(const std::string& bytes, const std::string& name, const ParquetLimits& limits,
+                                      const std::vector<std::string>* only_columns) {
   ParquetTable t;
   t.path_ = name;
-  t.parse(bytes, limits);
+  t.parse(bytes, limits, only_columns);
   return t;
 }
 
-void ParquetTable::parse(const std::string& bytes, const ParquetLimits& limits) {
+void ParquetTable::parse(const std::string& bytes, const ParquetLimits& limits,
+                         const std::vector<std::string>* only_columns) {
   const std::string& f = path_;
   if (bytes.size() < 12) throw LynxError(f + ": not a Parquet file (" + std::to_string(bytes.size()) + " bytes; " +
                                          "a Parquet file has at least 12)");
@@ -640,15 +680,31 @@ void ParquetTable::parse(const std::string& bytes, const ParquetLimits& limits) 
     throw LynxError(f + ": the row groups hold " + std::to_string(group_rows) + " rows, the footer says " +
                     std::to_string(num_rows));
 
-  columns_.resize(leaves.size());
+  // The leaves read (all, or those named) and where each goes in columns_.
+  std::vector<int> slot(leaves.size(), -1);
+  int kept = 0;
   for (size_t c = 0; c < leaves.size(); c++) {
-    ParquetColumn& col = columns_[c];
+    file_columns_.push_back(leaves[c].name);
+    if (!only_columns || std::find(only_columns->begin(), only_columns->end(), leaves[c].name) != only_columns->end())
+      slot[c] = kept++;
+  }
+  columns_.resize(static_cast<size_t>(kept));
+  for (size_t c = 0; c < leaves.size(); c++) {
+    if (slot[c] < 0) continue;
+    ParquetColumn& col = columns_[static_cast<size_t>(slot[c])];
     col.name = leaves[c].name;
     col.physical_type = type_name(leaves[c].type);
     col.optional = leaves[c].repetition == kOptional;
     col.kind = leaves[c].type == kByteArray                              ? ParquetColumn::Kind::text
                : leaves[c].type == kFloat || leaves[c].type == kDouble ? ParquetColumn::Kind::real
                                                                          : ParquetColumn::Kind::integer;
+    // Room for the rows the footer claims, up to a million (a forged count must not allocate before the pages
+    // prove it; beyond that the vectors grow as values arrive).
+    const size_t n = static_cast<size_t>(std::min<int64_t>(num_rows, int64_t{1} << 20));
+    col.present.reserve(n);
+    if (col.kind == ParquetColumn::Kind::text) col.text_index.reserve(n);
+    else if (col.kind == ParquetColumn::Kind::real) col.reals.reserve(n);
+    else col.ints.reserve(n);
   }
   for (size_t g = 0; g < groups.size(); g++) {
     for (size_t c = 0; c < leaves.size(); c++) {
@@ -656,7 +712,8 @@ void ParquetTable::parse(const std::string& bytes, const ParquetLimits& limits) 
       if (m.path.size() != 1 || m.path[0] != leaves[c].name)
         throw LynxError(f + ": row group " + std::to_string(g) + " column chunk " + std::to_string(c) +
                         " is not for column '" + printable(leaves[c].name) + "'");
-      ColumnReader reader(f, bytes, footer_start, leaves[c], columns_[c], limits);
+      if (slot[c] < 0) continue;
+      ColumnReader reader(f, bytes, footer_start, leaves[c], columns_[static_cast<size_t>(slot[c])], limits);
       reader.read_chunk(m, groups[g].rows, static_cast<int>(g));
     }
   }
@@ -673,7 +730,7 @@ const ParquetColumn& ParquetTable::column(const std::string& name) const {
   for (const ParquetColumn& c : columns_)
     if (c.name == name) return c;
   std::string names;
-  for (const ParquetColumn& c : columns_) names += (names.empty() ? "" : ", ") + c.name;
+  for (const std::string& c : file_columns_) names += (names.empty() ? "" : ", ") + c;
   throw LynxError(path_ + ": no column '" + printable(name) + "' (the columns are: " + printable(names) + ")");
 }
 

@@ -47,8 +47,12 @@ class ParquetTable {
  public:
   // Reads the whole file; any problem is one LynxError that starts with the path.
   explicit ParquetTable(const std::string& path, const ParquetLimits& limits = {});
+  // Reads only the columns named that the file has (the others' pages are not decoded, nor checked); columns()
+  // then holds those alone. A name the file lacks is no error here: has_column() says so, column() names it.
+  ParquetTable(const std::string& path, const std::vector<std::string>& only_columns, const ParquetLimits& limits = {});
   // Reads a file already in memory; `name` stands for the path in messages (tests, the fuzz harness).
-  static ParquetTable from_bytes(const std::string& bytes, const std::string& name, const ParquetLimits& limits = {});
+  static ParquetTable from_bytes(const std::string& bytes, const std::string& name, const ParquetLimits& limits = {},
+                                 const std::vector<std::string>* only_columns = nullptr);
 
   const std::string& path() const { return path_; }
   int64_t rows() const { return rows_; }
@@ -67,11 +71,12 @@ class ParquetTable {
 
  private:
   ParquetTable() = default;
-  void parse(const std::string& bytes, const ParquetLimits& limits);
+  void parse(const std::string& bytes, const ParquetLimits& limits, const std::vector<std::string>* only_columns);
   std::string path_;
   std::string created_by_;
   int64_t rows_ = 0;
   std::vector<ParquetColumn> columns_;
+  std::vector<std::string> file_columns_;  // every column of the file's schema, for messages
 };
 
 }  // namespace lynx

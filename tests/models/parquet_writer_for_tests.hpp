@@ -88,11 +88,12 @@ struct Column {
   int codec = 0;       // 0 UNCOMPRESSED, 1 SNAPPY, 6 ZSTD
   bool v2 = false;     // data page v2
   bool dictionary = false;  // a dictionary page and RLE_DICTIONARY values (BYTE_ARRAY or INT64)
+  int dictionary_bit_width = 4;  // the indices' bit width (at least what the dictionary's size needs)
   bool rle_booleans = false;
-  std::vector<int64_t> ints;       // one per row (BOOLEAN 0/1, INT32, INT64)
-  std::vector<double> reals;       // FLOAT, DOUBLE
-  std::vector<std::string> texts;  // BYTE_ARRAY
-  std::vector<bool> nulls;         // per row, for an optional column
+  std::vector<int64_t> ints{};       // one per row (BOOLEAN 0/1, INT32, INT64)
+  std::vector<double> reals{};       // FLOAT, DOUBLE
+  std::vector<std::string> texts{};  // BYTE_ARRAY
+  std::vector<bool> nulls{};         // per row, for an optional column
 };
 
 inline std::string compress(int codec, const std::string& raw) {
@@ -199,7 +200,7 @@ inline std::string write_file(const std::vector<Column>& columns) {
         w.i32(2, 0);
       });
       file += packed;
-      values = std::string(1, static_cast<char>(4)) + bitpacked_run(idx, 4);
+      values = std::string(1, static_cast<char>(c.dictionary_bit_width)) + bitpacked_run(idx, c.dictionary_bit_width);
       encoding = 8;
     } else if (c.rle_booleans) {
       std::vector<uint32_t> bits;

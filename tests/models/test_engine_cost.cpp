@@ -227,3 +227,36 @@ TEST_CASE("engine cost: a Mixtral-8x7B decode step at TP 2 is its attention, fus
   CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
   CHECK(db.grid("moe:bfloat16").points() > 0);
 }
+
+TEST_CASE("engine cost: preload_tables reads the tables a prefill and a decode step read, no more, no other") {
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  struct Case {
+    const char* model;
+    int tp;
+    WeightsDtype weights;
+    bool fp8_kv;
+  };
+  for (const Case& c : {Case{"llama-3.1-8b", 1, WeightsDtype::bf16, false}, Case{"llama-3.1-70b", 4, WeightsDtype::bf16, true},
+                        Case{"llama-3.1-70b", 2, WeightsDtype::fp8, false}, Case{"mixtral-8x7b", 2, WeightsDtype::bf16, false}}) {
+    CAPTURE(c.model);
+    CAPTURE(c.tp);
+    const ModelSpec& m = find_model(models(), c.model);
+    auto fresh = [&] { return std::make_shared<const AicDatabase>(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100)); };
+    auto used = fresh(), preloaded = fresh();
+    const EngineCostModel run(m, h100, c.tp, c.weights, used, h100, c.fp8_kv);
+    const EngineCostModel warm(m, h100, c.tp, c.weights, preloaded, h100, c.fp8_kv);
+    // what one prefill (with a cached prefix) and one decode step look up
+    const double prefill = run.prefill_seconds({{512, 256}});
+    DecodeWork w;
+    w.query_tokens = 8, w.sequences = 8, w.attention_kv_tokens = 8 * 1000;
+    const double decode = run.decode_seconds(w);
+    warm.preload_tables();
+    CHECK(preloaded->families_loaded() == used->families_loaded());
+    const std::vector<std::string> families = warm.table_families();
+    CHECK(std::set<std::string>(families.begin(), families.end()).size() == used->tables_loaded());
+    // and preloading changes no result
+    CHECK(warm.prefill_seconds({{512, 256}}) == prefill);
+    CHECK(warm.decode_seconds(w) == decode);
+    CHECK(preloaded->families_loaded() == used->families_loaded());
+  }
+}

@@ -10,6 +10,7 @@
 // that says what is wrong.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -165,6 +166,55 @@ TEST_CASE("parquet: what the real tables do not use, on files written here") {
   CHECK_THROWS_WITH_AS(t.column("nope"),
                        "written.parquet: no column 'nope' (the columns are: id, i32, x, f32, b, rb, s, d, di)",
                        LynxError);
+}
+
+TEST_CASE("parquet: dictionary indices bit-packed at every width from 1 to 32") {
+  // 37 rows (not a multiple of 8: the last group is padded) of a dictionary of up to 20 entries; the index of row
+  // r is (r * 7) % entries, so every bit position of a group is exercised; widths below what the entries need are
+  // not valid files and not written.
+  for (int width = 1; width <= 32; width++) {
+    CAPTURE(width);
+    const int entries = std::min(20, 1 << std::min(width, 5));
+    tp::Column c{"c", 2};
+    c.dictionary = true, c.dictionary_bit_width = width, c.codec = width % 2 ? 6 : 0;
+    c.optional = width % 3 == 0;
+    for (int r = 0; r < 37; r++) {
+      c.ints.push_back(1000 + (r * 7) % entries);  // the writer numbers entries in order of first use
+      c.nulls.push_back(c.optional && r % 5 == 2);
+    }
+    const ParquetTable t = ParquetTable::from_bytes(tp::write_file({c}), "widths.parquet");
+    REQUIRE(t.rows() == 37);
+    for (int r = 0; r < 37; r++) {
+      CAPTURE(r);
+      if (c.nulls[r]) CHECK(t.column("c").present[r] == 0);
+      else CHECK(t.number(r, "c") == static_cast<double>(c.ints[r]));
+    }
+  }
+}
+
+TEST_CASE("parquet: reading only some columns gives those columns as a whole read does") {
+  tp::Column a{"a", 2}, b{"b", 5}, s{"s", 6};
+  a.ints = {1, 2, 3};
+  b.reals = {0.5, 1.5, 2.5};
+  b.optional = true, b.nulls = {false, true, false};
+  s.dictionary = true, s.texts = {"x", "y", "x"};
+  const std::string bytes = tp::write_file({a, b, s});
+  const ParquetTable whole = ParquetTable::from_bytes(bytes, "cols.parquet");
+  const std::vector<std::string> wanted = {"s", "b", "absent"};
+  const ParquetTable some = ParquetTable::from_bytes(bytes, "cols.parquet", {}, &wanted);
+  REQUIRE(some.columns().size() == 2);
+  CHECK(some.columns()[0].name == "b");  // in the file's order
+  CHECK(some.columns()[1].name == "s");
+  CHECK(some.rows() == 3);
+  CHECK_FALSE(some.has_column("a"));
+  CHECK_FALSE(some.has_column("absent"));
+  for (int r = 0; r < 3; r++) {
+    CHECK(some.column("b").present[r] == whole.column("b").present[r]);
+    CHECK(some.column("b").reals[r] == whole.column("b").reals[r]);
+    CHECK(some.text(r, "s") == whole.text(r, "s"));
+  }
+  // a column not read is named as missing, with the columns the file has
+  CHECK_THROWS_WITH_AS(some.column("a"), "cols.parquet: no column 'a' (the columns are: a, b, s)", LynxError);
 }
 
 TEST_CASE("parquet: chosen damages are one LynxError saying what is wrong") {
