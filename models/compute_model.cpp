@@ -109,10 +109,11 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
   if (!aic && !choice.engine.empty() && choice.engine != kEngineNames[0])
     throw_error("engine \"%s\": not one of vidur-2024, vllm-0.24, sglang-0.5.14, trtllm-1.3", choice.engine.c_str());
   if (aic) {
-    if (model.attention == AttentionKind::mla || model.sliding_window > 0)
-      return fallback(std::string("engine ") + choice.engine + ": only grouped-query layers (dense or MoE) are "
-                      "composed from its tables so far, not " + model.name + "'s " +
-                      (model.attention == AttentionKind::mla ? "MLA" : "sliding windows"));
+    if (model.sliding_window > 0)
+      return fallback(std::string("engine ") + choice.engine + ": grouped-query and MLA layers (dense or MoE) are "
+                      "composed from its tables, not " + model.name + "'s sliding windows");
+    const std::string mla = engine_mla_not_covered(model, engine);
+    if (!mla.empty()) return fallback("engine " + choice.engine + ": " + mla);
     if (tensor_parallel != 1 && tensor_parallel != 2 && tensor_parallel != 4 && tensor_parallel != 8)
       return fallback("engine " + choice.engine + ": all-reduces are measured on 2, 4 and 8 GPUs, not tp " +
                       std::to_string(tensor_parallel));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/error.hpp"
 #include "models/profiled/parquet_reader.hpp"
@@ -110,31 +111,45 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
     for (size_t i = 0; i < number_filters.size() && ok; i++) ok = t.number(r, *number_cols[i]) == number_filters[i].second;
     if (ok) kept.push_back(r);
   }
-  // The kernel with the most rows (ties: the first name in order), unless one is asked for.
+  // The kernel with the most rows (ties: the first name in order), unless one is asked for; "*": every kernel, in
+  // that order of rows, a shape measured by several taken from the first.
   std::string kernel = kernel_used && !kernel_used->empty() ? *kernel_used : "";
   const bool has_kernel = t.has_column("kernel_source");
   const ParquetColumn* kernel_col = has_kernel ? &t.column("kernel_source") : nullptr;
-  if (has_kernel && kernel.empty()) {
+  std::vector<std::string> order;
+  if (has_kernel && (kernel.empty() || kernel == "*")) {
     std::map<std::string, size_t> count;
     for (int64_t r : kept) count[t.text(r, *kernel_col)]++;
-    size_t best = 0;
-    for (const auto& [name, n] : count)
-      if (n > best) kernel = name, best = n;
+    std::vector<std::pair<std::string, size_t>> by_rows(count.begin(), count.end());
+    std::stable_sort(by_rows.begin(), by_rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& entry : by_rows) order.push_back(entry.first);
+    if (kernel.empty() && !order.empty()) order.resize(1);
+    kernel.clear();
+    for (const std::string& k : order) kernel += (kernel.empty() ? "" : "+") + k;
+  } else if (has_kernel) {
+    order = {kernel};
+  } else {
+    order = {""};
   }
   std::vector<AicPoint> points;
-  for (int64_t r : kept) {
-    if (has_kernel && t.text(r, *kernel_col) != kernel) continue;
-    AicPoint p;
-    for (size_t a = 0; a < axis_cols.size(); a++) {
-      double v = 0;
-      for (const ParquetColumn* c : axis_cols[a]) v += t.number(r, *c);
-      if (!std::isfinite(v) || v <= 0)
-        throw_error("%s: row %lld: %s = %g is not a positive shape", file.c_str(), static_cast<long long>(r),
-                    axes[a].c_str(), v);
-      p.x[a] = v;
+  std::set<std::vector<double>> shapes_seen;
+  for (const std::string& k : order) {
+    for (int64_t r : kept) {
+      if (has_kernel && t.text(r, *kernel_col) != k) continue;
+      AicPoint p;
+      for (size_t a = 0; a < axis_cols.size(); a++) {
+        double v = 0;
+        for (const ParquetColumn* c : axis_cols[a]) v += t.number(r, *c);
+        if (!std::isfinite(v) || v <= 0)
+          throw_error("%s: row %lld: %s = %g is not a positive shape", file.c_str(), static_cast<long long>(r),
+                      axes[a].c_str(), v);
+        p.x[a] = v;
+      }
+      p.ms = t.number(r, latency);
+      if (order.size() > 1 && !shapes_seen.insert(std::vector<double>(p.x.begin(), p.x.begin() + axis_cols.size())).second)
+        continue;
+      points.push_back(p);
     }
-    p.ms = t.number(r, latency);
-    points.push_back(p);
   }
   if (points.empty()) {
     std::string f;
@@ -197,16 +212,27 @@ AicDatabase::Spec AicDatabase::spec(const std::string& family) const {
     rel = "moe/" + ev + "/moe_perf.parquet";
     filters = {{"moe_dtype", family.substr(4)}, {"distribution", "balanced"}};
     axes = {"hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "moe_ep_size", "num_tokens"};
-  } else if (family == "mla_context" || family == "mla_generation") {
-    const bool context = family == "mla_context";
+  } else if (family.rfind("mla_context", 0) == 0 || family.rfind("mla_generation", 0) == 0) {
+    const bool context = family.rfind("mla_context", 0) == 0;
+    const bool fp8_kv = family.find("_fp8kv") != std::string::npos;
+    const bool fp8_gemm = family.find(":fp8_block") != std::string::npos;
+    const std::string kv = fp8_kv ? "fp8" : "bfloat16";
     if (engine_ == AicEngine::vllm) {
       rel = "mla/" + ev + (context ? "/mla_context_module_perf.parquet" : "/mla_generation_module_perf.parquet");
-      filters = {{"mla_dtype", "bfloat16"}, {"gemm_type", "bfloat16"}};
+      // the rows name the attention backend vLLM ran for each shape (on Hopper FLASH_ATTN_MLA up to 512 tokens,
+      // FLASH_ATTN from 1024 in prefill): one module, its rows together
+      sp.all_kernels = true;
+      filters = {{"mla_dtype", "bfloat16"}, {"kv_cache_dtype", kv}, {"gemm_type", fp8_gemm ? "fp8_block" : "bfloat16"}};
     } else {
       rel = "mla/" + ev + (context ? "/context_mla_perf.parquet" : "/generation_mla_perf.parquet");
-      filters = {{"mla_dtype", "bfloat16"}, {"kv_cache_dtype", "bfloat16"}};
+      filters = {{"mla_dtype", "bfloat16"}, {"kv_cache_dtype", kv}};
     }
-    axes = {"tp_size", "num_heads", "batch_size", context ? "isl" : "isl+step"};
+    axes = {"num_heads", "batch_size", context ? "isl" : "isl+step"};
+  } else if (family.rfind("mla_bmm_pre:", 0) == 0 || family.rfind("mla_bmm_post:", 0) == 0) {
+    const bool pre = family.rfind("mla_bmm_pre:", 0) == 0;
+    rel = "mla_bmm/" + ev + "/mla_bmm_perf.parquet";
+    filters = {{"op_name", pre ? "mla_gen_pre" : "mla_gen_post"}, {"bmm_dtype", family.substr(family.find(':') + 1)}};
+    axes = {"num_heads", "num_tokens"};
   } else {
     throw_error("AIConfigurator: no table family \"%s\" (a bug)", family.c_str());
   }
@@ -224,7 +250,7 @@ const AicDatabase::Loaded& AicDatabase::load(const std::string& family) const {
   const std::string& rel = sp.rel;
   const auto& filters = sp.filters;
   const std::string file = root_ + "/systems/data/" + gpu_ + "/" + rel;
-  std::string kernel;
+  std::string kernel = sp.all_kernels ? "*" : "";
   auto loaded = std::make_unique<Loaded>();
   loaded->grid = aic_grid_from_table(file, filters, sp.numbers, sp.axes, "aiconfigurator " + gpu_ + "/" + rel, &kernel);
   std::string what;
@@ -332,21 +358,41 @@ double AicDatabase::moe_ms(double tokens, double hidden, double inter, double to
   });
 }
 
-double AicDatabase::mla_context_ms(double batch, double isl, double heads, double tp) const {
+std::string AicDatabase::mla_family(bool context, bool fp8_kv, bool fp8_gemm) {
+  return std::string(context ? "mla_context" : "mla_generation") + (fp8_kv ? "_fp8kv" : "") +
+         (fp8_gemm ? ":fp8_block" : "");
+}
+
+std::string AicDatabase::mla_bmm_family(bool pre, bool fp8) {
+  return std::string(pre ? "mla_bmm_pre:" : "mla_bmm_post:") + (fp8 ? "fp8" : "bfloat16");
+}
+
+// The rooflines below are DeepSeek-V3's MLA shapes (kv_lora_rank 512, qk_rope 64, qk_nope 128, v 128: the shapes the
+// tables measured; engine_cost composes MLA only for models of these head shapes).
+double AicDatabase::mla_context_ms(double batch, double isl, double heads, bool fp8_kv, bool fp8_gemm) const {
   const double flops = peaks_.bf16_tflops * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
-  return lookup("mla_context", {tp, heads, batch, isl}, [&](const AicAxes& x) {
-    const double h = x[1], b = x[2], s = x[3];
-    // DeepSeek-V3's plain form: q/k 192 channels (128 nope + 64 rope), v 128 (models/attention.hpp)
+  return lookup(mla_family(true, fp8_kv, fp8_gemm), {heads, batch, isl}, [&](const AicAxes& x) {
+    const double h = x[0], b = x[1], s = x[2];
+    // the plain form: q/k 192 channels (128 nope + 64 rope), v 128 (models/attention.hpp)
     return std::max(2 * b * h * (192 + 128) * s * (s + 1) / 2 / flops, 2 * b * s * h * (2 * 192 + 2 * 128) / bw);
   });
 }
 
-double AicDatabase::mla_generation_ms(double batch, double kv_tokens, double heads, double tp) const {
+double AicDatabase::mla_generation_ms(double batch, double kv_tokens, double heads, bool fp8_kv, bool fp8_gemm) const {
   const double flops = peaks_.bf16_tflops * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
-  return lookup("mla_generation", {tp, heads, batch, kv_tokens}, [&](const AicAxes& x) {
-    const double h = x[1], b = x[2], l = x[3];
+  return lookup(mla_family(false, fp8_kv, fp8_gemm), {heads, batch, kv_tokens}, [&](const AicAxes& x) {
+    const double h = x[0], b = x[1], l = x[2];
     // absorbed form: 2 x heads x (2 x 512 + 64) FLOPs per key; the 576-wide latent read once per token
-    return std::max(2 * b * h * (2 * 512 + 64) * l / flops, 2 * b * l * 576 / bw);
+    return std::max(2 * b * h * (2 * 512 + 64) * l / flops, (fp8_kv ? 1 : 2) * b * l * 576 / bw);
+  });
+}
+
+double AicDatabase::mla_bmm_ms(double tokens, double heads, bool pre, bool fp8) const {
+  const double flops = (fp8 ? peaks_.fp8_tflops : peaks_.bf16_tflops) * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
+  return lookup(mla_bmm_family(pre, fp8), {heads, tokens}, [&](const AicAxes& x) {
+    const double h = x[0], t = x[1];
+    // per head a (tokens x 128) x (128 x 512) product (pre; post is its transpose): the weights read once
+    return std::max(2 * t * h * 128 * 512 / flops, (fp8 ? 1 : 2) * (h * 128 * 512 + t * h * (128 + 512)) / bw);
   });
 }
 

@@ -17,7 +17,13 @@
 //                        moe ep, tokens)
 //   mla_context_ms / mla_generation_ms  context_mla_perf / generation_mla_perf (SGLang, TRT-LLM: the attention
 //                        kernel), or vLLM's mla_*_module_perf (the whole MLA module of DeepSeek-V3, projections
-//                        included; mla_is_module() says which); axes (tp, heads, batch, tokens)
+//                        included, at the module's gemm_type bfloat16 or fp8_block; mla_is_module() says which);
+//                        kv_cache_dtype bfloat16 (fp8 with fp8_kv); axes (heads per GPU, batch, tokens: isl, or
+//                        isl + step in decode). The tables' tp_size column is not an axis: each heads value has one
+//                        (tp_size = 64 / heads, 1 for 64 and 128 heads), so the per-GPU heads say it all
+//   mla_bmm_ms           mla_bmm_perf (SGLang, TRT-LLM): the absorbed up-projections of a decode step, op mla_gen_pre
+//                        (queries' nope part to the latent) or mla_gen_post (latent to values), bmm_dtype bfloat16|fp8;
+//                        axes (heads per GPU, tokens)
 // Where several kernels of an engine measured the same table and dtype (e.g. FlashAttention 3 and 4), the one with
 // the most rows is used (the engine's default path on that GPU) and named in the table's source.
 // Interpolation and extrapolation: aic_grid.hpp (one rule for every table), beyond the grid scaled by each op's
@@ -73,14 +79,22 @@ class AicDatabase {
   double nccl_allreduce_ms(double message_elements, int gpus) const;
   double moe_ms(double tokens, double hidden, double inter, double topk, double experts, double moe_tp,
                 double moe_ep, const std::string& dtype = "bfloat16") const;
-  double mla_context_ms(double batch, double isl, double heads, double tp) const;
-  double mla_generation_ms(double batch, double kv_tokens, double heads, double tp) const;
+  // heads: per GPU (n_heads / tp); fp8_gemm: the module's fp8_block rows (vLLM, weights fp8)
+  double mla_context_ms(double batch, double isl, double heads, bool fp8_kv = false, bool fp8_gemm = false) const;
+  double mla_generation_ms(double batch, double kv_tokens, double heads, bool fp8_kv = false,
+                           bool fp8_gemm = false) const;
+  // pre: mla_gen_pre, else mla_gen_post
+  double mla_bmm_ms(double tokens, double heads, bool pre, bool fp8 = false) const;
   bool mla_is_module() const { return engine_ == AicEngine::vllm; }
+  // The family names the MLA lookups read with these options (for sources and preloading).
+  static std::string mla_family(bool context, bool fp8_kv, bool fp8_gemm);
+  static std::string mla_bmm_family(bool pre, bool fp8);
 
   // The table a lookup family reads, as `sources` names it: "aiconfigurator h100_sxm attention/vllm/0.24.0/
   // context_attention_perf.parquet (vllm_flash_attn_fa3, bfloat16)". Loads the table. Families: "gemm", "gemm_fp8",
   // "context_attention", "generation_attention" (each also with the suffix "_fp8kv"), "allreduce_graph", "allreduce_eager", "nccl_allreduce", "moe",
-  // "mla_context", "mla_generation".
+  // "mla_context", "mla_generation" (each with "_fp8kv", then ":fp8_block", suffixes as mla_family builds them),
+  // "mla_bmm_pre:<dtype>", "mla_bmm_post:<dtype>".
   std::string source(const std::string& family) const;
   // The table a family reads, without loading it: "aiconfigurator h100_sxm/gemm/vllm/0.24.0/gemm_perf.parquet".
   std::string table_name(const std::string& family) const;
@@ -106,6 +120,7 @@ class AicDatabase {
     std::vector<std::pair<std::string, std::string>> filters;
     std::vector<std::pair<std::string, double>> numbers;
     std::vector<std::string> axes;
+    bool all_kernels = false;  // every kernel's rows (vLLM's MLA modules: the backend it picks by length)
   };
   Spec spec(const std::string& family) const;
   struct Loaded {

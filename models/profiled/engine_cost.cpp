@@ -31,7 +31,31 @@ EngineShapes engine_shapes(const ModelSpec& model, int tp) {
   s.gate_up = {2 * static_cast<double>(model.ffn_size) / t, s.hidden};
   s.down = {s.hidden, static_cast<double>(model.ffn_size) / t};
   s.lm_head = {static_cast<double>(model.vocab_size) / t, s.hidden};
+  if (model.attention == AttentionKind::mla) {
+    const double q_lora = static_cast<double>(model.q_lora_rank), kv_lora = static_cast<double>(model.kv_lora_rank);
+    const double qk = static_cast<double>(model.qk_nope_head_dim + model.qk_rope_head_dim);
+    const double v = static_cast<double>(model.v_head_dim);
+    s.mla_down = {q_lora + kv_lora + static_cast<double>(model.qk_rope_head_dim), s.hidden};
+    s.mla_q_up = {s.heads * qk, q_lora > 0 ? q_lora : s.hidden};
+    s.mla_kv_up = {s.heads * (static_cast<double>(model.qk_nope_head_dim) + v), kv_lora};
+    s.mla_o = {s.hidden, s.heads * v};
+    s.qkv = {};
+    s.o = {};
+  }
   return s;
+}
+
+std::string engine_mla_not_covered(const ModelSpec& model, AicEngine engine) {
+  if (model.attention != AttentionKind::mla) return "";
+  if (model.kv_lora_rank != 512 || model.qk_rope_head_dim != 64 || model.qk_nope_head_dim != 128 ||
+      model.v_head_dim != 128)
+    return "the MLA tables measured DeepSeek-V3's heads (kv_lora_rank 512, qk_rope 64, qk_nope 128, v 128), not " +
+           model.name + "'s (" + std::to_string(model.kv_lora_rank) + ", " + std::to_string(model.qk_rope_head_dim) +
+           ", " + std::to_string(model.qk_nope_head_dim) + ", " + std::to_string(model.v_head_dim) + ")";
+  if (engine == AicEngine::vllm && (model.hidden_size != 7168 || model.q_lora_rank != 1536))
+    return "vLLM's MLA tables measured DeepSeek-V3's whole attention module (hidden 7168, q_lora_rank 1536), not " +
+           model.name + "'s (" + std::to_string(model.hidden_size) + ", " + std::to_string(model.q_lora_rank) + ")";
+  return "";
 }
 
 EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tp, WeightsDtype weights,
@@ -41,6 +65,10 @@ EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int
       shapes_(engine_shapes(model, tp)), host_(engine_host_overhead(db_->engine())) {
   fp8_kv_ = fp8_kv_cache;
   ep_ = expert_parallel;
+  mla_ = model.attention == AttentionKind::mla;
+  module_ = mla_ && db_->mla_is_module();
+  const std::string why = engine_mla_not_covered(model, db_->engine());
+  if (!why.empty()) throw_error("engine %s: %s", aic_engine_info(db_->engine()).name, why.c_str());
   derived_ = gpu.name != measured.name;
   weight_bytes_ = (weights == WeightsDtype::fp8 ? 1.0 : 2.0) * static_cast<double>(model.params);
   if (weights == WeightsDtype::fp8 && gpu.fp8_dense_tflops <= 0)
@@ -60,8 +88,33 @@ double EngineCostModel::gemm_ms(double m, const GemmShape& g) const {
 }
 
 double EngineCostModel::layer_gemms_ms(double tokens) const {
-  return gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o) + gemm_ms(tokens, shapes_.gate_up) +
-         gemm_ms(tokens, shapes_.down);
+  return (mla_ ? 0 : attention_gemms_ms(tokens, 0)) + gemm_ms(tokens, shapes_.gate_up) + gemm_ms(tokens, shapes_.down);
+}
+
+double EngineCostModel::derived_ratio(double flops, double bytes) const {
+  auto roof = [&](const GpuSpec& x) {
+    return std::max(flops / (x.bf16_dense_tflops * 1e12), bytes / (x.hbm_gb_per_s * 1e9));
+  };
+  return roof(gpu_) / roof(measured_);
+}
+
+double EngineCostModel::attention_gemms_ms(double context_tokens, double generation_tokens) const {
+  const double tokens = context_tokens + generation_tokens;
+  if (!mla_) return gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o);
+  if (module_) return 0;
+  double ms = gemm_ms(tokens, shapes_.mla_q_up) + gemm_ms(tokens, shapes_.mla_o);
+  if (model_.q_lora_rank > 0 || model_.kv_lora_rank > 0) ms += gemm_ms(tokens, shapes_.mla_down);
+  if (context_tokens > 0) ms += gemm_ms(context_tokens, shapes_.mla_kv_up);
+  if (generation_tokens > 0) {
+    const bool fp8 = weights_ == WeightsDtype::fp8;
+    const double heads = shapes_.heads;
+    double bmm = db_->mla_bmm_ms(generation_tokens, heads, true, fp8) + db_->mla_bmm_ms(generation_tokens, heads, false, fp8);
+    // derived: two (tokens x 128) x (128 x 512) products per head, their weights read once
+    if (derived_) bmm *= derived_ratio(2 * 2 * generation_tokens * heads * 128 * 512,
+                                       (fp8 ? 1 : 2) * 2 * (heads * 128 * 512 + generation_tokens * heads * 640));
+    ms += bmm;
+  }
+  return ms;
 }
 
 double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
@@ -104,15 +157,20 @@ double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
 
 double EngineCostModel::context_attention_ms(double new_tokens, double cached_tokens) const {
   const double s = new_tokens + cached_tokens;
-  double ms = db_->context_attention_ms(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
+  const bool fp8_gemm = module_ && weights_ == WeightsDtype::fp8;
+  double ms = mla_ ? db_->mla_context_ms(1, s, shapes_.heads, fp8_kv_, fp8_gemm)
+                   : db_->context_attention_ms(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
   if (cached_tokens > 0) ms *= (new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2) / (s * (s + 1) / 2);
   if (derived_) ms *= measured_.bf16_dense_tflops / gpu_.bf16_dense_tflops;
   return ms;
 }
 
 double EngineCostModel::generation_attention_ms(double sequences, double kv_tokens_per_sequence) const {
-  double ms = db_->generation_attention_ms(sequences, std::max(1.0, kv_tokens_per_sequence), shapes_.heads,
-                                           shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
+  const double kv = std::max(1.0, kv_tokens_per_sequence);
+  const bool fp8_gemm = module_ && weights_ == WeightsDtype::fp8;
+  double ms = mla_ ? db_->mla_generation_ms(sequences, kv, shapes_.heads, fp8_kv_, fp8_gemm)
+                   : db_->generation_attention_ms(sequences, kv, shapes_.heads, shapes_.kv_heads, shapes_.head_dim,
+                                                  fp8_kv_);
   if (derived_) ms *= measured_.hbm_gb_per_s / gpu_.hbm_gb_per_s;
   return ms;
 }
@@ -126,9 +184,11 @@ double elementwise_ms(double kernels, double bytes, double hbm_gb_per_s) {
 double EngineCostModel::mlp_layers_ms(double tokens) const {
   const double moe_layers = static_cast<double>(moe_layer_count(model_));
   const double dense_layers = static_cast<double>(model_.n_layers) - moe_layers;
+  // GQA: each layer's qkv and o GEMMs are counted here too (MLA's projections depend on the step's split into
+  // context and generation tokens: attention_gemms_ms, added by the callers)
   double ms = dense_layers * layer_gemms_ms(tokens);
   if (moe_layers > 0) {
-    const double attention_gemms = gemm_ms(tokens, shapes_.qkv) + gemm_ms(tokens, shapes_.o);
+    const double attention_gemms = mla_ ? 0 : attention_gemms_ms(tokens, 0);
     ms += moe_layers * (attention_gemms + moe_layer_mlp_ms(tokens));
   }
   return ms;
@@ -136,6 +196,20 @@ double EngineCostModel::mlp_layers_ms(double tokens) const {
 
 double EngineCostModel::layer_elementwise_ms(double tokens) const {
   const EngineShapes& s = shapes_;
+  if (mla_) {
+    // MLA: 2 fused add + RMSNorm, SiLU-and-mul, and outside a module table the latents' 2 RMSNorms (q_lora and
+    // kv_lora wide), RoPE on the queries' and the shared key's rope channels, the 576-wide latent's cache write
+    const double ffn = static_cast<double>(model_.ffn_size) / tp_;
+    const double rope = static_cast<double>(model_.qk_rope_head_dim);
+    double values = 2 * 4 * s.hidden + 3 * ffn;
+    double kernels = 3;
+    if (!module_) {
+      values += 2 * static_cast<double>(model_.q_lora_rank + model_.kv_lora_rank) + 2 * (s.heads + 1) * rope +
+                2 * static_cast<double>(model_.kv_lora_rank + model_.qk_rope_head_dim);
+      kernels += 4;
+    }
+    return elementwise_ms(kernels, tokens * 2 * values, gpu_.hbm_gb_per_s);
+  }
   // SiLU-and-mul of a dense layer (a MoE layer's is inside its fused kernel: counted as dense here, an upper bound)
   const double ffn = static_cast<double>(model_.ffn_size) / tp_;
   const double bytes_per_token = 2 * (2 * 4 * s.hidden                         // 2 x fused add + RMSNorm
@@ -151,8 +225,15 @@ double EngineCostModel::step_elementwise_ms(double tokens) const {
 
 std::vector<std::string> EngineCostModel::table_families() const {
   const std::string kv = fp8_kv_ ? "_fp8kv" : "";
-  std::vector<std::string> f = {weights_ == WeightsDtype::fp8 ? "gemm_fp8" : "gemm", "context_attention" + kv,
-                                "generation_attention" + kv};
+  const bool fp8 = weights_ == WeightsDtype::fp8;
+  std::vector<std::string> f = {fp8 ? "gemm_fp8" : "gemm"};
+  if (mla_) {
+    f.push_back(AicDatabase::mla_family(true, fp8_kv_, module_ && fp8));
+    f.push_back(AicDatabase::mla_family(false, fp8_kv_, module_ && fp8));
+    if (!module_) f.insert(f.end(), {AicDatabase::mla_bmm_family(true, fp8), AicDatabase::mla_bmm_family(false, fp8)});
+  } else {
+    f.insert(f.end(), {"context_attention" + kv, "generation_attention" + kv});
+  }
   if (tp_ > 1) f.insert(f.end(), {"allreduce_graph", "allreduce_eager"});
   if (moe_layer_count(model_) > 0) f.push_back(weights_ == WeightsDtype::fp8 ? "moe:fp8" : "moe:bfloat16");
   return f;
@@ -172,6 +253,7 @@ double EngineCostModel::decode_seconds(const DecodeWork& work) const {
   } else {
     dense_ms = static_cast<double>(model_.n_layers) * (2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
                mlp_layers_ms(q) + allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
+    if (mla_) dense_ms += static_cast<double>(model_.n_layers) * attention_gemms_ms(0, q);
     if (keep) {
       if (query_terms_.size() <= static_cast<size_t>(work.query_tokens))
         query_terms_.resize(static_cast<size_t>(work.query_tokens) + 1);
@@ -201,6 +283,11 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
     attention += generation_attention_ms(sequences, generation.attention_kv_tokens / sequences);
   }
   if (context.empty() && generation.query_tokens <= 0) return 0;
+  if (mla_) {
+    double context_tokens = 0;
+    for (const PrefillPiece& p : context) context_tokens += static_cast<double>(p.new_tokens);
+    attention += attention_gemms_ms(context_tokens, generation.query_tokens > 0 ? static_cast<double>(generation_tokens) : 0);
+  }
   const double lm_rows = static_cast<double>(context.size()) + static_cast<double>(generation.query_tokens);
   const double layer = attention + 2 * allreduce_ms(tokens, graph) + layer_elementwise_ms(tokens);
   const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, graph) +
@@ -215,10 +302,24 @@ std::string EngineCostModel::source() const {
   if (derived_) s += ", " + gpu_.name + " derived from " + measured_.name + " measurements op by op (GEMMs by "
                      "roofline, context attention by bf16 peak, generation attention by HBM bandwidth, all-reduce by "
                      "latency floor + NVLink bytes)";
-  s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(weights_ == WeightsDtype::fp8 ? ", fp8" : "") + ") " +
-       db_->table_name(weights_ == WeightsDtype::fp8 ? "gemm_fp8" : "gemm") + "; prefill attention " +
-       db_->table_name("context_attention") + "; decode attention " + db_->table_name("generation_attention") +
-       (fp8_kv_ ? " (fp8 KV cache rows)" : "");
+  const bool fp8 = weights_ == WeightsDtype::fp8;
+  if (!mla_) {
+    s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(fp8 ? ", fp8" : "") + ") " +
+         db_->table_name(fp8 ? "gemm_fp8" : "gemm") + "; prefill attention " + db_->table_name("context_attention") +
+         "; decode attention " + db_->table_name("generation_attention");
+  } else if (module_) {
+    s += ": MLA as whole attention modules (projections included" + std::string(fp8 ? ", fp8_block GEMMs" : "") +
+         "), prefill " + db_->table_name(AicDatabase::mla_family(true, fp8_kv_, fp8)) + ", decode " +
+         db_->table_name(AicDatabase::mla_family(false, fp8_kv_, fp8)) + "; GEMMs (MLP, router, LM head" +
+         (fp8 ? ", fp8" : "") + ") " + db_->table_name(fp8 ? "gemm_fp8" : "gemm");
+  } else {
+    s += ": GEMMs (MLA down, query-up, latent-up in prefill, output; MLP, router, LM head" +
+         std::string(fp8 ? ", fp8" : "") + ") " + db_->table_name(fp8 ? "gemm_fp8" : "gemm") +
+         "; MLA prefill attention " + db_->table_name(AicDatabase::mla_family(true, fp8_kv_, false)) +
+         "; MLA decode attention " + db_->table_name(AicDatabase::mla_family(false, fp8_kv_, false)) +
+         " between the absorbed up-projections " + db_->table_name(AicDatabase::mla_bmm_family(true, fp8));
+  }
+  if (fp8_kv_) s += " (fp8 KV cache rows)";
   if (tp_ > 1)
     s += "; all-reduce (" + std::string(e.folder) +
          (db_->engine() == AicEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +

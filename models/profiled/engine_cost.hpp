@@ -33,8 +33,23 @@
 // moe tp = tp / ep and moe ep = ep), plus the router GEMM (n = experts, k = hidden) and the shared experts' GEMMs
 // when the model has them; the first dense_layers keep the dense MLP; 2 all-reduces per layer whatever ep (the
 // engines' default expert parallelism inside the TP group combines with an all-reduce). moe_load_imbalance is not
-// applied (the table's balanced rows). MLA and sliding-window models are not composed here (compute_model.cpp falls
-// back to the roofline under "auto" and says why).
+// applied (the table's balanced rows).
+// MLA layers (DeepSeek-V3, Kimi-K2: engine_mla_not_covered says which shapes) replace the qkv and o GEMMs and the
+// attention, as each engine runs them:
+//   SGLang, TRT-LLM  GEMMs down (q_lora + kv_lora + rope, k hidden: replicated, not split by TP), query-up
+//                    (heads x 192 / tp, k q_lora), output (hidden, k heads x 128 / tp) at every token; in prefill the
+//                    latent's up-projection (heads x 256 / tp, k kv_lora) and the MLA context kernel
+//                    (context_mla_perf: heads / tp, batch 1, the sequence's length, chunks scaled by query-key pairs as
+//                    above); in decode the two absorbed BMMs (mla_bmm_perf mla_gen_pre and mla_gen_post at the step's
+//                    tokens) around the MLA generation kernel (generation_mla_perf at batch = sequences and their
+//                    mean KV tokens)
+//   vLLM             its whole-module tables (mla_context_module_perf, mla_generation_module_perf: DeepSeek-V3's
+//                    attention block, projections included, the same lookups), no separate projection GEMMs
+// plus 2 all-reduces per layer as above, and element-wise kernels for MLA (2 fused add + RMSNorm, SiLU-and-mul;
+// outside a module, the two latents' RMSNorms, RoPE on the rope channels and the latent's cache write). A derived
+// GPU scales the MLA kernels and modules as the attention above, the BMMs by their roofline.
+// Sliding-window models are not composed here (compute_model.cpp falls back to the roofline under "auto" and says
+// why).
 #pragma once
 #include <memory>
 #include <string>
@@ -57,7 +72,15 @@ struct GemmShape {
 struct EngineShapes {
   GemmShape qkv, o, gate_up, down, lm_head;
   double heads = 0, kv_heads = 0, head_dim = 0, hidden = 0;
+  // MLA (DeepSeek): the latent down-projection (q_lora + kv_lora + rope, replicated on every GPU; without a query
+  // LoRA the query's full projection goes to q_up instead), the query's up-projection, the latent's up-projection to
+  // keys and values (prefill), the output projection (heads x v_head_dim / tp). Zero for GQA.
+  GemmShape mla_down, mla_q_up, mla_kv_up, mla_o;
 };
+// MLA is composed from the tables only for the head shapes they measured: DeepSeek-V3's kv_lora_rank 512,
+// qk_rope 64, qk_nope 128, v 128 (and, for vLLM's whole-module tables, its hidden 7168 and q_lora_rank 1536).
+// "" when `model` can be composed for `engine`, else why not.
+std::string engine_mla_not_covered(const ModelSpec& model, AicEngine engine);
 EngineShapes engine_shapes(const ModelSpec& model, int tensor_parallel);
 
 class EngineCostModel : public StepCostModel {
@@ -87,12 +110,16 @@ class EngineCostModel : public StepCostModel {
   void preload_tables() const override { db_->preload(table_families()); }
 
   // Components in milliseconds, for tests and validation.
-  double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down (a dense layer)
+  double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down (a dense layer; MLA: gate_up + down)
   double moe_layer_mlp_ms(double tokens) const;  // a MoE layer's fused experts + router (+ shared experts)
   double lm_head_ms(double tokens) const;
   double allreduce_ms(double tokens, bool cuda_graph) const;  // one all-reduce of tokens x hidden; 0 at tp 1
   double context_attention_ms(double new_tokens, double cached_tokens) const;  // one layer, one sequence
   double generation_attention_ms(double sequences, double kv_tokens_per_sequence) const;  // one layer
+  // One layer's attention projections: GQA qkv + o; MLA outside a module table, the down, query-up and output
+  // projections at every token, the latent's up-projection at context tokens and the two absorbed BMMs at
+  // generation tokens (a vLLM module table holds them: 0).
+  double attention_gemms_ms(double context_tokens, double generation_tokens) const;
   double layer_elementwise_ms(double tokens) const;  // one layer's element-wise kernels
   double step_elementwise_ms(double tokens) const;   // embedding lookup + final norm
   const EngineShapes& shapes() const { return shapes_; }
@@ -100,7 +127,8 @@ class EngineCostModel : public StepCostModel {
 
  private:
   double gemm_ms(double m, const GemmShape& g) const;
-  double mlp_layers_ms(double tokens) const;  // every layer's GEMMs (dense or MoE), all layers together
+  double mlp_layers_ms(double tokens) const;  // every layer's MLP GEMMs (dense or MoE), all layers together
+  double derived_ratio(double flops, double bytes) const;  // roofline time on gpu_ over that on measured_
 
   ModelSpec model_;
   GpuSpec gpu_, measured_;
@@ -111,6 +139,8 @@ class EngineCostModel : public StepCostModel {
   EngineHostOverhead host_;
   bool derived_ = false;
   int ep_ = 1;
+  bool mla_ = false;     // multi-head latent attention (DeepSeek)
+  bool module_ = false;  // MLA from the engine's whole-module tables (vLLM)
   bool fp8_kv_ = false;  // attention tables with an fp8 KV cache (validation of engines run that way; the simulator
                          // weights a quantized cache through DecodeWork::attention_kv_tokens instead)
   double weight_bytes_ = 0;

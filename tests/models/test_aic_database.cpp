@@ -166,7 +166,7 @@ TEST_CASE("aic database: lookups, sources, lazy loading, H200 reads H200 tables"
   CHECK(h100.context_attention_ms(1, 4096, 16, 2, 128) > h100.context_attention_ms(1, 2048, 16, 2, 128));
   // MoE (Mixtral-like shape within the grid) and MLA load their own tables
   CHECK(h100.moe_ms(64, 4096, 14336, 2, 8, 1, 1) > 0);
-  CHECK(h100.mla_generation_ms(8, 2048, 128, 1) > 0);
+  CHECK(h100.mla_generation_ms(8, 2048, 128) > 0);
   CHECK(h100.mla_is_module());
   AicDatabase h200(aic_root(), "h200_sxm", AicEngine::vllm, kH100);
   CHECK(h200.source("gemm").find("h200_sxm gemm/vllm/0.24.0") != std::string::npos);

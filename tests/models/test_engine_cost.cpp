@@ -111,12 +111,24 @@ TEST_CASE("engine cost: coverage and errors") {
   // the default engine name is today's model
   auto vidur = make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice("vidur-2024"));
   CHECK(vidur->source().rfind("profiled", 0) == 0);
-  // an MLA model is not composed from the engine tables: roofline under auto, an error under profiled
-  auto mla = make_step_cost(find_model(models(), "deepseek-v3"), h100, gpus(), 8, engine_choice("vllm-0.24"));
-  CHECK(mla->source().find("only grouped-query layers (dense or MoE)") != std::string::npos);
-  ComputeChoice required = engine_choice("vllm-0.24");
+  // an MLA model of heads the tables did not measure is not composed: roofline under auto, an error under profiled
+  ModelSpec other = find_model(models(), "deepseek-v3");
+  other.kv_lora_rank = 256;
+  auto mla = make_step_cost(other, h100, gpus(), 8, engine_choice("sglang-0.5.14"));
+  CHECK(mla->source().find("the MLA tables measured DeepSeek-V3's heads (kv_lora_rank 512, qk_rope 64, qk_nope 128, "
+                           "v 128), not deepseek-v3's (256, 64, 128, 128)") != std::string::npos);
+  ComputeChoice required = engine_choice("sglang-0.5.14");
   required.model = ComputeModelKind::profiled;
-  CHECK_THROWS_AS(make_step_cost(find_model(models(), "deepseek-v3"), h100, gpus(), 8, required), LynxError);
+  CHECK_THROWS_AS(make_step_cost(other, h100, gpus(), 8, required), LynxError);
+  // vLLM's module tables hold DeepSeek-V3's own projections: another hidden size is not composed there
+  ModelSpec narrow = find_model(models(), "deepseek-v3");
+  narrow.hidden_size = 5120;
+  CHECK(make_step_cost(narrow, h100, gpus(), 8, engine_choice("vllm-0.24"))->source().find(
+            "vLLM's MLA tables measured DeepSeek-V3's whole attention module") != std::string::npos);
+  CHECK(make_step_cost(narrow, h100, gpus(), 8, engine_choice("sglang-0.5.14"))->source().rfind("engine sglang", 0) == 0);
+  // a sliding-window model is not composed either
+  auto gpt_oss = make_step_cost(find_model(models(), "gpt-oss-120b"), h100, gpus(), 4, engine_choice("vllm-0.24"));
+  CHECK(gpt_oss->source().find("sliding windows") != std::string::npos);
   ComputeChoice roof = engine_choice("vllm-0.24");
   roof.model = ComputeModelKind::roofline;
   CHECK(make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, roof)->source().rfind("roofline", 0) == 0);
@@ -259,4 +271,96 @@ TEST_CASE("engine cost: preload_tables reads the tables a prefill and a decode s
     CHECK(warm.decode_seconds(w) == decode);
     CHECK(preloaded->families_loaded() == used->families_loaded());
   }
+}
+
+namespace {
+// DeepSeek-V3's shapes as the tests below write them out (checked against the catalog's entry first).
+void require_deepseek_v3_shapes(const ModelSpec& m) {
+  REQUIRE(m.attention == AttentionKind::mla);
+  REQUIRE(m.n_layers == 61);
+  REQUIRE(m.dense_layers == 3);
+  REQUIRE(m.hidden_size == 7168);
+  REQUIRE(m.n_heads == 128);
+  REQUIRE(m.q_lora_rank == 1536);
+  REQUIRE(m.kv_lora_rank == 512);
+  REQUIRE(m.qk_nope_head_dim == 128);
+  REQUIRE(m.qk_rope_head_dim == 64);
+  REQUIRE(m.v_head_dim == 128);
+  REQUIRE(m.ffn_size == 18432);
+  REQUIRE(m.n_experts == 256);
+  REQUIRE(m.experts_per_token == 8);
+  REQUIRE(m.expert_ffn_size == 2048);
+  REQUIRE(m.shared_ffn_size == 2048);
+  REQUIRE(m.vocab_size == 129280);
+}
+}  // namespace
+
+TEST_CASE("engine cost: a DeepSeek-V3 decode step at TP 8 with SGLang is its MLA kernels, BMMs, GEMMs and MoE") {
+  const ModelSpec& m = find_model(models(), "deepseek-v3");
+  require_deepseek_v3_shapes(m);
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  auto step = make_step_cost(m, h100, gpus(), 8, engine_choice("sglang-0.5.14"));
+  REQUIRE(step->source().rfind("engine sglang-0.5.14", 0) == 0);
+  CHECK(step->source().find("mla/sglang/0.5.14/generation_mla_perf.parquet") != std::string::npos);
+  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::sglang, peaks_of(h100));
+  const double b = 32, context = 4000;
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  // per layer and token: 2 fused add + RMSNorm (4 x 7168), SiLU-and-mul (3 x 18432 / 8), the latents' RMSNorms
+  // (2 x (1536 + 512)), RoPE on 16 query heads' and the key's 64 rope channels (2 x 17 x 64), the latent's cache
+  // write (2 x 576): 7 kernels
+  const double layer_values = 2 * 4 * 7168 + 3 * 18432 / 8 + 2 * (1536 + 512) + 2 * 17 * 64 + 2 * 576;
+  const double attention = db.gemm_ms(b, 1536 + 512 + 64, 7168)  // down (q_a + kv_a, replicated)
+                           + db.gemm_ms(b, 16 * 192, 1536)        // query-up
+                           + db.mla_bmm_ms(b, 16, true) + db.mla_generation_ms(b, context, 16) +
+                           db.mla_bmm_ms(b, 16, false) + db.gemm_ms(b, 7168, 16 * 128);  // output
+  const double per_layer = attention + 2 * db.custom_allreduce_ms(b * 7168, 8, true) + elementwise(7, b * layer_values);
+  const double dense_mlp = db.gemm_ms(b, 2 * 18432 / 8, 7168) + db.gemm_ms(b, 7168, 18432 / 8);
+  const double moe_mlp = db.moe_ms(b, 7168, 2048, 8, 256, 8, 1) + db.gemm_ms(b, 256, 7168) +
+                         db.gemm_ms(b, 2 * 2048 / 8, 7168) + db.gemm_ms(b, 7168, 2048 / 8);
+  const double expected_ms = 61 * per_layer + 3 * dense_mlp + 58 * moe_mlp + db.custom_allreduce_ms(b * 7168, 8, true) +
+                             elementwise(2, b * 4 * 7168) + db.gemm_ms(b, 129280.0 / 8, 7168) +
+                             engine_host_overhead(AicEngine::sglang).per_step_ms;
+  DecodeWork w;
+  w.query_tokens = 32, w.sequences = 32, w.attention_kv_tokens = b * context;
+  CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
+  DecodeWork one;
+  one.query_tokens = 1, one.sequences = 1, one.attention_kv_tokens = context;
+  MESSAGE("SGLang TP8 DeepSeek-V3 decode on H100: batch 32 at 4000 tokens " << expected_ms << " ms, batch 1 "
+          << step->decode_seconds(one) * 1e3 << " ms");
+  // a decode step of the same batch as an in-flight-batching iteration is the same sum
+  CHECK(dynamic_cast<const EngineCostModel&>(*step).iteration_seconds({}, w, 32) ==
+        doctest::Approx(step->decode_seconds(w)).epsilon(1e-12));
+}
+
+TEST_CASE("engine cost: a DeepSeek-V3 prefill at TP 8 with vLLM is its MLA module, MoE and all-reduces") {
+  const ModelSpec& m = find_model(models(), "deepseek-v3");
+  require_deepseek_v3_shapes(m);
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  auto step = make_step_cost(m, h100, gpus(), 8, engine_choice("vllm-0.24"));
+  REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
+  CHECK(step->source().find("mla_context_module_perf.parquet") != std::string::npos);
+  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  // the module table's rows name the backend vLLM ran: FLASH_ATTN_MLA up to 512 tokens, FLASH_ATTN from 1024 (H100,
+  // batch 1, 16 heads: 0.1884 and 0.5747 ms measured); both are the module's grid
+  CHECK(db.mla_context_ms(1, 512, 16) == doctest::Approx(0.1884).epsilon(1e-9));
+  CHECK(db.mla_context_ms(1, 3072, 16) == doctest::Approx(0.5747).epsilon(1e-9));
+  CHECK(db.source(AicDatabase::mla_family(true, false, false)).find("(FLASH_ATTN_MLA+FLASH_ATTN,") != std::string::npos);
+  const double n = 3000;
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  // the module holds the projections, norms of the latents, RoPE and the cache write: 3 kernels outside it
+  const double per_layer = db.mla_context_ms(1, n, 16) + 2 * db.custom_allreduce_ms(n * 7168, 8, false) +
+                           elementwise(3, n * (2 * 4 * 7168 + 3 * 18432 / 8));
+  const double dense_mlp = db.gemm_ms(n, 2 * 18432 / 8, 7168) + db.gemm_ms(n, 7168, 18432 / 8);
+  const double moe_mlp = db.moe_ms(n, 7168, 2048, 8, 256, 8, 1) + db.gemm_ms(n, 256, 7168) +
+                         db.gemm_ms(n, 2 * 2048 / 8, 7168) + db.gemm_ms(n, 7168, 2048 / 8);
+  const double expected_ms = 61 * per_layer + 3 * dense_mlp + 58 * moe_mlp + db.custom_allreduce_ms(n * 7168, 8, false) +
+                             elementwise(2, n * 4 * 7168) + db.gemm_ms(1, 129280.0 / 8, 7168) +
+                             engine_host_overhead(AicEngine::vllm).per_step_ms;
+  CHECK(step->prefill_seconds({{3000, 0}}) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
+  MESSAGE("vLLM TP8 DeepSeek-V3 prefill of 3000 tokens on H100: " << expected_ms << " ms");
+  // and a decode step reads the generation module
+  DecodeWork w;
+  w.query_tokens = 8, w.sequences = 8, w.attention_kv_tokens = 8 * 2000;
+  const double decode_attention = 61 * db.mla_generation_ms(8, 2000, 16);
+  CHECK(step->decode_seconds(w) * 1e3 > decode_attention);
 }
