@@ -4,10 +4,10 @@
 // calibration_dir(): where those measurements live (read at run time, never copied into the repository).
 // The file is held as one string with each line's start and end (not a string per field: the h100 profile reads
 // 3.4 MB of CSV, 300,000 fields, at every run's start-up, and a run uses a few of its columns); each line's field
-// count is checked when the file is read, a row is split into fields when one of them is first asked for (the
-// last row split is kept: loops read several columns of a row), and a field is converted only when asked for
-// (std::from_chars, with strtod's reading wherever from_chars does not take the whole field: the same values and
-// errors). Not for concurrent use (the kept row).
+// count is checked when the file is read (8 bytes at a time), a field is found when asked for by skipping commas
+// from the nearer end of its line (vidur's mlp.csv rows have 58 fields, the TP degree and token count among the
+// last: a start-up reads those two of every row), and converted only then (std::from_chars, with strtod's reading
+// wherever from_chars does not take the whole field: the same values and errors).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -49,8 +49,6 @@ class CsvTable {
   std::unordered_map<std::string, size_t> column_of_;  // header name -> column (the first, if repeated)
   std::vector<uint32_t> line_bounds_;   // per row: its line's start and end offsets in data_ (end before any '\r')
   std::vector<int> lines_;
-  mutable size_t split_row_ = SIZE_MAX;  // the row whose fields split_ holds
-  mutable std::vector<uint32_t> split_;  // its fields' start and end offsets
 };
 
 }  // namespace lynx

@@ -66,6 +66,39 @@ TEST_CASE("a measured CSV with a bad field is one error naming the file and line
   CHECK_THROWS_WITH_AS(CsvTable{path}, doctest::Contains("lynx_bad_profile.csv:2: 1 fields, expected 2"), LynxError);
 }
 
+TEST_CASE("a measured CSV: every field of a wide row found from either end, field counts checked 8 bytes at a time") {
+  // 23 columns (an odd count: the middle one is found from the start), empty fields, a CRLF line, commas at every
+  // offset of an 8-byte word: field c of row r is r * 100 + c, or empty where (r + c) % 7 == 0
+  const std::string path = "/tmp/lynx_wide_profile.csv";
+  const int columns = 23, rows = 9;
+  {
+    std::ofstream out(path);
+    for (int c = 0; c < columns; c++) out << (c ? "," : "") << "c" << c;
+    out << "\n";
+    for (int r = 0; r < rows; r++) {
+      for (int c = 0; c < columns; c++) {
+        out << (c ? "," : "");
+        if ((r + c) % 7 != 0) out << r * 100 + c;
+      }
+      out << (r == 3 ? "\r\n" : "\n");
+    }
+  }
+  CsvTable t(path);
+  REQUIRE(t.rows() == rows);
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < columns; c++) {
+      CAPTURE(r);
+      CAPTURE(c);
+      if ((r + c) % 7 == 0) CHECK(t.text(r, "c" + std::to_string(c)).empty());
+      else CHECK(t.number_at(r, t.column_index("c" + std::to_string(c))) == r * 100 + c);
+    }
+  // a row one field short or long, anywhere in a long line, is the same error as before
+  for (const char* bad : {"1,2,3,4,5,6,7,8,9,10\n", "1,2,3,4,5,6,7,8,9,10,11,12\n"}) {
+    std::ofstream(path) << "a,b,c,d,e,f,g,h,i,j,k\n1,2,3,4,5,6,7,8,9,10,11\n" << bad;
+    CHECK_THROWS_WITH_AS(CsvTable{path}, doctest::Contains("lynx_wide_profile.csv:3: "), LynxError);
+  }
+}
+
 TEST_CASE("Llama-3.1-70B on H100 reproduces the measured points of the same GEMM shapes and kernels") {
   // vidur data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv line 538 (3680 tokens, TP 4; Llama-2-70B's
   // layer has Llama-3.1-70B's shapes): medians of input_layernorm, attn_pre_proj, attn_rope, attn_post_proj,
