@@ -66,9 +66,17 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
       start = plus + 1;
     }
   const ParquetTable t(file, wanted);
+  // A cell as a number: read from the column's vectors where present, else ParquetTable::number's error (a null,
+  // or a text column).
+  auto number = [&t](int64_t r, const ParquetColumn& c) {
+    const size_t i = static_cast<size_t>(r);
+    if (c.kind == ParquetColumn::Kind::real && c.present[i]) return c.reals[i];
+    if (c.kind == ParquetColumn::Kind::integer && c.present[i]) return static_cast<double>(c.ints[i]);
+    return t.number(r, c);
+  };
   const ParquetColumn& latency = t.column("latency");
   for (int64_t r = 0; r < t.rows(); r++) {
-    const double ms = t.number(r, latency);
+    const double ms = number(r, latency);
     if (!std::isfinite(ms) || ms <= 0)
       throw_error("%s: row %lld: latency %g ms is not a positive finite time", file.c_str(),
                   static_cast<long long>(r), ms);
@@ -108,7 +116,7 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
       if (e < 0) t.text(r, *text_cols[i]);
       ok = entry_matches[i][static_cast<size_t>(e)];
     }
-    for (size_t i = 0; i < number_filters.size() && ok; i++) ok = t.number(r, *number_cols[i]) == number_filters[i].second;
+    for (size_t i = 0; i < number_filters.size() && ok; i++) ok = number(r, *number_cols[i]) == number_filters[i].second;
     if (ok) kept.push_back(r);
   }
   // The kernel with the most rows (ties: the first name in order), unless one is asked for; "*": every kernel, in
@@ -118,8 +126,15 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
   const ParquetColumn* kernel_col = has_kernel ? &t.column("kernel_source") : nullptr;
   std::vector<std::string> order;
   if (has_kernel && (kernel.empty() || kernel == "*")) {
+    std::vector<size_t> by_entry(kernel_col->pool.size());
+    for (int64_t r : kept) {
+      const int32_t e = kernel_col->text_index[static_cast<size_t>(r)];
+      if (e < 0) t.text(r, *kernel_col);  // a null kernel: text()'s error
+      by_entry[static_cast<size_t>(e)]++;
+    }
     std::map<std::string, size_t> count;
-    for (int64_t r : kept) count[t.text(r, *kernel_col)]++;
+    for (size_t e = 0; e < by_entry.size(); e++)
+      if (by_entry[e] > 0) count[kernel_col->pool[e]] += by_entry[e];
     std::vector<std::pair<std::string, size_t>> by_rows(count.begin(), count.end());
     std::stable_sort(by_rows.begin(), by_rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     for (const auto& entry : by_rows) order.push_back(entry.first);
@@ -134,18 +149,25 @@ std::vector<AicPoint> aic_points_from_table(const std::string& file,
   std::vector<AicPoint> points;
   std::set<std::vector<double>> shapes_seen;
   for (const std::string& k : order) {
+    std::vector<uint8_t> is_k;  // per pool entry of kernel_source: that entry is k
+    if (has_kernel)
+      for (const std::string& name : kernel_col->pool) is_k.push_back(name == k);
     for (int64_t r : kept) {
-      if (has_kernel && t.text(r, *kernel_col) != k) continue;
+      if (has_kernel) {
+        const int32_t e = kernel_col->text_index[static_cast<size_t>(r)];
+        if (e < 0) t.text(r, *kernel_col);
+        if (!is_k[static_cast<size_t>(e)]) continue;
+      }
       AicPoint p;
       for (size_t a = 0; a < axis_cols.size(); a++) {
         double v = 0;
-        for (const ParquetColumn* c : axis_cols[a]) v += t.number(r, *c);
+        for (const ParquetColumn* c : axis_cols[a]) v += number(r, *c);
         if (!std::isfinite(v) || v <= 0)
           throw_error("%s: row %lld: %s = %g is not a positive shape", file.c_str(), static_cast<long long>(r),
                       axes[a].c_str(), v);
         p.x[a] = v;
       }
-      p.ms = t.number(r, latency);
+      p.ms = number(r, latency);
       if (order.size() > 1 && !shapes_seen.insert(std::vector<double>(p.x.begin(), p.x.begin() + axis_cols.size())).second)
         continue;
       points.push_back(p);

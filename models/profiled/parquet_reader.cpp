@@ -389,10 +389,11 @@ class ColumnReader {
       std::vector<uint32_t> idx;
       idx.reserve(static_cast<size_t>(n_values));
       hybrid(in, bit_width, n_values, idx);
-      for (uint32_t i : idx)
-        if (static_cast<int64_t>(i) >= dict_size_)
-          page_fail("a dictionary index " + std::to_string(i) + " beyond the dictionary's " +
-                    std::to_string(dict_size_) + " entries");
+      uint32_t largest = 0;
+      for (uint32_t i : idx) largest = std::max(largest, i);
+      if (!idx.empty() && static_cast<int64_t>(largest) >= dict_size_)
+        page_fail("a dictionary index " + std::to_string(largest) + " beyond the dictionary's " +
+                  std::to_string(dict_size_) + " entries");
       if (leaf_.type == kByteArray) for (uint32_t i : idx) text.push_back(dictionary_[i]);
       else if (leaf_.type == kFloat || leaf_.type == kDouble) for (uint32_t i : idx) reals.push_back(dict_reals_[i]);
       else for (uint32_t i : idx) ints.push_back(dict_ints_[i]);
@@ -411,8 +412,9 @@ class ColumnReader {
       page_fail("values in " + encoding_name(encoding) + " are not read (PLAIN, RLE_DICTIONARY, PLAIN_DICTIONARY" +
                 (leaf_.type == kBoolean ? ", RLE" : "") + " are)");
     }
-    // Place them: a null row gets a zero / -1 and present 0. A REQUIRED column's values are its rows.
-    if (leaf_.repetition != kOptional) {
+    // Place them: a null row gets a zero / -1 and present 0. A REQUIRED column's values are its rows, and so are an
+    // OPTIONAL page's when it has no null.
+    if (leaf_.repetition != kOptional || n_values == rows) {
       out_.present.insert(out_.present.end(), static_cast<size_t>(rows), uint8_t{1});
       if (leaf_.type == kByteArray) out_.text_index.insert(out_.text_index.end(), text.begin(), text.end());
       else if (leaf_.type == kFloat || leaf_.type == kDouble) out_.reals.insert(out_.reals.end(), reals.begin(), reals.end());
