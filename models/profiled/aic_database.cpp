@@ -279,6 +279,9 @@ const AicDatabase::Loaded& AicDatabase::load(const std::string& family) const {
   for (const auto& f : filters)
     if (f.first != "backend" && f.first != "distribution") what += (what.empty() ? "" : ", ") + f.second;
   loaded->source = "aiconfigurator " + gpu_ + " " + rel + " (" + (kernel.empty() ? "" : kernel + ", ") + what + ")";
+  if (loaded->grid.glitches_dropped() > 0)
+    loaded->source += "; " + std::to_string(loaded->grid.glitches_dropped()) + " glitch row(s) dropped (more than " +
+                      std::to_string(static_cast<int>(kAicGlitchFactor)) + "x both neighbours)";
   return *loaded_.emplace(family, std::move(loaded)).first->second;
 }
 

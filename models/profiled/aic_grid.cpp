@@ -27,6 +27,7 @@ AicGrid::AicGrid(int axes, std::vector<AicPoint> points, std::string what)
 
 int AicGrid::build(std::vector<AicPoint>& points, size_t lo, size_t hi, int axis) {
   Node node;
+  std::vector<double> series;  // last axis: each key's time, before glitches are dropped
   for (size_t i = lo; i < hi;) {
     size_t j = i;
     while (j < hi && points[j].x[axis] == points[i].x[axis]) j++;
@@ -34,12 +35,26 @@ int AicGrid::build(std::vector<AicPoint>& points, size_t lo, size_t hi, int axis
     if (axis == axes_ - 1) {
       double sum = 0;
       for (size_t r = i; r < j; r++) sum += points[r].ms;  // duplicates (sorted by time: a fixed order) averaged
-      values_.push_back(sum / static_cast<double>(j - i));
-      node.child.push_back(static_cast<int>(values_.size() - 1));
+      series.push_back(sum / static_cast<double>(j - i));
     } else {
       node.child.push_back(build(points, i, j, axis + 1));
     }
     i = j;
+  }
+  if (axis == axes_ - 1) {
+    std::vector<double> keys;
+    for (size_t i = 0; i < series.size(); i++) {
+      const bool glitch = i > 0 && i + 1 < series.size() && series[i] > kAicGlitchFactor * series[i - 1] &&
+                          series[i] > kAicGlitchFactor * series[i + 1];
+      if (glitch) {
+        glitches_++;
+        continue;
+      }
+      keys.push_back(node.keys[i]);
+      values_.push_back(series[i]);
+      node.child.push_back(static_cast<int>(values_.size() - 1));
+    }
+    node.keys = std::move(keys);
   }
   nodes_.push_back(std::move(node));
   return static_cast<int>(nodes_.size() - 1);

@@ -16,6 +16,11 @@
 //
 // Points are positive: an axis value or a time that is not a positive finite number is refused when the grid is
 // built (the caller names the file and row); duplicate points (the same values on every axis) are averaged.
+// Measurement glitches are dropped: along the work-size axis (the last), a point whose time is more than
+// kAicGlitchFactor times both its neighbours' is not a kernel's time (a kernel's time does not fall by 3x when its
+// work grows, nor rise 3x and fall back within one step of the grid; AIConfigurator's H200 TRT-LLM MLA decode table
+// has such rows, 100x their neighbours), so the lookup interpolates across it. Endpoints are kept: they have one
+// neighbour. glitches_dropped() counts them and `sources` names the count.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -26,6 +31,7 @@
 namespace lynx {
 
 constexpr int kAicMaxAxes = 8;
+constexpr double kAicGlitchFactor = 3;
 
 struct AicPoint {
   std::array<double, kAicMaxAxes> x{};  // the first `axes` values are used
@@ -46,6 +52,7 @@ class AicGrid {
   // the grid. An empty grid is a LynxError naming the table.
   double at_ms(const AicAxes& x, const AicRoofline& roofline, bool* extrapolated = nullptr) const;
   size_t points() const { return points_; }
+  size_t glitches_dropped() const { return glitches_; }
   int axes() const { return axes_; }
   const std::string& what() const { return what_; }
   // The values measured on axis 0 (e.g. the GPU counts of an all-reduce table), sorted.
@@ -61,6 +68,7 @@ class AicGrid {
 
   int axes_ = 0;
   size_t points_ = 0;
+  size_t glitches_ = 0;
   std::string what_;
   std::vector<Node> nodes_;
   std::vector<double> values_;

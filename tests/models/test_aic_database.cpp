@@ -47,6 +47,30 @@ double quantile(const std::vector<double>& v, double q) {
 
 }  // namespace
 
+TEST_CASE("aic grid: a time more than 3x both its neighbours on the work axis is a glitch, dropped; steps are kept") {
+  // along m: 1, 1, 10 (a glitch: 10x both neighbours), 1, then a step up to 4 that stays (a kernel switch), and a
+  // last point 10x its one neighbour (an endpoint: kept)
+  auto grid = [](const std::vector<std::pair<double, double>>& series) {
+    std::vector<AicPoint> pts;
+    for (const auto& [m, ms] : series) {
+      AicPoint p;
+      p.x = {7, m};
+      p.ms = ms;
+      pts.push_back(p);
+    }
+    return AicGrid(2, pts, "glitches");
+  };
+  const AicGrid g = grid({{1, 1}, {2, 1}, {4, 10}, {8, 1}, {16, 4}, {32, 4}, {64, 40}});
+  CHECK(g.glitches_dropped() == 1);
+  CHECK(g.at_ms({7, 4}, linear_in(1)) == doctest::Approx(1).epsilon(1e-12));  // between its neighbours, both 1
+  CHECK(g.at_ms({7, 16}, linear_in(1)) == doctest::Approx(4));
+  CHECK(g.at_ms({7, 64}, linear_in(1)) == doctest::Approx(40));
+  // exactly 3x both neighbours is not a glitch; a rise 3x above one neighbour only is a step
+  CHECK(grid({{1, 1}, {2, 3}, {4, 1}}).glitches_dropped() == 0);
+  CHECK(grid({{1, 1}, {2, 3.5}, {4, 3}}).glitches_dropped() == 0);
+  CHECK(grid({{1, 1}, {2, 3.5}, {4, 1}}).glitches_dropped() == 1);
+}
+
 TEST_CASE("aic grid: log-log interpolation is exact on power laws, extrapolation follows the roofline") {
   // t = 0.5 * m^0.7 * n^1.3 on a ragged grid (n = 10 has m up to 100, n = 1000 up to 1000)
   std::vector<AicPoint> pts;
