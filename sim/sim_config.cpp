@@ -46,8 +46,9 @@ constexpr ChoiceField kEngineField{"engine", "vidur-2024", kEngineNames,
                                    "the serving engine whose measured kernels set the pool's step times: "
                                    "vidur-2024 (vidur's sarathi-serve layers, BLIS attention, NCCL and Ray-era CPU "
                                    "overheads, DESIGN.md's profiled model), or vllm-0.24, sglang-0.5.14, trtllm-1.3 "
-                                   "(that engine's own GEMM, attention and all-reduce kernels measured by NVIDIA "
-                                   "AIConfigurator on H100/H200/B200, docs/engines.md)"};
+                                   "(that engine's own GEMM, attention, MoE, MLA and all-reduce kernels measured by "
+                                   "NVIDIA AIConfigurator on H100/H200/B200, docs/engines.md; a sliding-window model, or "
+                                   "an MLA model of heads the tables did not measure, takes the roofline and says so)"};
 constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
                                           {kExpertParallel},  {kMoeLoadImbalance},
                                           {kChunkedPrefill},  {kMemoryReserve}, {kPrefixCache},
