@@ -52,6 +52,9 @@ struct ModelSpec {
   int64_t qk_nope_head_dim = 0;  // MLA: per-head query/key channels without RoPE (128)
   int64_t qk_rope_head_dim = 0;  // MLA: the shared RoPE key's channels, cached beside the latent (64)
   int64_t v_head_dim = 0;        // MLA: per-head value channels (128)
+  // The checkpoint's fp8 weights are block-scaled (config.json quantization_config.weight_block_size, DeepSeek-V3's
+  // 128 x 128): with weights_dtype fp8 the engines' fp8_block GEMM and MoE kernels, not per-tensor fp8.
+  bool block_scaled_fp8 = false;
   // Mixture of experts (n_experts 0: every layer is a dense SwiGLU MLP of ffn_size).
   int64_t n_experts = 0;           // routed experts per MoE layer
   int64_t experts_per_token = 0;   // top-k

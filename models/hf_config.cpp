@@ -76,6 +76,10 @@ void read_common(JsonObject& o, ModelSpec& m) {
   m.context_tokens = o.positive_integer("max_position_embeddings");
   m.tied_embeddings = flag(o, "tie_word_embeddings");
   read_rope_scaling(o, m);
+  if (present(o, "quantization_config")) {
+    const nlohmann::json& q = o.value()["quantization_config"];
+    m.block_scaled_fp8 = q.is_object() && q.contains("weight_block_size") && !q["weight_block_size"].is_null();
+  }
 }
 
 void read_gqa(JsonObject& o, ModelSpec& m) {

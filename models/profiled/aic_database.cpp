@@ -208,9 +208,9 @@ AicDatabase::Spec AicDatabase::spec(const std::string& family) const {
   auto& numbers = sp.numbers;
   auto& axes = sp.axes;
   const std::vector<std::string> attention_axes = {"head_dim", "num_key_value_heads", "num_heads", "batch_size"};
-  if (family == "gemm" || family == "gemm_fp8") {
+  if (family == "gemm" || family == "gemm_fp8" || family == "gemm_fp8_block") {
     rel = "gemm/" + ev + "/gemm_perf.parquet";
-    filters = {{"gemm_dtype", family == "gemm" ? "bfloat16" : "fp8"}};
+    filters = {{"gemm_dtype", family == "gemm" ? "bfloat16" : family == "gemm_fp8" ? "fp8" : "fp8_block"}};
     axes = {"n", "k", "m"};
   } else if (family.rfind("context_attention", 0) == 0 || family.rfind("generation_attention", 0) == 0) {
     const bool context = family.rfind("context_attention", 0) == 0;
@@ -317,9 +317,9 @@ double AicDatabase::gemm_roofline(const AicAxes& nkm, double flops_per_s, double
 }
 
 double AicDatabase::gemm_ms(double m, double n, double k, AicGemmDtype dtype) const {
-  const bool fp8 = dtype == AicGemmDtype::fp8;
+  const bool fp8 = dtype != AicGemmDtype::bf16;
   const double flops = (fp8 ? peaks_.fp8_tflops : peaks_.bf16_tflops) * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
-  return lookup(fp8 ? "gemm_fp8" : "gemm", {n, k, m},
+  return lookup(dtype == AicGemmDtype::fp8_block ? "gemm_fp8_block" : fp8 ? "gemm_fp8" : "gemm", {n, k, m},
                 [&](const AicAxes& x) { return gemm_roofline(x, flops, fp8 ? 1 : 2, bw); });
 }
 

@@ -4,7 +4,7 @@
 // time a lookup needs it (a dense model never opens the MoE or MLA tables), with the project's Parquet reader.
 //
 // What each lookup reads (bf16 activations and weights, bf16 KV cache, no sliding window, beam 1):
-//   gemm_ms              gemm_perf, gemm_dtype bfloat16|fp8, axes (n, k, m)
+//   gemm_ms              gemm_perf, gemm_dtype bfloat16|fp8|fp8_block, axes (n, k, m)
 //   context_attention_ms context_attention_perf, axes (head_dim, kv heads, heads, batch, isl)
 //   generation_attention_ms generation_attention_perf, axes (head_dim, kv heads, heads, batch, kv tokens); a row's
 //                        KV tokens are isl + step (the prompt in the cache plus the tokens decoded so far)
@@ -61,7 +61,7 @@ struct AicPeaks {
   double bf16_tflops = 0, fp8_tflops = 0, hbm_gb_per_s = 0, nvlink_gb_per_s = 0;
 };
 
-enum class AicGemmDtype { bf16, fp8 };
+enum class AicGemmDtype { bf16, fp8, fp8_block };  // fp8: per-tensor scaled; fp8_block: 128 x 128 blocks
 
 class AicDatabase {
  public:

@@ -77,7 +77,7 @@ EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int
 
 double EngineCostModel::gemm_ms(double m, const GemmShape& g) const {
   const bool fp8 = weights_ == WeightsDtype::fp8;
-  const double ms = db_->gemm_ms(m, g.n, g.k, fp8 ? AicGemmDtype::fp8 : AicGemmDtype::bf16);
+  const double ms = db_->gemm_ms(m, g.n, g.k, gemm_dtype());
   if (!derived_) return ms;
   const double b = fp8 ? 1 : 2;
   auto roof = [&](const GpuSpec& x) {
@@ -121,7 +121,7 @@ double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
   const bool fp8 = weights_ == WeightsDtype::fp8;
   double ms = db_->moe_ms(tokens, shapes_.hidden, static_cast<double>(model_.expert_ffn_size),
                           static_cast<double>(model_.experts_per_token), static_cast<double>(model_.n_experts),
-                          static_cast<double>(tp_ / ep_), static_cast<double>(ep_), fp8 ? "fp8" : "bfloat16");
+                          static_cast<double>(tp_ / ep_), static_cast<double>(ep_), moe_dtype());
   if (derived_) {
     // a fused MoE kernel by the roofline of its routed GEMMs (expert weights read, 2 x 3 x hidden x width FLOPs per
     // routed token)
@@ -223,10 +223,25 @@ double EngineCostModel::step_elementwise_ms(double tokens) const {
   return elementwise_ms(2, tokens * 2 * (2 * shapes_.hidden + 2 * shapes_.hidden), gpu_.hbm_gb_per_s);
 }
 
+AicGemmDtype EngineCostModel::gemm_dtype() const {
+  if (weights_ != WeightsDtype::fp8) return AicGemmDtype::bf16;
+  return model_.block_scaled_fp8 ? AicGemmDtype::fp8_block : AicGemmDtype::fp8;
+}
+
+std::string EngineCostModel::gemm_family() const {
+  const AicGemmDtype d = gemm_dtype();
+  return d == AicGemmDtype::bf16 ? "gemm" : d == AicGemmDtype::fp8 ? "gemm_fp8" : "gemm_fp8_block";
+}
+
+std::string EngineCostModel::moe_dtype() const {
+  const AicGemmDtype d = gemm_dtype();
+  return d == AicGemmDtype::bf16 ? "bfloat16" : d == AicGemmDtype::fp8 ? "fp8" : "fp8_block";
+}
+
 std::vector<std::string> EngineCostModel::table_families() const {
   const std::string kv = fp8_kv_ ? "_fp8kv" : "";
   const bool fp8 = weights_ == WeightsDtype::fp8;
-  std::vector<std::string> f = {fp8 ? "gemm_fp8" : "gemm"};
+  std::vector<std::string> f = {gemm_family()};
   if (mla_) {
     f.push_back(AicDatabase::mla_family(true, fp8_kv_, module_ && fp8));
     f.push_back(AicDatabase::mla_family(false, fp8_kv_, module_ && fp8));
@@ -235,7 +250,7 @@ std::vector<std::string> EngineCostModel::table_families() const {
     f.insert(f.end(), {"context_attention" + kv, "generation_attention" + kv});
   }
   if (tp_ > 1) f.insert(f.end(), {"allreduce_graph", "allreduce_eager"});
-  if (moe_layer_count(model_) > 0) f.push_back(weights_ == WeightsDtype::fp8 ? "moe:fp8" : "moe:bfloat16");
+  if (moe_layer_count(model_) > 0) f.push_back("moe:" + moe_dtype());
   return f;
 }
 
@@ -304,17 +319,17 @@ std::string EngineCostModel::source() const {
                      "latency floor + NVLink bytes)";
   const bool fp8 = weights_ == WeightsDtype::fp8;
   if (!mla_) {
-    s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(fp8 ? ", fp8" : "") + ") " +
-         db_->table_name(fp8 ? "gemm_fp8" : "gemm") + "; prefill attention " + db_->table_name("context_attention") +
+    s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(fp8 ? (model_.block_scaled_fp8 ? ", fp8 block-scaled" : ", fp8") : "") + ") " +
+         db_->table_name(gemm_family()) + "; prefill attention " + db_->table_name("context_attention") +
          "; decode attention " + db_->table_name("generation_attention");
   } else if (module_) {
     s += ": MLA as whole attention modules (projections included" + std::string(fp8 ? ", fp8_block GEMMs" : "") +
          "), prefill " + db_->table_name(AicDatabase::mla_family(true, fp8_kv_, fp8)) + ", decode " +
          db_->table_name(AicDatabase::mla_family(false, fp8_kv_, fp8)) + "; GEMMs (MLP, router, LM head" +
-         (fp8 ? ", fp8" : "") + ") " + db_->table_name(fp8 ? "gemm_fp8" : "gemm");
+         (fp8 ? (model_.block_scaled_fp8 ? ", fp8 block-scaled" : ", fp8") : "") + ") " + db_->table_name(gemm_family());
   } else {
     s += ": GEMMs (MLA down, query-up, latent-up in prefill, output; MLP, router, LM head" +
-         std::string(fp8 ? ", fp8" : "") + ") " + db_->table_name(fp8 ? "gemm_fp8" : "gemm") +
+         std::string(fp8 ? (model_.block_scaled_fp8 ? ", fp8 block-scaled" : ", fp8") : "") + ") " + db_->table_name(gemm_family()) +
          "; MLA prefill attention " + db_->table_name(AicDatabase::mla_family(true, fp8_kv_, false)) +
          "; MLA decode attention " + db_->table_name(AicDatabase::mla_family(false, fp8_kv_, false)) +
          " between the absorbed up-projections " + db_->table_name(AicDatabase::mla_bmm_family(true, fp8));

@@ -22,7 +22,8 @@
 // with the kernels vLLM runs for a Llama layer: 2 fused residual-add + RMSNorm (read x and residual, write both),
 // RoPE on q and k (read and write), the KV-cache write (read K and V, write them), SiLU-and-mul (read 2 ffn / tp,
 // write ffn / tp); per step the embedding lookup and the final RMSNorm (read and write hidden).
-// Weights fp8: the engine's fp8 GEMM table (per-tensor scaled).
+// Weights fp8: the engine's fp8 GEMM and MoE rows, per-tensor scaled, or block-scaled (fp8_block) for a checkpoint
+// whose config.json names a weight_block_size (DeepSeek-V3).
 // A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
 // GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
 // by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
@@ -107,6 +108,10 @@ class EngineCostModel : public StepCostModel {
   // The families of tables its lookups read (AicDatabase::source's names): GEMMs, both attentions, the all-reduce
   // in both variants at TP > 1, the MoE kernel (of the weights' dtype) for a MoE model.
   std::vector<std::string> table_families() const;
+  // The GEMM and MoE rows the weights read: bf16, per-tensor fp8, or fp8_block for a block-scaled checkpoint
+  AicGemmDtype gemm_dtype() const;
+  std::string gemm_family() const;
+  std::string moe_dtype() const;
   void preload_tables() const override { db_->preload(table_families()); }
 
   // Components in milliseconds, for tests and validation.

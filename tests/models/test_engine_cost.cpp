@@ -424,3 +424,35 @@ TEST_CASE("engine cost: the MLA composition of kernels and projections predicts 
   CHECK(median(prefill_err) < 0.12);
   CHECK(prefill_max < 0.3);
 }
+
+TEST_CASE("engine cost: a block-scaled fp8 checkpoint (DeepSeek-V3) reads the engines' fp8_block GEMM and MoE rows") {
+  // DeepSeek-V3's config.json names quantization_config.weight_block_size [128, 128]; Qwen3-235B-A22B's names none
+  const ModelSpec& m = find_model(models(), "deepseek-v3");
+  CHECK(m.block_scaled_fp8);
+  CHECK_FALSE(find_model(models(), "qwen3-235b-a22b").block_scaled_fp8);
+  const GpuSpec& h200 = find_gpu(gpus(), "h200-sxm");
+  ComputeChoice c = engine_choice("sglang-0.5.14");
+  c.weights = WeightsDtype::fp8;
+  c.model = ComputeModelKind::profiled;  // composed, not a fallback: SGLang measured MoE in fp8_block only
+  auto step = make_step_cost(m, h200, gpus(), 8, c);
+  const EngineCostModel& e = dynamic_cast<const EngineCostModel&>(*step);
+  CHECK(e.gemm_family() == "gemm_fp8_block");
+  CHECK(e.moe_dtype() == "fp8_block");
+  CHECK(step->source().find("fp8 block-scaled") != std::string::npos);
+  const AicDatabase db(aic_root(), "h200_sxm", AicEngine::sglang, peaks_of(h200));
+  // the router is one of the GEMMs: at 16 tokens the fp8_block row, not the per-tensor one
+  CHECK(e.moe_layer_mlp_ms(16) == doctest::Approx(db.moe_ms(16, 7168, 2048, 8, 256, 8, 1, "fp8_block") +
+                                                  db.gemm_ms(16, 256, 7168, AicGemmDtype::fp8_block) +
+                                                  db.gemm_ms(16, 2 * 2048 / 8, 7168, AicGemmDtype::fp8_block) +
+                                                  db.gemm_ms(16, 7168, 2048 / 8, AicGemmDtype::fp8_block))
+                                       .epsilon(1e-12));
+  DecodeWork w;
+  w.query_tokens = 16, w.sequences = 16, w.attention_kv_tokens = 16 * 2000;
+  const double fp8_ms = step->decode_seconds(w) * 1e3;
+  c.weights = WeightsDtype::bf16;
+  const double bf16_ms = make_step_cost(m, h200, gpus(), 8, c)->decode_seconds(w) * 1e3;
+  MESSAGE("SGLang TP8 DeepSeek-V3 decode on H200, batch 16 at 2000 tokens: fp8 block-scaled " << fp8_ms
+                                                                                            << " ms, bf16 " << bf16_ms
+                                                                                            << " ms");
+  CHECK(fp8_ms < bf16_ms);  // a memory-bound decode step reads half the weight bytes
+}
