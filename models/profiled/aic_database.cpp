@@ -319,7 +319,7 @@ double AicDatabase::gemm_roofline(const AicAxes& nkm, double flops_per_s, double
 double AicDatabase::gemm_ms(double m, double n, double k, AicGemmDtype dtype) const {
   const bool fp8 = dtype != AicGemmDtype::bf16;
   const double flops = (fp8 ? peaks_.fp8_tflops : peaks_.bf16_tflops) * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
-  return lookup(dtype == AicGemmDtype::fp8_block ? "gemm_fp8_block" : fp8 ? "gemm_fp8" : "gemm", {n, k, m},
+  return lookup(gemm_family(dtype), {n, k, m},
                 [&](const AicAxes& x) { return gemm_roofline(x, flops, fp8 ? 1 : 2, bw); });
 }
 
@@ -386,6 +386,14 @@ double AicDatabase::moe_ms(double tokens, double hidden, double inter, double to
 std::string AicDatabase::mla_family(bool context, bool fp8_kv, bool fp8_gemm) {
   return std::string(context ? "mla_context" : "mla_generation") + (fp8_kv ? "_fp8kv" : "") +
          (fp8_gemm ? ":fp8_block" : "");
+}
+
+std::string AicDatabase::gemm_family(AicGemmDtype dtype) {
+  return dtype == AicGemmDtype::bf16 ? "gemm" : dtype == AicGemmDtype::fp8 ? "gemm_fp8" : "gemm_fp8_block";
+}
+
+std::string AicDatabase::moe_dtype(AicGemmDtype dtype) {
+  return dtype == AicGemmDtype::bf16 ? "bfloat16" : dtype == AicGemmDtype::fp8 ? "fp8" : "fp8_block";
 }
 
 std::string AicDatabase::mla_bmm_family(bool pre, bool fp8) {

@@ -89,6 +89,8 @@ class AicDatabase {
   // The family names the MLA lookups read with these options (for sources and preloading).
   static std::string mla_family(bool context, bool fp8_kv, bool fp8_gemm);
   static std::string mla_bmm_family(bool pre, bool fp8);
+  static std::string gemm_family(AicGemmDtype dtype);  // "gemm", "gemm_fp8", "gemm_fp8_block"
+  static std::string moe_dtype(AicGemmDtype dtype);    // the moe_perf rows of that dtype: "bfloat16", "fp8", "fp8_block"
 
   // The table a lookup family reads, as `sources` names it: "aiconfigurator h100_sxm attention/vllm/0.24.0/
   // context_attention_perf.parquet (vllm_flash_attn_fa3, bfloat16)". Loads the table. Families: "gemm", "gemm_fp8",

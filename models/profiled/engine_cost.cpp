@@ -91,9 +91,9 @@ double EngineCostModel::layer_gemms_ms(double tokens) const {
   return (mla_ ? 0 : attention_gemms_ms(tokens, 0)) + gemm_ms(tokens, shapes_.gate_up) + gemm_ms(tokens, shapes_.down);
 }
 
-double EngineCostModel::derived_ratio(double flops, double bytes) const {
+double EngineCostModel::derived_ratio(double flops, double bytes, bool fp8) const {
   auto roof = [&](const GpuSpec& x) {
-    return std::max(flops / (x.bf16_dense_tflops * 1e12), bytes / (x.hbm_gb_per_s * 1e9));
+    return std::max(flops / ((fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12), bytes / (x.hbm_gb_per_s * 1e9));
   };
   return roof(gpu_) / roof(measured_);
 }
@@ -111,7 +111,7 @@ double EngineCostModel::attention_gemms_ms(double context_tokens, double generat
     double bmm = db_->mla_bmm_ms(generation_tokens, heads, true, fp8) + db_->mla_bmm_ms(generation_tokens, heads, false, fp8);
     // derived: two (tokens x 128) x (128 x 512) products per head, their weights read once
     if (derived_) bmm *= derived_ratio(2 * 2 * generation_tokens * heads * 128 * 512,
-                                       (fp8 ? 1 : 2) * 2 * (heads * 128 * 512 + generation_tokens * heads * 640));
+                                       (fp8 ? 1 : 2) * 2 * (heads * 128 * 512 + generation_tokens * heads * 640), fp8);
     ms += bmm;
   }
   return ms;
@@ -228,15 +228,8 @@ AicGemmDtype EngineCostModel::gemm_dtype() const {
   return model_.block_scaled_fp8 ? AicGemmDtype::fp8_block : AicGemmDtype::fp8;
 }
 
-std::string EngineCostModel::gemm_family() const {
-  const AicGemmDtype d = gemm_dtype();
-  return d == AicGemmDtype::bf16 ? "gemm" : d == AicGemmDtype::fp8 ? "gemm_fp8" : "gemm_fp8_block";
-}
-
-std::string EngineCostModel::moe_dtype() const {
-  const AicGemmDtype d = gemm_dtype();
-  return d == AicGemmDtype::bf16 ? "bfloat16" : d == AicGemmDtype::fp8 ? "fp8" : "fp8_block";
-}
+std::string EngineCostModel::gemm_family() const { return AicDatabase::gemm_family(gemm_dtype()); }
+std::string EngineCostModel::moe_dtype() const { return AicDatabase::moe_dtype(gemm_dtype()); }
 
 std::vector<std::string> EngineCostModel::table_families() const {
   const std::string kv = fp8_kv_ ? "_fp8kv" : "";
@@ -287,9 +280,10 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
     throw_error("an iteration's generation batch runs %lld tokens, fewer than its %lld queries",
                 static_cast<long long>(generation_tokens), static_cast<long long>(generation.query_tokens));
   const bool graph = context.empty();
-  double tokens = 0, attention = 0;
+  double tokens = 0, attention = 0, context_tokens = 0;
   for (const PrefillPiece& p : context) {
     tokens += static_cast<double>(p.new_tokens);
+    context_tokens += static_cast<double>(p.new_tokens);
     attention += context_attention_ms(static_cast<double>(p.new_tokens), static_cast<double>(p.cached_tokens));
   }
   if (generation.query_tokens > 0) {
@@ -298,11 +292,8 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
     attention += generation_attention_ms(sequences, generation.attention_kv_tokens / sequences);
   }
   if (context.empty() && generation.query_tokens <= 0) return 0;
-  if (mla_) {
-    double context_tokens = 0;
-    for (const PrefillPiece& p : context) context_tokens += static_cast<double>(p.new_tokens);
+  if (mla_)
     attention += attention_gemms_ms(context_tokens, generation.query_tokens > 0 ? static_cast<double>(generation_tokens) : 0);
-  }
   const double lm_rows = static_cast<double>(context.size()) + static_cast<double>(generation.query_tokens);
   const double layer = attention + 2 * allreduce_ms(tokens, graph) + layer_elementwise_ms(tokens);
   const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, graph) +

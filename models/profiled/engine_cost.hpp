@@ -133,7 +133,8 @@ class EngineCostModel : public StepCostModel {
  private:
   double gemm_ms(double m, const GemmShape& g) const;
   double mlp_layers_ms(double tokens) const;  // every layer's MLP GEMMs (dense or MoE), all layers together
-  double derived_ratio(double flops, double bytes) const;  // roofline time on gpu_ over that on measured_
+  // roofline time on gpu_ over that on measured_ (fp8: at the fp8 peak)
+  double derived_ratio(double flops, double bytes, bool fp8) const;
 
   ModelSpec model_;
   GpuSpec gpu_, measured_;
