@@ -57,10 +57,15 @@ const DataManifest& data_manifest() {
   return m;
 }
 
-std::string data_manifest_cache_path() {
+std::string lynx_cache_dir() {
   std::string dir = env("LYNX_CACHE_DIR");
   if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/lynxsim";
   if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.cache/lynxsim";
+  return dir;
+}
+
+std::string data_manifest_cache_path() {
+  const std::string dir = lynx_cache_dir();
   return dir.empty() ? "" : dir + "/data-sha256.tsv";
 }
 
@@ -134,6 +139,13 @@ void data_manifest_check_once(const std::string& data_dir, const std::string& re
   if (checked.count(key) != 0) return;
   data_manifest_check(data_dir, relative, data_manifest(), data_manifest_cache_path());
   checked.insert(key);
+}
+
+std::string data_file_verified_sha256(const std::string& path) {
+  const std::string normal = fs::absolute(path).lexically_normal().string();
+  std::lock_guard<std::mutex> lock(verified_mutex);
+  const auto it = verified.find(normal);
+  return it == verified.end() ? "" : it->second;
 }
 
 std::string data_file_sha256(const std::string& path) {

@@ -19,6 +19,9 @@ using DataManifest = std::map<std::string, std::string>;
 DataManifest data_manifest_read(const std::string& manifest_path);
 // <project>/scripts/data-manifest.tsv, read once.
 const DataManifest& data_manifest();
+// lynxsim's cache folder: $LYNX_CACHE_DIR, else $XDG_CACHE_HOME/lynxsim, else $HOME/.cache/lynxsim ("" when none
+// can be named). It holds this cache and the column caches of measurement tables (models/profiled/csv_column_cache.hpp).
+std::string lynx_cache_dir();
 // The cache file ("" when no cache folder can be named).
 std::string data_manifest_cache_path();
 
@@ -36,5 +39,8 @@ void data_manifest_check_once(const std::string& data_dir, const std::string& re
 // again; else the file hashed now. A summary names its trace by it: the Mooncake trace's second hash was a twelfth
 // of a one-request run's start-up.
 std::string data_file_sha256(const std::string& path);
+// The manifest's digest of `path` where this process has checked the file against the manifest, else "" (never
+// hashes).
+std::string data_file_verified_sha256(const std::string& path);
 
 }  // namespace lynx

@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "sim/acceptance_fields.hpp"
 
 namespace lynx {
 
@@ -87,7 +88,7 @@ AcceptanceModel::Statistics AcceptanceModel::read_statistics(const nlohmann::jso
                                                              const std::string& path) {
   JsonObject o(value, origin, path);
   Statistics s;
-  s.rate = o.get(NumberField{"per_token_acceptance_rate", "probability", NAN, 0, 1, false, ""});
+  s.rate = o.get(kAcceptanceRate);
   s.histogram = read_histogram(o.array("accepted_histogram"), origin, o.path_of("accepted_histogram"));
   return s;
 }
@@ -107,7 +108,7 @@ AcceptanceModel AcceptanceModel::from_accuracy_json(const nlohmann::json& root, 
   if (!entry.is_object() || !entry.contains("speculation"))
     throw_error("%s: %s.speculation: missing (the format has no speculation statistics)", path.c_str(),
                 entry_path.c_str());
-  AcceptanceModel m;
+  std::vector<Statistics> statistics;
   if (entry.contains("speculation_by_prompt_length")) {
     const nlohmann::json& list = entry["speculation_by_prompt_length"];
     const std::string list_path = entry_path + ".speculation_by_prompt_length";
@@ -117,18 +118,25 @@ AcceptanceModel AcceptanceModel::from_accuracy_json(const nlohmann::json& root, 
       const std::string item_path = json_index_path(list_path, i);
       Statistics s = read_statistics(list[i], path, item_path);
       JsonObject o(list[i], path, item_path);
-      s.prompt_tokens = o.get(IntegerField{"prompt_tokens", "tokens", 0, 1, 1 << 24, "", true});
-      if (!m.by_length_.empty() && s.prompt_tokens <= m.by_length_.back().prompt_tokens)
+      s.prompt_tokens = o.get(kPromptTokens);
+      if (!statistics.empty() && s.prompt_tokens <= statistics.back().prompt_tokens)
         throw_error("%s: %s.prompt_tokens: expected prompt lengths in ascending order", path.c_str(), item_path.c_str());
-      m.by_length_.push_back(std::move(s));
+      statistics.push_back(std::move(s));
     }
-    m.source_ = path + " (" + format_name + ", by prompt length: " + std::to_string(m.by_length_.size()) +
-                " lengths, " + std::to_string(m.by_length_.front().prompt_tokens) + " to " +
-                std::to_string(m.by_length_.back().prompt_tokens) + " tokens)";
-  } else {
-    m.by_length_.push_back(read_statistics(entry["speculation"], path, entry_path + ".speculation"));
-    m.source_ = path + " (" + format_name + ", pooled over prompt lengths)";
+    return from_statistics(std::move(statistics), true, path, format_name);
   }
+  statistics.push_back(read_statistics(entry["speculation"], path, entry_path + ".speculation"));
+  return from_statistics(std::move(statistics), false, path, format_name);
+}
+
+AcceptanceModel AcceptanceModel::from_statistics(std::vector<Statistics> statistics, bool by_length,
+                                                 const std::string& path, const std::string& format_name) {
+  AcceptanceModel m;
+  m.by_length_ = std::move(statistics);
+  m.source_ = by_length ? path + " (" + format_name + ", by prompt length: " + std::to_string(m.by_length_.size()) +
+                              " lengths, " + std::to_string(m.by_length_.front().prompt_tokens) + " to " +
+                              std::to_string(m.by_length_.back().prompt_tokens) + " tokens)"
+                        : path + " (" + format_name + ", pooled over prompt lengths)";
   return m;
 }
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "common/atomic_file.hpp"
@@ -19,21 +20,29 @@ namespace lynx {
 namespace {
 constexpr double kPriorAcceptanceRate = 0.9;  // QuantSpec reports > 90% acceptance (arXiv 2502.10424)
 
-// The accuracy file at `path` as far as it is used, if it exists and holds speculation statistics of `format`; else
-// null. The shipped and `lynxsim accuracy`-written files hold every format (0.7 MB for stories260k, a fifth of a
-// one-request run's start-up when parsed whole, twice): only the format's entry is parsed (json_member_scan.hpp)
-// and returned as {"formats": {format: entry}}, the paths of its errors unchanged. Where the scan does not find
-// the entry or the entry does not parse, the whole file is parsed, so that a malformed file is reported by line as
-// before.
-nlohmann::json accuracy_file_with(const std::string& path, const std::string& format) {
-  if (!std::filesystem::exists(path)) return nullptr;
+// The acceptance statistics of `format` in the accuracy file at `path`, if the file exists and holds speculation
+// statistics of that format; else none. The shipped and `lynxsim accuracy`-written files hold every format (0.7 MB
+// for stories260k, a fifth of a one-request run's start-up when parsed whole, twice): only the format's entry is
+// found (json_member_scan.hpp) and read as it is lexed (AcceptanceModel::from_accuracy_entry_text). Where that
+// reader is unsure (the scan finds no entry, or the entry is not one it reads without an error), the entry is
+// parsed as a JSON document, and where it does not parse, the whole file, so that a malformed file is reported by
+// line and JSON path as before.
+std::optional<AcceptanceModel> accuracy_model(const std::string& path, const std::string& format) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
   const std::string text = read_file(path);
   const std::string_view entry = json_member_text(text, {"formats", format});
   nlohmann::json root;
   bool scanned = false;
   if (!entry.empty()) {
+    const std::string entry_text(entry);
+    AcceptanceModel model;
+    switch (AcceptanceModel::from_accuracy_entry_text(entry_text, path, format, &model)) {
+      case AcceptanceModel::EntryRead::model: return model;
+      case AcceptanceModel::EntryRead::no_speculation: return std::nullopt;
+      case AcceptanceModel::EntryRead::unsure: break;
+    }
     try {
-      root["formats"][format] = json_parse_text(std::string(entry), path);
+      root["formats"][format] = json_parse_text(entry_text, path);
       scanned = true;
     } catch (const LynxError&) {
     }
@@ -41,7 +50,8 @@ nlohmann::json accuracy_file_with(const std::string& path, const std::string& fo
   if (!scanned) root = json_parse_text(text, path);
   const bool has = root.is_object() && root.contains("formats") && root["formats"].is_object() &&
                    root["formats"].contains(format) && root["formats"][format].contains("speculation");
-  return has ? root : nlohmann::json();
+  if (!has) return std::nullopt;
+  return AcceptanceModel::from_accuracy_json(root, path, format);
 }
 
 // The acceptance source, explicit in the summary: a configured rate, histogram or file; else the model's own
@@ -61,14 +71,11 @@ AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, c
   if (!c.lynx.acceptance_file.empty()) return AcceptanceModel::from_accuracy_file(c.lynx.acceptance_file, format.name);
   if (!transfer_protocol_speculates(format)) return AcceptanceModel::from_rate(0, "not used (no speculation)");
   const std::string own = default_accuracy_path(model);
-  const nlohmann::json own_root = accuracy_file_with(own, format.name);
-  if (!own_root.is_null()) return AcceptanceModel::from_accuracy_json(own_root, own, format.name);
+  if (std::optional<AcceptanceModel> m = accuracy_model(own, format.name)) return *m;
   const std::string stand_in = default_accuracy_path("stories260k");
-  const nlohmann::json stand_in_root = accuracy_file_with(stand_in, format.name);
-  if (!stand_in_root.is_null()) {
-    AcceptanceModel m = AcceptanceModel::from_accuracy_json(stand_in_root, stand_in, format.name);
-    m.set_source(m.source() + "; measured on stories260k, a stand-in: no accuracy file for " + model);
-    return m;
+  if (std::optional<AcceptanceModel> m = accuracy_model(stand_in, format.name)) {
+    m->set_source(m->source() + "; measured on stories260k, a stand-in: no accuracy file for " + model);
+    return *m;
   }
   return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
                                                               format.name + ")");

@@ -11,6 +11,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
+#include "common/data_manifest.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -50,52 +51,136 @@ size_t count_commas(const char* p, size_t n) {
   for (; i < n; ++i) count += p[i] == ',';
   return count;
 }
-}  // namespace
 
-CsvTable::CsvTable(const std::string& path) : path_(path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error))
-    throw_error("%s: cannot read the measurement file (is the calibration data folder present? set LYNX_DATA_DIR)",
-                path.c_str());
-  data_ = read_file(path);  // one read; a folder, FIFO or device refused by name
-  if (data_.size() >= (uint64_t{1} << 32)) throw_error("%s: larger than 4 GiB, not a measurement table", path.c_str());
-  data_folder_check_file(path);  // the manifest's sha256 (common/data_manifest.hpp)
+// The file read whole, each line's field count checked against the header's.
+struct CsvText {
+  std::string data;
+  std::vector<std::string> header;
+  std::vector<uint32_t> line_bounds;
+  std::vector<int> lines;
+};
+
+CsvText read_csv_text(const std::string& path) {
+  CsvText out;
+  out.data = read_file(path);  // one read; a folder, FIFO or device refused by name
+  const std::string& data = out.data;
+  if (data.size() >= (uint64_t{1} << 32)) throw_error("%s: larger than 4 GiB, not a measurement table", path.c_str());
   int number = 0;
   size_t columns = 0;
-  const char* base = data_.data();
-  for (size_t begin = 0; begin < data_.size();) {
-    const void* at = std::memchr(base + begin, '\n', data_.size() - begin);
-    const size_t newline = at == nullptr ? data_.size() : static_cast<size_t>(static_cast<const char*>(at) - base);
+  const char* base = data.data();
+  for (size_t begin = 0; begin < data.size();) {
+    const void* at = std::memchr(base + begin, '\n', data.size() - begin);
+    const size_t newline = at == nullptr ? data.size() : static_cast<size_t>(static_cast<const char*>(at) - base);
     size_t end = newline;
-    if (end > begin && data_[end - 1] == '\r') --end;  // as getline + a trailing '\r' dropped
+    if (end > begin && data[end - 1] == '\r') --end;  // as getline + a trailing '\r' dropped
     const size_t next = newline + 1;
     ++number;
     if (end == begin) {
       begin = next;
       continue;
     }
-    if (header_.empty()) {
+    if (out.header.empty()) {
       std::vector<uint32_t> header_bounds;
-      columns = split(data_, begin, end, header_bounds);
-      for (size_t i = 0; i < columns; ++i) {
-        header_.push_back(data_.substr(header_bounds[2 * i], header_bounds[2 * i + 1] - header_bounds[2 * i]));
-        column_of_.emplace(header_.back(), i);
-      }
+      columns = split(data, begin, end, header_bounds);
+      for (size_t i = 0; i < columns; ++i)
+        out.header.push_back(data.substr(header_bounds[2 * i], header_bounds[2 * i + 1] - header_bounds[2 * i]));
     } else {
       const size_t fields = count_commas(base + begin, end - begin) + 1;
       if (fields != columns)
         throw_error("%s:%d: %zu fields, expected %zu as in the header", path.c_str(), number, fields, columns);
-      line_bounds_.push_back(static_cast<uint32_t>(begin));
-      line_bounds_.push_back(static_cast<uint32_t>(end));
-      lines_.push_back(number);
+      out.line_bounds.push_back(static_cast<uint32_t>(begin));
+      out.line_bounds.push_back(static_cast<uint32_t>(end));
+      out.lines.push_back(number);
     }
     begin = next;
   }
-  if (header_.empty()) throw_error("%s: empty file (expected a CSV header and rows)", path.c_str());
+  if (out.header.empty()) throw_error("%s: empty file (expected a CSV header and rows)", path.c_str());
+  return out;
+}
+
+// The file checked for the constructor: it exists and is a regular file, and matches the data manifest where it
+// lists it; returns the manifest's digest where it does ("" elsewhere).
+std::string checked_sha256(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    throw_error("%s: cannot read the measurement file (is the calibration data folder present? set LYNX_DATA_DIR)",
+                path.c_str());
+  check_input_file(path);        // a folder, FIFO or device refused by name, before anything else
+  data_folder_check_file(path);  // the manifest's sha256 (common/data_manifest.hpp)
+  return data_file_verified_sha256(path);
+}
+}  // namespace
+
+CsvTable::CsvTable(const std::string& path) : CsvTable(path, checked_sha256(path), std::string()) {}
+
+CsvTable::CsvTable(const std::string& path, const std::string& sha256, const std::string& given_cache_file)
+    : path_(path) {
+  // The one-argument constructor passes no cache file: the default one of this digest.
+  const std::string cache_file =
+      given_cache_file.empty() && !sha256.empty() ? CsvColumnCache::path_for(sha256) : given_cache_file;
+  if (!sha256.empty()) {
+    cache_ = CsvColumnCache::open(cache_file, sha256);
+    if (cache_) {
+      header_ = cache_->header();
+      lines_ = cache_->lines();
+      cached_.resize(header_.size());
+      text_read_ = false;
+    }
+  }
+  if (!cache_) {
+    CsvText text = read_csv_text(path);
+    data_ = std::move(text.data);
+    header_ = std::move(text.header);
+    line_bounds_ = std::move(text.line_bounds);
+    lines_ = std::move(text.lines);
+  }
+  for (size_t i = 0; i < header_.size(); ++i) column_of_.emplace(header_[i], i);
+  if (!cache_ && !sha256.empty()) write_cache(sha256, cache_file);
+}
+
+void CsvTable::write_cache(const std::string& sha256, const std::string& cache_file) const {
+  if (cache_file.empty()) return;
+  std::vector<std::vector<std::string_view>> fields(header_.size());
+  for (auto& column : fields) column.reserve(lines_.size());
+  std::vector<uint32_t> bounds;
+  for (size_t r = 0; r < lines_.size(); ++r) {
+    bounds.clear();
+    split(data_, line_bounds_[2 * r], line_bounds_[2 * r + 1], bounds);
+    for (size_t c = 0; c < header_.size(); ++c)
+      fields[c].emplace_back(data_.data() + bounds[2 * c], bounds[2 * c + 1] - bounds[2 * c]);
+  }
+  CsvColumnCache::write(cache_file, sha256, header_, lines_, fields);
 }
 
 const char* CsvTable::field(size_t row, size_t column, size_t* length) const {
   if (row >= lines_.size()) throw_internal_error("%s: row %zu of %zu", path_.c_str(), row, lines_.size());
+  if (!cache_) return text_field(row, column, length);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!text_read_) {
+    std::unique_ptr<CsvCachedColumn>& c = cached_[column];
+    if (!c) {
+      auto loaded = std::make_unique<CsvCachedColumn>();
+      if (cache_->load(column, *loaded)) {
+        c = std::move(loaded);
+      } else {  // a damaged cache column: the file itself (the same text, so the same fields)
+        CsvText text = read_csv_text(path_);
+        if (text.header != header_ || text.lines != lines_)
+          throw_error("%s: changed while read (its column cache no longer matches it)", path_.c_str());
+        data_ = std::move(text.data);
+        line_bounds_ = std::move(text.line_bounds);
+        text_read_ = true;
+      }
+    }
+    if (!text_read_) {
+      const std::string_view f = c->field(row);
+      *length = f.size();
+      return f.data();
+    }
+  }
+  return text_field(row, column, length);
+}
+
+const char* CsvTable::text_field(size_t row, size_t column, size_t* length) const {
   // The line has header_.size() fields (checked when read), so every comma skipped is there.
   const char* base = data_.data();
   const size_t begin = line_bounds_[2 * row], end = line_bounds_[2 * row + 1], last = header_.size() - 1;

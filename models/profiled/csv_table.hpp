@@ -8,11 +8,19 @@
 // from the nearer end of its line (vidur's mlp.csv rows have 58 fields, the TP degree and token count among the
 // last: a start-up reads those two of every row), and converted only then (std::from_chars, with strtod's reading
 // wherever from_chars does not take the whole field: the same values and errors).
+// A file the data manifest vouches for (its sha256 checked in this process) is read from its column cache where
+// there is one (csv_column_cache.hpp: the same field texts, column by column, a column read when first asked for),
+// and the cache is written after the first full read; a cache column that does not check makes the table read
+// the file after all. Either way every field, number and error is the same.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "models/profiled/csv_column_cache.hpp"
 
 namespace lynx {
 
@@ -23,8 +31,15 @@ std::string calibration_dir();
 class CsvTable {
  public:
   explicit CsvTable(const std::string& path);  // throws LynxError naming the file if it cannot be read
+  // The source's sha256 where it is known ("" for none: no cache is read or written) and where its column cache
+  // lives ("": CsvColumnCache::path_for the digest). The constructor above passes the manifest's digest; tests
+  // their own.
+  CsvTable(const std::string& path, const std::string& sha256, const std::string& cache_file);
+  bool from_cache() const { return cache_ != nullptr; }  // read from the column cache (not the whole file)
 
   size_t rows() const { return lines_.size(); }
+  size_t columns() const { return header_.size(); }
+  const std::string& column_name(size_t column) const { return header_[column]; }
   bool has_column(const std::string& name) const;
   // Field of row `row` (0-based data row) in column `name`, as text or as a number; errors name file and line.
   std::string text(size_t row, const std::string& name) const;
@@ -43,12 +58,19 @@ class CsvTable {
  private:
   size_t column(const std::string& name) const;
   const char* field(size_t row, size_t column, size_t* length) const;
+  const char* text_field(size_t row, size_t column, size_t* length) const;
+  void write_cache(const std::string& sha256, const std::string& cache_file) const;
   std::string path_;
-  std::string data_;                    // the whole file
+  mutable std::string data_;            // the whole file (empty while read from the cache)
   std::vector<std::string> header_;
   std::unordered_map<std::string, size_t> column_of_;  // header name -> column (the first, if repeated)
-  std::vector<uint32_t> line_bounds_;   // per row: its line's start and end offsets in data_ (end before any '\r')
+  mutable std::vector<uint32_t> line_bounds_;  // per row: its line's start and end offsets in data_ (end before '\r')
   std::vector<int> lines_;
+  // Read from the cache: the columns read so far (the whole file read instead once a column does not check).
+  std::unique_ptr<CsvColumnCache> cache_;
+  mutable std::vector<std::unique_ptr<CsvCachedColumn>> cached_;
+  mutable bool text_read_ = true;
+  mutable std::mutex mutex_;  // cached_, text_read_ and the file's text read late
 };
 
 }  // namespace lynx

@@ -13,6 +13,12 @@
 
 namespace lynx {
 
+struct AllReduceMeasurements {
+  std::string path;
+  std::once_flag read;
+  std::map<int, Curve> by_tp;
+};
+
 // One mlp.csv: the table (kept for the curves built later), its rows and token counts by TP degree, and the curves
 // built so far by (TP degree, column).
 struct DenseMeasurements {
@@ -87,17 +93,21 @@ void load_dense(const std::string& path, GpuProfile& profile) {
   }
 }
 
-void load_all_reduce(const std::string& path, GpuProfile& profile) {
+// The all-reduce curves by GPUs of one node, from the file at `path` (named in each curve's source).
+std::map<int, Curve> read_all_reduce(const std::string& path) {
   CsvTable t(path);
+  const size_t workers_column = t.column_index("num_workers"), node_column = t.column_index("devices_per_node");
+  const size_t size_column = t.column_index("size"), time_column = t.column_index("time_stats.all_reduce.median");
   std::map<int, std::vector<std::pair<double, double>>> points;
   for (size_t r = 0; r < t.rows(); ++r) {
-    const double workers = t.number(r, "num_workers");
-    if (workers != t.number(r, "devices_per_node")) continue;  // one node: tensor parallelism stays in a node
-    points[static_cast<int>(workers)].push_back({t.number(r, "size"), t.time(r, "time_stats.all_reduce.median") * kMs});
+    const double workers = t.number_at(r, workers_column);
+    if (workers != t.number_at(r, node_column)) continue;  // one node: tensor parallelism stays in a node
+    points[static_cast<int>(workers)].push_back({t.number_at(r, size_column), t.time_at(r, time_column) * kMs});
   }
+  std::map<int, Curve> curves;
   for (auto& [tp, pts] : points)
-    profile.all_reduce_by_tp.emplace(tp, Curve(std::move(pts), Curve::Below::floor, path + " (" + std::to_string(tp) + " GPUs)"));
-  profile.all_reduce_source = path;
+    curves.emplace(tp, Curve(std::move(pts), Curve::Below::floor, path + " (" + std::to_string(tp) + " GPUs)"));
+  return curves;
 }
 
 // The attention measurement formats of the profiles manifest, in the order of kAttentionFormats.
@@ -150,12 +160,15 @@ void load_cpu_overheads(const std::vector<std::string>& files, GpuProfile& profi
     CsvTable t(path);
     std::map<int, std::map<double, std::pair<double, int>>> sums;  // tp -> batch -> (sum, n)
     std::map<int, std::set<std::string>> models;
+    const size_t tp_column = t.column_index("tensor_parallel_degree"), batch_column = t.column_index("batch_size");
+    std::vector<size_t> part_columns;
+    for (const std::string& p : parts) part_columns.push_back(t.column_index(p));
     for (size_t r = 0; r < t.rows(); ++r) {
-      const int tp = static_cast<int>(t.number(r, "tensor_parallel_degree"));
+      const int tp = static_cast<int>(t.number_at(r, tp_column));
       if (profile.cpu_overhead_by_tp.count(tp)) continue;  // an earlier file has this degree
       double s = 0;
-      for (const std::string& p : parts) s += t.time(r, p, true) * kMs;
-      auto& slot = sums[tp][t.number(r, "batch_size")];
+      for (size_t column : part_columns) s += t.time_at(r, column, true) * kMs;
+      auto& slot = sums[tp][t.number_at(r, batch_column)];
       slot.first += s;
       slot.second += 1;
       models[tp].insert(t.text(r, "model_name"));
@@ -181,6 +194,13 @@ std::vector<std::string> strings(const nlohmann::json& array, const JsonObject& 
   return out;
 }
 }  // namespace
+
+const Curve* GpuProfile::all_reduce(int tp) const {
+  AllReduceMeasurements& m = *all_reduce_file;
+  std::call_once(m.read, [&] { m.by_tp = read_all_reduce(m.path); });
+  const auto it = m.by_tp.find(tp);
+  return it == m.by_tp.end() ? nullptr : &it->second;
+}
 
 const Curve& OpCurve::seconds_by_tokens() const {
   std::lock_guard<std::mutex> lock(file->mutex);
@@ -220,7 +240,9 @@ GpuProfile load_gpu_profile(const std::string& manifest_path, const std::string&
     p.gpu = gpu;
     p.source = o.string("source");
     for (const std::string& f : strings(o.array("dense"), o, "dense")) load_dense(data_dir + "/" + f, p);
-    load_all_reduce(data_dir + "/" + o.string("all_reduce"), p);
+    p.all_reduce_file = std::make_shared<AllReduceMeasurements>();
+    p.all_reduce_file->path = data_dir + "/" + o.string("all_reduce");
+    p.all_reduce_source = o.string("all_reduce");
     const nlohmann::json& pre = o.array("prefill_attention");
     for (size_t k = 0; k < pre.size(); ++k) {
       JsonObject e(pre[k], manifest_path, json_index_path(o.path_of("prefill_attention"), k));
@@ -246,7 +268,6 @@ GpuProfile load_gpu_profile(const std::string& manifest_path, const std::string&
     for (AttentionCurve& a : p.prefill_attention) strip(a.source);
     for (AttentionCurve& a : p.decode_attention) strip(a.source);
     for (auto& [tp, s] : p.cpu_overhead_source) strip(s);
-    strip(p.all_reduce_source);
     if (p.ops.empty() || p.prefill_attention.empty() || p.decode_attention.empty())
       throw_error("%s: GPU %s: no dense or attention measurements", manifest_path.c_str(), gpu.c_str());
     return p;

@@ -44,15 +44,22 @@ struct AttentionCurve {
   std::string source;
 };
 
+// NCCL all-reduce times of one node, read when a TP degree above 1 first asks for them (a TP 1 model never does).
+struct AllReduceMeasurements;
+
 struct GpuProfile {
   std::string gpu;     // catalog name
   std::string source;  // the manifest's description
   std::vector<OpCurve> ops;
-  std::map<int, Curve> all_reduce_by_tp;          // seconds against message bytes
   std::vector<AttentionCurve> prefill_attention, decode_attention;
   std::map<int, Curve> cpu_overhead_by_tp;        // seconds per engine step against sequences in the batch
   std::map<int, std::string> cpu_overhead_source; // which file and models
-  std::string all_reduce_source;
+  std::string all_reduce_source;                  // the file, relative to the calibration folder
+  // Seconds against message bytes at `tp` GPUs of one node; null where the file has no row at that degree. The
+  // file is read at the first call (thread-safe; a LynxError naming its file and line where it does not read).
+  const Curve* all_reduce(int tp) const;
+
+  std::shared_ptr<AllReduceMeasurements> all_reduce_file;
 };
 
 // The manifest's measured GPUs (names), without loading any measurement.

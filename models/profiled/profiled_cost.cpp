@@ -55,11 +55,9 @@ ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu,
   prefill_attention_ = nearest(profile_->prefill_attention, heads / p, kv / p, true);
   decode_attention_ = nearest(profile_->decode_attention, std::max(kv / p, 1.0), heads / p, false);
   if (tensor_parallel > 1) {
-    auto it = profile_->all_reduce_by_tp.find(tensor_parallel);
-    if (it == profile_->all_reduce_by_tp.end())
+    all_reduce_ = profile_->all_reduce(tensor_parallel);
+    if (!all_reduce_)
       not_covered_ = "no all-reduce measurement at TP " + std::to_string(tensor_parallel) + " on " + profile_->gpu;
-    else
-      all_reduce_ = &it->second;
   }
   // CPU overheads: the measured TP degree nearest to this one.
   int best_tp = 0;

@@ -117,3 +117,80 @@ TEST_CASE("acceptance_published: QuantSpec's > 90% as 0.9 per token, cited, with
                                                {}),
                        doctest::Contains("one acceptance source"), LynxError);
 }
+
+namespace {
+// The distributions two models draw from, compared value by value (k to 70, beyond every shipped k_max; prompt
+// lengths below, at, between and beyond the measured ones), and their sources.
+void check_same_model(const AcceptanceModel& a, const AcceptanceModel& b) {
+  CHECK(a.source() == b.source());
+  for (int64_t prompt : {1, 16, 17, 100, 384, 100000})
+    for (int64_t k = 1; k <= 70; ++k)
+      for (int64_t m = 0; m <= k; ++m) REQUIRE(a.probability(m, k, prompt) == b.probability(m, k, prompt));
+  for (int64_t prompt : {1, 16, 384, 100000}) CHECK(a.extrapolates(prompt) == b.extrapolates(prompt));
+}
+
+using Read = AcceptanceModel::EntryRead;
+Read read_entry(const std::string& entry, AcceptanceModel* out) {
+  return AcceptanceModel::from_accuracy_entry_text(entry, "f.json", "lynx-x", out);
+}
+}  // namespace
+
+TEST_CASE("an accuracy entry read as it is lexed equals the document reader's, for every format of the shipped file") {
+  const std::string path = project_dir() + "/models/accuracy/stories260k.json";
+  const nlohmann::json root = json_parse_file(path);
+  size_t speculating = 0;
+  for (const auto& [format, entry] : root["formats"].items()) {
+    AcceptanceModel fast = AcceptanceModel::from_rate(0, "unset");
+    const Read read = AcceptanceModel::from_accuracy_entry_text(entry.dump(), path, format, &fast);
+    if (!entry.contains("speculation")) {
+      CHECK(read == Read::no_speculation);
+      continue;
+    }
+    REQUIRE(read == Read::model);
+    check_same_model(fast, AcceptanceModel::from_accuracy_json(root, path, format));
+    ++speculating;
+  }
+  CHECK(speculating >= 12);  // every lynx-* format
+}
+
+TEST_CASE("an accuracy entry that the document reader would refuse or read otherwise is left to it (unsure)") {
+  const std::string row1 = R"("accepted_histogram": [[1, 3]])";
+  const std::string good = R"({"speculation": {"per_token_acceptance_rate": 0.75, )" + row1 + "}}";
+  AcceptanceModel m = AcceptanceModel::from_rate(0, "unset");
+  REQUIRE(read_entry(good, &m) == Read::model);
+  CHECK(m.source() == "f.json (lynx-x, pooled over prompt lengths)");
+  CHECK(m.probability(1, 1, 10) == 0.75);
+  CHECK(read_entry(R"({"perplexity": 3.9, "greedy": [1, {"a": null}]})", &m) == Read::no_speculation);
+  const std::vector<std::string> unsure{
+      "[1, 2]", "{", "{} x", R"({"speculation": 1})", R"({"speculation": {}})",
+      R"({"speculation": {"per_token_acceptance_rate": 1.5, )" + row1 + "}}",
+      R"({"speculation": {"per_token_acceptance_rate": "0.5", )" + row1 + "}}",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "accepted_histogram": [[1, 2, 3]]}})",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "accepted_histogram": [[0, 0]]}})",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "accepted_histogram": [[-1, 2]]}})",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "accepted_histogram": [[1, [2]]]}})",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "accepted_histogram": []}})",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "per_token_acceptance_rate": 0.5, )" + row1 + "}}",
+      R"({"speculation": {"per_token_acceptance_rate": 0.5, "accepted_histogram": [[1, 1e400]]}})",
+      R"({"a": {"b": 1, "b": 2}, "speculation": {"per_token_acceptance_rate": 0.5, )" + row1 + "}}",
+      R"({"speculation": 1, "speculation_by_prompt_length": []})",
+      R"({"speculation": {}, "speculation_by_prompt_length": [{"prompt_tokens": 16.0, "per_token_acceptance_rate": 0.5, )" +
+          row1 + "}]}",
+      R"({"speculation": {}, "speculation_by_prompt_length": [{"prompt_tokens": 0, "per_token_acceptance_rate": 0.5, )" +
+          row1 + "}]}",
+      R"({"speculation": {}, "speculation_by_prompt_length": [{"prompt_tokens": 32, "per_token_acceptance_rate": 0.5, )" +
+          row1 + R"(}, {"prompt_tokens": 32, "per_token_acceptance_rate": 0.5, )" + row1 + "}]}",
+  };
+  for (const std::string& entry : unsure) {
+    CAPTURE(entry);
+    CHECK(read_entry(entry, &m) == Read::unsure);
+  }
+  // By prompt length: the pooled statistics need only be there.
+  const std::string by_length = R"({"speculation": {}, "speculation_by_prompt_length": [{"prompt_tokens": 16, )"
+                                R"("per_token_acceptance_rate": 0.5, )" + row1 + R"(}, {"prompt_tokens": 64, )"
+                                R"("per_token_acceptance_rate": 0.5, "accepted_histogram": [[3, 1]]}]})";
+  REQUIRE(read_entry(by_length, &m) == Read::model);
+  CHECK(m.source() == "f.json (lynx-x, by prompt length: 2 lengths, 16 to 64 tokens)");
+  CHECK(m.probability(1, 1, 16) == 0.75);
+  CHECK(m.probability(1, 1, 64) == 0.25);
+}
