@@ -32,18 +32,24 @@ std::string checkout_holding(const std::string& file) {
 ProjectFolder project_folder() {
   std::string env = env_or_empty("LYNX_PROJECT_DIR");
   if (!env.empty()) return {fs::path(env).lexically_normal().string(), "$LYNX_PROJECT_DIR"};
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // Linux; elsewhere the build-time checkout
-  if (!ec) {
-    const std::string checkout = checkout_holding(exe.string());
-    if (!checkout.empty()) return {checkout, "the checkout that holds the running lynxsim (" + exe.string() + ")"};
-  }
+  // The running binary does not move: its checkout is looked for once per process (a run asks for files of the
+  // checkout a few dozen times, each look a readlink and a few stats).
+  static const ProjectFolder from_binary = [] {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // Linux; elsewhere the build-time checkout
+    if (!ec) {
+      const std::string checkout = checkout_holding(exe.string());
+      if (!checkout.empty())
+        return ProjectFolder{checkout, "the checkout that holds the running lynxsim (" + exe.string() + ")"};
+    }
 #ifdef LYNX_SOURCE_DIR
-  return {LYNX_SOURCE_DIR, "the checkout lynxsim was built from (the running binary" +
-                               (ec ? std::string() : " " + exe.string()) + " is in no checkout)"};
+    return ProjectFolder{LYNX_SOURCE_DIR, "the checkout lynxsim was built from (the running binary" +
+                                              (ec ? std::string() : " " + exe.string()) + " is in no checkout)"};
 #else
-  return {".", "the current folder (no checkout found)"};
+    return ProjectFolder{".", "the current folder (no checkout found)"};
 #endif
+  }();
+  return from_binary;
 }
 
 std::string project_dir() {

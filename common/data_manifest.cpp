@@ -88,6 +88,27 @@ void forget_verified(const std::string& path) {
 // times it could change again within the same tick, same size, and the cache would not see it (git's "racily
 // clean" entries).
 constexpr long long kRacyNs = 2000000000LL;
+
+// The cache file's text, read once per process and path (a run checks a few dozen files against the manifest),
+// and what this process last wrote there.
+std::mutex cache_texts_mutex;
+std::map<std::string, std::string> cache_texts;
+
+std::string cache_text(const std::string& cache_path) {
+  if (cache_path.empty()) return "";
+  std::lock_guard<std::mutex> lock(cache_texts_mutex);
+  const auto it = cache_texts.find(cache_path);
+  if (it != cache_texts.end()) return it->second;
+  std::error_code error;
+  std::string text = fs::is_regular_file(cache_path, error) ? read_file(cache_path) : std::string();
+  cache_texts.emplace(cache_path, text);
+  return text;
+}
+
+void remember_cache_text(const std::string& cache_path, const std::string& text) {
+  std::lock_guard<std::mutex> lock(cache_texts_mutex);
+  cache_texts[cache_path] = text;
+}
 }  // namespace
 
 bool data_manifest_check(const std::string& data_dir, const std::string& relative, const DataManifest& manifest,
@@ -98,9 +119,8 @@ bool data_manifest_check(const std::string& data_dir, const std::string& relativ
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) return false;  // a missing file is its reader's message
   const std::string key = cache_key(path, info);
-  std::string cache;
   std::error_code error;
-  if (!cache_path.empty() && fs::is_regular_file(cache_path, error)) cache = read_file(cache_path);
+  const std::string cache = cache_text(cache_path);
   if (cache.find(key + "\t" + listed->second + "\n") != std::string::npos) {  // unchanged since last hashed
     note_verified(path, listed->second);
     return true;
@@ -126,6 +146,7 @@ bool data_manifest_check(const std::string& data_dir, const std::string& relativ
   try {
     fs::create_directories(fs::path(cache_path).parent_path(), error);
     write_file_atomic(cache_path, kept + key + "\t" + sha + "\n");
+    remember_cache_text(cache_path, kept + key + "\t" + sha + "\n");
   } catch (const LynxError&) {
   }
   return true;

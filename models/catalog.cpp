@@ -140,7 +140,7 @@ std::string hf_config_path(const std::string& written, const std::string& catalo
 
 // An entry naming a config.json: the shapes come from the file; `params`, when given (the published figure), is
 // checked against the count as for shapes-only entries.
-ModelSpec hf_entry(JsonObject& o) {
+ModelSpec hf_entry(JsonObject& o, const std::string& only_model) {
   static const char* kShapeKeys[] = {"n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "ffn_size",
                                      "vocab_size", "context_tokens", "tied_embeddings", "qkv_bias"};
   for (const char* key : kShapeKeys)
@@ -150,9 +150,17 @@ ModelSpec hf_entry(JsonObject& o) {
   const std::string written = o.string("hf_config");
   const std::string source = o.string_or("source", "");
   const double published = o.has("params") ? static_cast<double>(o.positive_integer("params")) : 0;
+  ModelSpec m;
+  if (!only_model.empty() && lower(name) != lower(only_model)) {
+    m.unavailable = "its config.json (" + written + ") is read only when it is the model simulated";
+    m.hf_config = written;
+    m.params_given = published > 0;
+    m.name = name;
+    m.source = source;
+    return m;
+  }
   std::string why;
   const std::string path = hf_config_path(written, o.origin(), why);
-  ModelSpec m;
   if (path.empty()) {
     m.unavailable = why;
     m.hf_config = written;
@@ -167,9 +175,9 @@ ModelSpec hf_entry(JsonObject& o) {
 }
 }  // namespace
 
-std::vector<ModelSpec> load_model_catalog(const std::string& path) {
-  return load_catalog<ModelSpec>(path, "models", [](JsonObject& o) {
-    if (o.has("hf_config")) return hf_entry(o);
+std::vector<ModelSpec> load_model_catalog(const std::string& path, const std::string& only_model) {
+  return load_catalog<ModelSpec>(path, "models", [&only_model](JsonObject& o) {
+    if (o.has("hf_config")) return hf_entry(o, only_model);
     require_fields(o, {"name", "n_layers", "hidden_size", "n_heads", "n_kv_heads", "head_dim", "ffn_size",
                        "vocab_size", "context_tokens"},
                    "an entry with shapes needs: name, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_size, "
@@ -224,9 +232,10 @@ std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
   });
 }
 
-std::vector<ModelSpec> load_model_catalog_with(const std::string& user_path) {
-  std::vector<ModelSpec> shipped = load_model_catalog(default_model_catalog_path());
-  return user_path.empty() ? shipped : merge_catalogs(std::move(shipped), load_model_catalog(user_path));
+std::vector<ModelSpec> load_model_catalog_with(const std::string& user_path, const std::string& only_model) {
+  std::vector<ModelSpec> shipped = load_model_catalog(default_model_catalog_path(), only_model);
+  return user_path.empty() ? shipped
+                           : merge_catalogs(std::move(shipped), load_model_catalog(user_path, only_model));
 }
 
 std::vector<GpuSpec> load_gpu_catalog_with(const std::string& user_path) {

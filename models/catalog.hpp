@@ -125,13 +125,16 @@ int64_t kv_head_channels(const ModelSpec& model);
 // when it has one, else every token.
 int64_t layer_kv_tokens(const ModelSpec& model, int64_t layer, int64_t sequence_tokens);
 
-// One catalog file; every entry checked (models: params against the shapes).
-std::vector<ModelSpec> load_model_catalog(const std::string& path);
+// One catalog file; every entry checked (models: params against the shapes). With `only_model` (a name), an entry
+// that names a Hugging Face config.json and is not that model keeps its config unread (its fields are checked, its
+// shapes stay unset and `unavailable` says why): a simulation reads its own model's config.json, not every one
+// (six config.json files were a twentieth of a one-request run's start-up, issue 29).
+std::vector<ModelSpec> load_model_catalog(const std::string& path, const std::string& only_model = "");
 std::vector<GpuSpec> load_gpu_catalog(const std::string& path);
 
 // The shipped catalog with a user catalog's entries added or overriding by name ("" = the shipped one alone).
 // Overriding entries keep the shipped entry's position; new ones follow in the user file's order.
-std::vector<ModelSpec> load_model_catalog_with(const std::string& user_path);
+std::vector<ModelSpec> load_model_catalog_with(const std::string& user_path, const std::string& only_model = "");
 std::vector<GpuSpec> load_gpu_catalog_with(const std::string& user_path);
 
 // Default catalog files (under the shipped data directory).

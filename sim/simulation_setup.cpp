@@ -100,7 +100,7 @@ std::shared_ptr<const StepCostModel> pool_step_cost(const SimConfig& config, con
 
 void preload_compute_tables(const SimConfig& config) {
   try {
-    const std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog);
+    const std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog, config.model);
     const std::vector<GpuSpec> gpus = load_gpu_catalog_with(config.gpus_catalog);
     const ModelSpec model = find_model(models, config.model);
     for (const PoolConfig* pool : {&config.prefill, &config.decode}) {
@@ -119,7 +119,7 @@ std::string default_accuracy_path(const std::string& model) {
 SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests) {
   SimulationInputs in;
   in.config = config;
-  std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog);
+  std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog, config.model);
   std::vector<GpuSpec> gpus = load_gpu_catalog_with(config.gpus_catalog);
   auto located = [&](const char* path, auto&& lookup) {
     try {

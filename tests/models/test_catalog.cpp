@@ -211,3 +211,29 @@ TEST_CASE("every shipped model's given params agree with the count from its shap
   }
   CHECK(checked >= 8);  // the dense shapes-only entries at least
 }
+
+TEST_CASE("a catalog read for one model reads that model's config.json and leaves the others' unread, said so") {
+  const auto all = load_model_catalog_with("");
+  const auto one = load_model_catalog_with("", "QWEN3-8B");
+  REQUIRE(one.size() == all.size());
+  size_t unread = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    CAPTURE(all[i].name);
+    CHECK(one[i].name == all[i].name);
+    if (one[i].unavailable.find("read only when it is the model simulated") != std::string::npos) {
+      ++unread;
+      CHECK(all[i].name != "qwen3-8b");
+      CHECK(all[i].unavailable.empty());
+      CHECK_THROWS_WITH_AS(find_model(one, all[i].name), doctest::Contains("read only when it is the model simulated"),
+                           LynxError);
+    } else {
+      CHECK(one[i].unavailable == all[i].unavailable);
+      CHECK(one[i].params == all[i].params);
+      CHECK(one[i].n_layers == all[i].n_layers);
+      CHECK(one[i].hidden_size == all[i].hidden_size);
+      CHECK(one[i].n_experts == all[i].n_experts);
+    }
+  }
+  CHECK(unread == 5);  // the shipped hf_config entries but qwen3-8b
+  CHECK(find_model(one, "qwen3-8b").n_layers == 36);
+}

@@ -39,6 +39,22 @@ TEST_CASE("LineReader streams through a small buffer: every buffer size gives th
   CHECK(reader.bytes_read() == text.size());
 }
 
+TEST_CASE("LineReader: reads that grow from 64 KiB to the buffer size, and lines longer than the first read") {
+  // 300 KB of lines of every length to 700 bytes, one of 100 KB early on: with a 1 MiB buffer the reads are
+  // 64, 128 and 256 KiB (the long line spans the first two), with 4 KiB a long line grows the buffer itself.
+  std::vector<std::string> expected;
+  std::string text;
+  for (size_t i = 0; text.size() < 300000; ++i) {
+    expected.push_back(i == 50 ? std::string(100000, 'L') : std::string(i % 701, static_cast<char>('a' + i % 26)));
+    text += expected.back() + (i % 3 == 0 ? "\r\n" : "\n");
+  }
+  const std::string path = write_temp("grow.txt", text);
+  for (size_t size : {4096, 65536, 1 << 20}) {
+    CAPTURE(size);
+    CHECK(all_lines(path, size) == expected);
+  }
+}
+
 TEST_CASE("LineReader: empty file, missing file, trailing newline") {
   CHECK(all_lines(write_temp("empty.txt", ""), 4).empty());
   CHECK(all_lines(write_temp("one.txt", "a\n"), 4) == std::vector<std::string>{"a"});
