@@ -62,7 +62,8 @@ ASAN_BUILD ?= build-asan
 ASAN_CXXFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 asan-build: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF \
-	  -DCMAKE_CXX_FLAGS="$(ASAN_CXXFLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_CXXFLAGS)"
+	  -DCMAKE_CXX_FLAGS="$(ASAN_CXXFLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_CXXFLAGS)" \
+	  -DCMAKE_MODULE_LINKER_FLAGS="$(ASAN_CXXFLAGS)"
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 asan-test: asan-build data
