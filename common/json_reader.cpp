@@ -24,7 +24,8 @@ std::string describe(const nlohmann::json& v) {
 
 namespace {
 // Rejects an object that names a key twice (nlohmann keeps the last silently): the callback sees every key as it
-// is parsed, with the path of the object it belongs to.
+// is parsed. The path of the object is built only for the error (from the open containers: their keys and indices),
+// not at every container as it opens (that was a third of parsing a 39 KB kernel cost table).
 class DuplicateKeyCheck {
  public:
   explicit DuplicateKeyCheck(const std::string& origin) : origin_(origin) {}
@@ -32,29 +33,23 @@ class DuplicateKeyCheck {
     using Event = nlohmann::json::parse_event_t;
     switch (event) {
       case Event::object_start:
-        objects_.push_back({path_of_value(), {}, {}});
-        break;
-      case Event::object_end:
-        objects_.pop_back();
-        after_value();
+        open(false);
         break;
       case Event::array_start:
-        arrays_.push_back({path_of_value(), 0});
-        in_array_.push_back(true);
+        open(true);
         break;
+      case Event::object_end:
       case Event::array_end:
-        arrays_.pop_back();
-        in_array_.pop_back();
+        --depth_;
         after_value();
         break;
       case Event::key: {
-        const std::string key = parsed.get<std::string>();
-        Object& o = objects_.back();
-        if (!o.keys.insert(key).second)
-          throw_error("%s: %s.%s: duplicate key (JSON objects name each key once)", origin_.c_str(), o.path.c_str(),
-                      key.c_str());
-        o.current_key = key;
-        in_array_.push_back(false);
+        Frame& f = frames_[depth_ - 1];
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (!f.add_key(key))
+          throw_error("%s: %s.%s: duplicate key (JSON objects name each key once)", origin_.c_str(),
+                      path_to(depth_).c_str(), key.c_str());
+        f.key = key;
         break;
       }
       case Event::value:
@@ -65,32 +60,55 @@ class DuplicateKeyCheck {
   }
 
  private:
-  struct Object {
-    std::string path;
-    std::set<std::string> keys;
-    std::string current_key;
-  };
-  struct Array {
-    std::string path;
+  // An open container: an array and the index of its next value, or an object, its keys so far and the key whose
+  // value is being parsed. Frames are reused as containers open and close (no allocation per container).
+  struct Frame {
+    bool array = false;
     size_t next = 0;
+    std::string key;
+    // The object's keys: a short list searched in order (no allocation once the frame has been used), and a set
+    // as well once there are many.
+    std::vector<std::string> keys;
+    size_t key_count = 0;
+    std::set<std::string> many;
+    bool add_key(const std::string& k) {
+      if (key_count >= kShortKeys) {
+        if (key_count == kShortKeys) many.insert(keys.begin(), keys.begin() + kShortKeys);
+        if (!many.insert(k).second) return false;
+      } else {
+        for (size_t i = 0; i < key_count; ++i)
+          if (keys[i] == k) return false;
+        if (key_count == keys.size()) keys.emplace_back();
+        keys[key_count] = k;
+      }
+      ++key_count;
+      return true;
+    }
+    static constexpr size_t kShortKeys = 32;
   };
-  // The path of the value about to be parsed.
-  std::string path_of_value() const {
-    if (in_array_.empty()) return "$";
-    if (in_array_.back()) return json_index_path(arrays_.back().path, arrays_.back().next);
-    return objects_.back().path + "." + objects_.back().current_key;
+  void open(bool array) {
+    if (depth_ == frames_.size()) frames_.emplace_back();
+    Frame& f = frames_[depth_++];
+    f.array = array;
+    f.next = 0;
+    f.key_count = 0;
+    f.many.clear();
   }
   void after_value() {
-    if (in_array_.empty()) return;
-    if (in_array_.back())
-      ++arrays_.back().next;
-    else
-      in_array_.pop_back();  // the key's value is complete
+    if (depth_ > 0 && frames_[depth_ - 1].array) ++frames_[depth_ - 1].next;
+  }
+  // The JSON path of the container open at depth `depth` (1: the document).
+  std::string path_to(size_t depth) const {
+    std::string path = "$";
+    for (size_t i = 0; i + 1 < depth; ++i) {
+      const Frame& f = frames_[i];
+      path = f.array ? json_index_path(path, f.next) : path + "." + f.key;
+    }
+    return path;
   }
   const std::string& origin_;
-  std::vector<Object> objects_;
-  std::vector<Array> arrays_;
-  std::vector<bool> in_array_;  // innermost container: array (true) or an object's key (false)
+  std::vector<Frame> frames_;
+  size_t depth_ = 0;
 };
 }  // namespace
 

@@ -69,6 +69,21 @@ TEST_CASE("unknown fields list the valid names; duplicate keys, NaN, huge number
                        "d.json: $.a.b[1].c: duplicate key (JSON objects name each key once)", LynxError);
   CHECK_THROWS_WITH_AS(json_parse_text(R"({"a": 1, "b": {"x": 1}, "a": 2})", "d.json"),
                        "d.json: $.a: duplicate key (JSON objects name each key once)", LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text(R"({"x": [[1], [2, {"k": 1, "j": {"k": 1}, "k": 2}]], "y": 1})", "d.json"),
+                       "d.json: $.x[1][1].k: duplicate key (JSON objects name each key once)", LynxError);
+  // Objects of many keys (past the short list), one after another in the same array (a frame reused).
+  auto object_of = [](int n, const std::string& extra) {
+    std::string text = "{";
+    for (int i = 0; i < n; ++i) text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+    return text + extra + "}";
+  };
+  CHECK(json_parse_text("[" + object_of(40, "\"z\": 0") + ", " + object_of(3, "\"k39\": 1") + "]", "m.json").size() ==
+        2);
+  CHECK_THROWS_WITH_AS(json_parse_text("[" + object_of(40, "\"z\": 0") + ", " + object_of(40, "\"k2\": 1") + "]",
+                                       "m.json"),
+                       "m.json: $[1].k2: duplicate key (JSON objects name each key once)", LynxError);
+  CHECK_THROWS_WITH_AS(json_parse_text(object_of(40, "\"k35\": 1"), "m.json"),
+                       "m.json: $.k35: duplicate key (JSON objects name each key once)", LynxError);
   CHECK_THROWS_WITH_AS(json_parse_text("{\"x\": NaN}", "n.json"),
                        doctest::Contains("n.json:1:7: malformed JSON: syntax error while parsing value - invalid "
                                          "literal; last read: '\"x\": N'"),
