@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -14,7 +16,7 @@
 namespace lynx {
 
 namespace {
-constexpr char kMagic[8] = {'L', 'Y', 'N', 'X', 'C', 'S', 'V', '1'};
+constexpr char kMagic[8] = {'L', 'Y', 'N', 'X', 'C', 'S', 'V', '2'};
 constexpr size_t kShaDigits = 64;
 // magic, head bytes, sha256, columns, rows, head checksum
 constexpr size_t kFixedHead = 8 + 8 + kShaDigits + 4 + 4 + 8;
@@ -56,6 +58,16 @@ void put(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(T));
 }
 }  // namespace
+
+bool csv_plain_number(const char* text, size_t length, double* value) {
+  double v = 0;
+  const std::from_chars_result r = std::from_chars(text, text + length, v);
+  if (length == 0 || r.ec != std::errc() || r.ptr != text + length || std::fpclassify(v) == FP_SUBNORMAL ||
+      !std::isfinite(v))
+    return false;
+  *value = v;
+  return true;
+}
 
 uint64_t csv_cache_checksum(const char* data, size_t bytes) {
   constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
@@ -135,17 +147,22 @@ bool CsvColumnCache::load(size_t column, CsvCachedColumn& out) const {
   if (column >= slices_.size()) return false;
   const Slice& s = slices_[column];
   const size_t rows = lines_.size(), starts_bytes = (rows + 1) * sizeof(uint32_t);
-  if (s.bytes < starts_bytes) return false;
+  const size_t numbers_bytes = rows * (sizeof(double) + 1), head = starts_bytes + numbers_bytes;
+  if (s.bytes < head) return false;
   std::string slice(s.bytes, '\0');
   if (!read_at(fd_, slice.data(), slice.size(), s.offset)) return false;
   if (csv_cache_checksum(slice.data(), slice.size()) != s.checksum) return false;
   out.starts.resize(rows + 1);
   std::memcpy(out.starts.data(), slice.data(), starts_bytes);
-  out.text.assign(slice, starts_bytes, std::string::npos);
+  out.values.resize(rows);
+  std::memcpy(out.values.data(), slice.data() + starts_bytes, rows * sizeof(double));
+  out.plain.assign(slice.begin() + static_cast<std::ptrdiff_t>(starts_bytes + rows * sizeof(double)),
+                   slice.begin() + static_cast<std::ptrdiff_t>(head));
+  out.text.assign(slice, head, std::string::npos);
   // Each field is non-negative in length and ends with its NUL; the last ends the text.
   if (out.starts[0] != 0 || out.starts[rows] != out.text.size()) return false;
   for (size_t r = 0; r < rows; ++r)
-    if (out.starts[r + 1] <= out.starts[r] || out.text[out.starts[r + 1] - 1] != '\0') return false;
+    if (out.starts[r + 1] <= out.starts[r] || out.text[out.starts[r + 1] - 1] != '\0' || out.plain[r] > 1) return false;
   return true;
 }
 
@@ -164,15 +181,19 @@ bool CsvColumnCache::write(const std::string& file, const std::string& sha256, c
   slices.reserve(fields.size());
   for (const std::vector<std::string_view>& column : fields) {
     if (column.size() != lines.size()) return false;
-    std::string starts, text;
+    std::string starts, values, plain, text;
     put(starts, uint32_t{0});
     for (std::string_view f : column) {
+      double v = 0;
+      const bool is_plain = csv_plain_number(f.data(), f.size(), &v);
+      put(values, is_plain ? v : 0.0);
+      plain += static_cast<char>(is_plain ? 1 : 0);
       text.append(f.data(), f.size());
       text += '\0';
       if (text.size() >= (uint64_t{1} << 32)) return false;
       put(starts, static_cast<uint32_t>(text.size()));
     }
-    slices.push_back(starts + text);
+    slices.push_back(starts + values + plain + text);
   }
   const uint64_t head_bytes = kFixedHead + rest.size() + slices.size() * 3 * sizeof(uint64_t);
   uint64_t offset = head_bytes;

@@ -13,10 +13,11 @@
 // written only costs the next run a full read.
 //
 // Layout (this machine's byte order: the cache is never moved between machines; a foreign one fails its checks):
-//   "LYNXCSV1", u64 head bytes, 64 hex digits of the source's sha256, u32 columns, u32 rows, u64 checksum of the
+//   "LYNXCSV2", u64 head bytes, 64 hex digits of the source's sha256, u32 columns, u32 rows, u64 checksum of the
 //   rest of the head; then per column u32 name length + name, per row u32 line number in the source, per column a
-//   slice (u64 offset, u64 bytes, u64 checksum). A column's slice: u32 starts[rows + 1] into its text, then its
-//   fields each followed by one NUL (field i is text[starts[i], starts[i + 1] - 1)). Every length, offset and
+//   slice (u64 offset, u64 bytes, u64 checksum). A column's slice: u32 starts[rows + 1] into its text, f64
+//   values[rows], u8 plain[rows] (csv_plain_number of each field: a run reads its numbers without converting text),
+//   then its fields each followed by one NUL (field i is text[starts[i], starts[i + 1] - 1)). Every length, offset and
 //   checksum is checked before use; anything that does not check is a miss (the head) or makes the table read the
 //   source file instead (a column), never an error and never a wrong number.
 #pragma once
@@ -28,10 +29,18 @@
 
 namespace lynx {
 
-// One column as read from the cache: fields' start offsets (rows + 1 of them) and the NUL-separated text.
+// A field that is a plain finite decimal number, read as CsvTable reads one first: std::from_chars takes all of it,
+// and the value is finite and not subnormal. Anything else (a sign, spaces, hexadecimal, out of range, text) is
+// left to CsvTable's strtod reading and its errors.
+bool csv_plain_number(const char* text, size_t length, double* value);
+
+// One column as read from the cache: fields' start offsets (rows + 1 of them), the NUL-separated text, and each
+// field's value where it is a plain number (`plain[row]` 1; the value as csv_plain_number read it, bit for bit).
 struct CsvCachedColumn {
   std::vector<uint32_t> starts;
   std::string text;
+  std::vector<double> values;
+  std::vector<uint8_t> plain;
   std::string_view field(size_t row) const {
     return std::string_view(text.data() + starts[row], starts[row + 1] - starts[row] - 1);
   }

@@ -152,7 +152,7 @@ void CsvTable::write_cache(const std::string& sha256, const std::string& cache_f
   CsvColumnCache::write(cache_file, sha256, header_, lines_, fields);
 }
 
-const char* CsvTable::field(size_t row, size_t column, size_t* length) const {
+const char* CsvTable::field(size_t row, size_t column, size_t* length, double* plain_value) const {
   if (row >= lines_.size()) throw_internal_error("%s: row %zu of %zu", path_.c_str(), row, lines_.size());
   if (!cache_) return text_field(row, column, length);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -172,6 +172,10 @@ const char* CsvTable::field(size_t row, size_t column, size_t* length) const {
       }
     }
     if (!text_read_) {
+      if (plain_value != nullptr && c->plain[row]) {
+        *plain_value = c->values[row];
+        return nullptr;
+      }
       const std::string_view f = c->field(row);
       *length = f.size();
       return f.data();
@@ -218,15 +222,13 @@ double CsvTable::number(size_t row, const std::string& name) const { return numb
 
 double CsvTable::number_at(size_t row, size_t col) const {
   size_t length = 0;
-  const char* start = field(row, col, &length);
+  double v = 0;
+  const char* start = field(row, col, &length, &v);
+  if (start == nullptr) return v;  // the cache's value of a plain number
   // from_chars reads the plain decimal forms, correctly rounded as strtod; where it does not take the whole field
   // (a sign, a space, hexadecimal) or the value is out of range or subnormal (strtod's ERANGE), strtod reads it as
   // before: it stops at the comma or line end after the field (data_ is NUL-terminated), no copy of the field.
-  double v = 0;
-  const std::from_chars_result fast = std::from_chars(start, start + length, v);
-  if (length > 0 && fast.ec == std::errc() && fast.ptr == start + length && std::fpclassify(v) != FP_SUBNORMAL &&
-      std::isfinite(v))
-    return v;
+  if (csv_plain_number(start, length, &v)) return v;
   char* end = nullptr;
   errno = 0;
   v = std::strtod(start, &end);

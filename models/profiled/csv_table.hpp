@@ -57,7 +57,9 @@ class CsvTable {
 
  private:
   size_t column(const std::string& name) const;
-  const char* field(size_t row, size_t column, size_t* length) const;
+  // The field's text; or, with `plain_value`, null where the cache holds the field's value as a plain number (set
+  // there).
+  const char* field(size_t row, size_t column, size_t* length, double* plain_value = nullptr) const;
   const char* text_field(size_t row, size_t column, size_t* length) const;
   void write_cache(const std::string& sha256, const std::string& cache_file) const;
   std::string path_;

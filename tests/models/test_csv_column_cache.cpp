@@ -122,6 +122,14 @@ TEST_CASE("csv column cache: written after the first read, then read column by c
   }
 }
 
+TEST_CASE("csv column cache: a plain number is a decimal that from_chars takes whole, finite and not subnormal") {
+  double v = 0;
+  CHECK((csv_plain_number("1.25e-3", 7, &v) && v == 1.25e-3));
+  CHECK((csv_plain_number("-2.5", 4, &v) && v == -2.5));
+  for (const std::string bad : {"", " 7", "7 ", "+1", "0x10", "1e400", "1e-310", "abc", "nan", "inf", "1,2"})
+    CHECK_FALSE(csv_plain_number(bad.data(), bad.size(), &v));
+}
+
 TEST_CASE("csv column cache: a table whose rows do not read is not cached") {
   Folder dir;
   const std::string csv = dir.path + "/bad.csv", cache = dir.path + "/bad.csvcols";
@@ -143,6 +151,9 @@ TEST_CASE("csv column cache: every column's slice and the head carry their check
   CsvCachedColumn a, b;
   REQUIRE(cache->load(0, a));
   REQUIRE(cache->load(1, b));
+  CHECK(a.plain == std::vector<uint8_t>{1, 1});
+  CHECK(a.values == std::vector<double>{1, 22});
+  CHECK(b.plain == std::vector<uint8_t>{0, 0});
   CHECK(a.field(0) == "1");
   CHECK(a.field(1) == "22");
   CHECK(b.field(0).empty());
