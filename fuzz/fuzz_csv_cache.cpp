@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -15,29 +16,9 @@
 #include "fuzz/fuzz_support.hpp"
 #include "models/profiled/csv_column_cache.hpp"
 #include "models/profiled/csv_table.hpp"
+#include "tests/models/csv_table_observe.hpp"
 
 namespace {
-std::vector<std::string> observe(const lynx::CsvTable& t) {
-  std::vector<std::string> out;
-  for (size_t r = 0; r < t.rows(); ++r) {
-    out.push_back(std::to_string(t.line_of(r)));
-    for (size_t c = 0; c < t.columns(); ++c) {
-      out.push_back(t.text(r, t.column_name(c)));
-      for (int kind = 0; kind < 3; ++kind) {
-        try {
-          const double v = kind == 0 ? t.number_at(r, c) : t.time_at(r, c, kind == 2);
-          char text[64];
-          std::snprintf(text, sizeof text, "%a", v);
-          out.push_back(text);
-        } catch (const lynx::LynxError& e) {
-          out.push_back(e.what());
-        }
-      }
-    }
-  }
-  return out;
-}
-
 void write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
@@ -45,7 +26,11 @@ void write(const std::string& path, const std::string& bytes) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string dir = "/tmp/lynx_fuzz_csv_cache_" + std::to_string(::getpid());
-  static const bool made = [] { return std::system(("mkdir -p " + dir).c_str()) == 0; }();
+  static const bool made = [] {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    return !error;
+  }();
   if (!made) lynx::fuzz::finding("cannot make " + dir);
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   const std::string csv = dir + "/t.csv", cache = dir + "/t.csvcols", foreign = dir + "/foreign.csvcols";
@@ -65,10 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   lynx::fuzz::expect_lynx_error_only([&] {
     const lynx::CsvTable first(csv, sha, cache);
-    const std::vector<std::string> expected = observe(first);
+    const std::vector<std::string> expected = lynx::test::observe_table(first);
     const lynx::CsvTable cached(csv, sha, cache);
     if (!cached.from_cache()) lynx::fuzz::finding("the cache written by the first read was not used");
-    if (observe(cached) != expected) lynx::fuzz::finding("the cached table differs from the file's");
+    if (lynx::test::observe_table(cached) != expected) lynx::fuzz::finding("the cached table differs from the file's");
     std::ifstream in(cache, std::ios::binary);
     std::string damaged((std::istreambuf_iterator<char>(in)), {});
     if (damaged.empty()) lynx::fuzz::finding("an empty cache file");
@@ -76,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     damaged[at] = static_cast<char>(damaged[at] ^ (size > 1 ? (data[1] | 1) : 1));
     write(cache, damaged);
     const lynx::CsvTable after(csv, sha, cache);
-    if (observe(after) != expected) lynx::fuzz::finding("a damaged cache changed a value");
+    if (lynx::test::observe_table(after) != expected) lynx::fuzz::finding("a damaged cache changed a value");
   });
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "common/sha256.hpp"
 #include "models/profiled/csv_column_cache.hpp"
 #include "models/profiled/csv_table.hpp"
+#include "tests/models/csv_table_observe.hpp"
 
 using namespace lynx;
 namespace fs = std::filesystem;
@@ -35,29 +36,6 @@ const char* kTable =
     "4,gamma,0,y,-2.5\r\n"
     "8,delta,3,z,abc\r\n";
 
-// Every observable of a table: each field's text, and each number and time (or the error's text).
-std::vector<std::string> observe(const CsvTable& t) {
-  std::vector<std::string> out;
-  for (size_t r = 0; r < t.rows(); ++r) {
-    out.push_back("line " + std::to_string(t.line_of(r)));
-    for (size_t c = 0; c < t.columns(); ++c) {
-      const std::string& name = t.column_name(c);
-      out.push_back(name + "=" + t.text(r, name));
-      for (int kind = 0; kind < 3; ++kind) {
-        try {
-          const double v = kind == 0 ? t.number_at(r, c) : t.time_at(r, c, kind == 2);
-          char text[64];
-          std::snprintf(text, sizeof text, "%a", v);
-          out.push_back(text);
-        } catch (const LynxError& e) {
-          out.push_back(e.what());
-        }
-      }
-    }
-  }
-  return out;
-}
-
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -73,18 +51,18 @@ TEST_CASE("csv column cache: written after the first read, then read column by c
   const CsvTable plain(csv, "", cache);  // no digest: no cache read or written
   CHECK_FALSE(plain.from_cache());
   CHECK_FALSE(fs::exists(cache));
-  const std::vector<std::string> expected = observe(plain);
+  const std::vector<std::string> expected = lynx::test::observe_table(plain);
   CHECK(expected.size() == 4 * (1 + 5 * 4));
   CHECK(plain.line_of(1) == 4);  // the blank line is counted, not read
 
   const CsvTable first(csv, sha, cache);
   CHECK_FALSE(first.from_cache());
   REQUIRE(fs::exists(cache));
-  CHECK(observe(first) == expected);
+  CHECK(lynx::test::observe_table(first) == expected);
 
   const CsvTable cached(csv, sha, cache);
   CHECK(cached.from_cache());
-  CHECK(observe(cached) == expected);
+  CHECK(lynx::test::observe_table(cached) == expected);
   CHECK(cached.has_column("odd"));
   CHECK_FALSE(cached.has_column("missing"));
   CHECK_THROWS_WITH_AS(cached.number(0, "missing"), doctest::Contains("t.csv:1: no column \"missing\""), LynxError);
@@ -94,7 +72,7 @@ TEST_CASE("csv column cache: written after the first read, then read column by c
   SUBCASE("another digest: not this source's cache") {
     const CsvTable other(csv, std::string(64, 'a'), cache);
     CHECK_FALSE(other.from_cache());
-    CHECK(observe(other) == expected);
+    CHECK(lynx::test::observe_table(other) == expected);
   }
   SUBCASE("a damaged column: the file is read instead, the same values") {
     std::string bytes = read(cache);
@@ -102,7 +80,7 @@ TEST_CASE("csv column cache: written after the first read, then read column by c
     write(cache, bytes);
     const CsvTable damaged(csv, sha, cache);
     CHECK(damaged.from_cache());  // the head checks; the column does not, when read
-    CHECK(observe(damaged) == expected);
+    CHECK(lynx::test::observe_table(damaged) == expected);
   }
   SUBCASE("a damaged head, a truncated file, a foreign file: no cache") {
     const std::string whole = read(cache);
@@ -111,14 +89,14 @@ TEST_CASE("csv column cache: written after the first read, then read column by c
       write(cache, bytes);
       const CsvTable t(csv, sha, cache);
       CHECK_FALSE(t.from_cache());
-      CHECK(observe(t) == expected);
+      CHECK(lynx::test::observe_table(t) == expected);
     }
     std::string head = whole;
     head[120] ^= 0x01;  // a column name's byte: the head's checksum fails
     write(cache, head);
     const CsvTable t(csv, sha, cache);
     CHECK_FALSE(t.from_cache());
-    CHECK(observe(t) == expected);
+    CHECK(lynx::test::observe_table(t) == expected);
   }
 }
 
