@@ -118,6 +118,9 @@ std::unique_ptr<CsvColumnCache> CsvColumnCache::open(const std::string& file, co
   if (sha != sha256 || columns == 0 || columns > kMaxColumns || rows > kMaxRows || head_bytes < kFixedHead ||
       head_bytes > cache->file_bytes_)
     return nullptr;
+  // The head holds at least each column's name length and slice, and each row's line: checked before anything
+  // is sized by those counts.
+  if (head_bytes - kFixedHead < uint64_t{columns} * (4 + 3 * sizeof(uint64_t)) + uint64_t{rows} * 4) return nullptr;
   std::string head(head_bytes - kFixedHead, '\0');
   if (!read_at(fd, head.data(), head.size(), kFixedHead)) return nullptr;
   if (csv_cache_checksum(head.data(), head.size()) != head_checksum) return nullptr;
