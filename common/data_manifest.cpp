@@ -170,13 +170,8 @@ std::string data_file_verified_sha256(const std::string& path) {
 }
 
 std::string data_file_sha256(const std::string& path) {
-  const std::string normal = fs::absolute(path).lexically_normal().string();
-  {
-    std::lock_guard<std::mutex> lock(verified_mutex);
-    const auto it = verified.find(normal);
-    if (it != verified.end()) return it->second;
-  }
-  return sha256_file(path);
+  const std::string verified_sha = data_file_verified_sha256(path);
+  return verified_sha.empty() ? sha256_file(path) : verified_sha;
 }
 
 }  // namespace lynx

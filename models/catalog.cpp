@@ -151,16 +151,11 @@ ModelSpec hf_entry(JsonObject& o, const std::string& only_model) {
   const std::string source = o.string_or("source", "");
   const double published = o.has("params") ? static_cast<double>(o.positive_integer("params")) : 0;
   ModelSpec m;
-  if (!only_model.empty() && lower(name) != lower(only_model)) {
-    m.unavailable = "its config.json (" + written + ") is read only when it is the model simulated";
-    m.hf_config = written;
-    m.params_given = published > 0;
-    m.name = name;
-    m.source = source;
-    return m;
-  }
-  std::string why;
-  const std::string path = hf_config_path(written, o.origin(), why);
+  std::string why, path;
+  if (!only_model.empty() && lower(name) != lower(only_model))
+    why = "its config.json (" + written + ") is read only when it is the model simulated";
+  else
+    path = hf_config_path(written, o.origin(), why);
   if (path.empty()) {
     m.unavailable = why;
     m.hf_config = written;
