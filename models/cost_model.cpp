@@ -11,6 +11,18 @@ namespace lynx {
 
 const char* weights_dtype_name(WeightsDtype dtype) { return dtype == WeightsDtype::fp8 ? "fp8" : "bf16"; }
 
+double bf16_kept_params(const ModelSpec& model, WeightsDtype dtype) {
+  if (dtype != WeightsDtype::fp8) return 0;
+  const double table = static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size);
+  return model.tied_embeddings ? table : 2 * table;
+}
+
+double model_weight_bytes(const ModelSpec& model, WeightsDtype dtype) {
+  if (dtype != WeightsDtype::fp8) return 2.0 * static_cast<double>(model.params);
+  const double kept = bf16_kept_params(model, dtype);
+  return 1.0 * (static_cast<double>(model.params) - kept) + 2.0 * kept;
+}
+
 ComputeCostModel::ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, int64_t tensor_parallel,
                                    WeightsDtype weights, MoeParallel moe)
     : model_(model), gpu_(gpu), tp_(tensor_parallel), weights_(weights), moe_(moe) {
@@ -28,10 +40,12 @@ ComputeCostModel::ComputeCostModel(const ModelSpec& model, const GpuSpec& gpu, i
   kv_replication_ = model.attention == AttentionKind::mla ? static_cast<double>(tensor_parallel) : 1.0;
   const double bytes_per_weight = weights == WeightsDtype::fp8 ? 1.0 : 2.0;
   bytes_per_weight_ = bytes_per_weight;
-  weight_bytes_ = bytes_per_weight * static_cast<double>(model.params);
-  // A tied table is also the classifier, which reads all of it; an untied table is only looked up row by row.
-  embedding_table_bytes_ = model.tied_embeddings ? 0.0 : bytes_per_weight * embedding_params;
-  embedding_row_bytes_ = model.tied_embeddings ? 0.0 : bytes_per_weight * static_cast<double>(model.hidden_size);
+  weight_bytes_ = model_weight_bytes(model, weights);
+  bf16_kept_params_ = bf16_kept_params(model, weights);
+  // A tied table is also the classifier, which reads all of it; an untied table is only looked up row by row. The
+  // table is bf16 under either weights_dtype (model_weight_bytes).
+  embedding_table_bytes_ = model.tied_embeddings ? 0.0 : 2.0 * embedding_params;
+  embedding_row_bytes_ = model.tied_embeddings ? 0.0 : 2.0 * static_cast<double>(model.hidden_size);
   const double gpus = static_cast<double>(tensor_parallel);
   // fp8 weights use the fp8 tensor-core peak where the GPU has one; otherwise (weight-only fp8) the bf16 peak.
   const double peak_tflops =
@@ -59,7 +73,9 @@ double ComputeCostModel::weight_bytes_read(double tokens) const {
   if (!is_moe(model_)) return weight_bytes_ - embedding_table_bytes_;
   const double experts = static_cast<double>(moe_layer_count(model_)) * expert_params(model_) *
                          expected_distinct_experts(model_.n_experts, model_.experts_per_token, tokens);
-  return bytes_per_weight_ * (params_read(model_, tokens) + (expert_factor_ - 1) * experts) - embedding_table_bytes_;
+  // The embedding table and LM head (bf16_kept_params_) at 2 bytes, the rest at the weights' width.
+  return bytes_per_weight_ * (params_read(model_, tokens) + (expert_factor_ - 1) * experts - bf16_kept_params_) +
+         2.0 * bf16_kept_params_ - embedding_table_bytes_;
 }
 
 double ComputeCostModel::allreduce_seconds(int64_t tokens) const {

@@ -4,7 +4,8 @@
 // (two per layer, over NVLink). Prefill is compute-bound (its attention term is quadratic in the prompt); a decode
 // iteration is memory-bound (weights plus every sequence's KV read once, and one embedding row per token).
 // The efficiencies are the catalog's, each measured from the calibration data (models/catalog/gpus.json names the
-// file and rows). `weights_dtype` fp8 halves the weight bytes and uses the GPU's fp8 peak when it has one.
+// file and rows). `weights_dtype` fp8 halves the decoder blocks' weight bytes (the embedding table and LM head stay
+// bf16: model_weight_bytes) and uses the GPU's fp8 peak when it has one.
 // Mixture of experts (models/moe.hpp): weight bytes from the total parameters; FLOPs from the active ones (top-k
 // routed + shared experts, router); a pass reads the non-expert weights plus the distinct experts its tokens touch
 // (uniform-routing closed form); with ep > 1 the busiest GPU's expert work is load_imbalance x the mean, and each
@@ -27,6 +28,16 @@ namespace lynx {
 enum class WeightsDtype { bf16, fp8 };
 // Its name, as the configuration's weights_dtype spells it (sim/sim_config.cpp declares the choices in this order).
 const char* weights_dtype_name(WeightsDtype dtype);
+
+// Parameters kept in bf16 whatever weights_dtype says: the embedding table and an untied LM head (vocab x hidden
+// each). fp8 checkpoints quantize the decoder blocks' linear layers only: NVIDIA ModelOpt's hf_quant_config.json
+// lists `"exclude_modules": ["lm_head"]` (the data folder's
+// calibration/aiconfigurator/model_configs/nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant_config.json) and quantizes no
+// embedding (it is not a linear layer).
+double bf16_kept_params(const ModelSpec& model, WeightsDtype dtype);
+// Bytes of one replica's weights: 2 per parameter in bf16; in fp8, 1 per parameter of the decoder blocks and 2 per
+// parameter of the embedding table and LM head (bf16_kept_params).
+double model_weight_bytes(const ModelSpec& model, WeightsDtype dtype);
 
 class ComputeCostModel : public StepCostModel {
  public:
@@ -65,6 +76,7 @@ class ComputeCostModel : public StepCostModel {
   MoeParallel moe_;
   double expert_factor_;           // load_imbalance when ep > 1, else 1
   double bytes_per_weight_;
+  double bf16_kept_params_;        // embedding table + untied LM head under fp8 weights, else 0
   double dense_flops_per_token_;   // FLOPs of the matrix multiplies per token, without the classifier
   double classifier_flops_;        // 2 * vocab * hidden, for each token whose logits are needed
   double kv_replication_;          // how many ranks hold each KV byte: tp for MLA's latent, 1 for sharded GQA

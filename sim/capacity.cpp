@@ -11,8 +11,7 @@ constexpr int64_t kPerTokenSample = 1 << 16;
 }  // namespace
 
 double weight_bytes(const SimulationInputs& in) {
-  const double bytes_per_param = in.config.weights_dtype == WeightsDtype::fp8 ? 1.0 : 2.0;
-  return bytes_per_param * static_cast<double>(in.model.params);
+  return model_weight_bytes(in.model, in.config.weights_dtype);
 }
 
 double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool) {

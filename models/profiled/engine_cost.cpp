@@ -70,14 +70,16 @@ EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int
   const std::string why = engine_mla_not_covered(model, db_->engine());
   if (!why.empty()) throw_error("engine %s: %s", aic_engine_info(db_->engine()).name, why.c_str());
   derived_ = gpu.name != measured.name;
-  weight_bytes_ = (weights == WeightsDtype::fp8 ? 1.0 : 2.0) * static_cast<double>(model.params);
+  weight_bytes_ = model_weight_bytes(model, weights);
   if (weights == WeightsDtype::fp8 && gpu.fp8_dense_tflops <= 0)
     throw_error("%s has no fp8 tensor cores (weights_dtype fp8)", gpu.name.c_str());
 }
 
-double EngineCostModel::gemm_ms(double m, const GemmShape& g) const {
-  const bool fp8 = weights_ == WeightsDtype::fp8;
-  const double ms = db_->gemm_ms(m, g.n, g.k, gemm_dtype());
+double EngineCostModel::gemm_ms(double m, const GemmShape& g) const { return gemm_ms(m, g, gemm_dtype()); }
+
+double EngineCostModel::gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype) const {
+  const bool fp8 = dtype != AicGemmDtype::bf16;
+  const double ms = db_->gemm_ms(m, g.n, g.k, dtype);
   if (!derived_) return ms;
   const double b = fp8 ? 1 : 2;
   auto roof = [&](const GpuSpec& x) {
@@ -142,7 +144,8 @@ double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
   return ms;
 }
 
-double EngineCostModel::lm_head_ms(double tokens) const { return gemm_ms(tokens, shapes_.lm_head); }
+// The LM head stays bf16 under fp8 weights (model_weight_bytes: fp8 checkpoints leave it unquantized).
+double EngineCostModel::lm_head_ms(double tokens) const { return gemm_ms(tokens, shapes_.lm_head, AicGemmDtype::bf16); }
 
 double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
   if (tp_ == 1) return 0;
@@ -235,6 +238,7 @@ std::vector<std::string> EngineCostModel::table_families() const {
   const std::string kv = fp8_kv_ ? "_fp8kv" : "";
   const bool fp8 = weights_ == WeightsDtype::fp8;
   std::vector<std::string> f = {gemm_family()};
+  if (gemm_dtype() != AicGemmDtype::bf16) f.push_back(AicDatabase::gemm_family(AicGemmDtype::bf16));  // LM head
   if (mla_) {
     f.push_back(AicDatabase::mla_family(true, fp8_kv_, module_ && fp8));
     f.push_back(AicDatabase::mla_family(false, fp8_kv_, module_ && fp8));

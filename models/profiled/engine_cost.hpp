@@ -23,7 +23,8 @@
 // RoPE on q and k (read and write), the KV-cache write (read K and V, write them), SiLU-and-mul (read 2 ffn / tp,
 // write ffn / tp); per step the embedding lookup and the final RMSNorm (read and write hidden).
 // Weights fp8: the engine's fp8 GEMM and MoE rows, per-tensor scaled, or block-scaled (fp8_block) for a checkpoint
-// whose config.json names a weight_block_size (DeepSeek-V3).
+// whose config.json names a weight_block_size (DeepSeek-V3); the LM head keeps its bf16 GEMM and the embedding
+// table and LM head their bf16 bytes (model_weight_bytes: fp8 checkpoints leave them unquantized).
 // A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
 // GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
 // by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
@@ -131,7 +132,8 @@ class EngineCostModel : public StepCostModel {
   double host_ms() const { return host_.per_step_ms; }
 
  private:
-  double gemm_ms(double m, const GemmShape& g) const;
+  double gemm_ms(double m, const GemmShape& g) const;  // in the weights' dtype (gemm_dtype)
+  double gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype) const;
   double mlp_layers_ms(double tokens) const;  // every layer's MLP GEMMs (dense or MoE), all layers together
   // roofline time on gpu_ over that on measured_ (fp8: at the fp8 peak)
   double derived_ratio(double flops, double bytes, bool fp8) const;

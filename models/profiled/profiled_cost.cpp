@@ -65,8 +65,7 @@ ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu,
     if (!cpu_overhead_ || std::abs(tp - tensor_parallel) < std::abs(best_tp - tensor_parallel))
       cpu_overhead_ = &curve, best_tp = tp;
   if (cpu_overhead_) cpu_overhead_source_ = profile_->cpu_overhead_source.at(best_tp);
-  const double bytes_per_weight = weights == WeightsDtype::fp8 ? 1.0 : 2.0;
-  weight_bytes_ = bytes_per_weight * static_cast<double>(model.params);
+  weight_bytes_ = model_weight_bytes(model, weights);
 }
 
 ProfiledCostModel::Op ProfiledCostModel::pick(const std::string& op, const std::vector<std::string>& candidates,

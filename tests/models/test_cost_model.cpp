@@ -47,13 +47,26 @@ TEST_CASE("a decode step is memory-bound: weights without the embedding table, o
   CHECK(expected == doctest::Approx(4.88e-3).epsilon(0.01));
 }
 
-TEST_CASE("fp8 weights halve the weight bytes and use the fp8 peak") {
+TEST_CASE("fp8 weights halve the decoder blocks' bytes, keep the embedding table and LM head bf16, and use the fp8 peak") {
   ComputeCostModel bf16(model("llama-3.1-8b"), gpu("h200-sxm"), 1);
   ComputeCostModel fp8(model("llama-3.1-8b"), gpu("h200-sxm"), 1, WeightsDtype::fp8);
-  CHECK(fp8.weight_bytes() == doctest::Approx(bf16.weight_bytes() / 2).epsilon(1e-12));
+  const double table = 128256.0 * 4096;  // vocab x hidden: the embedding table, and the untied LM head
+  CHECK(bf16.weight_bytes() == 2.0 * 8030261248.0);
+  CHECK(fp8.weight_bytes() == doctest::Approx((8030261248.0 - 2 * table) + 2.0 * (2 * table)).epsilon(1e-12));
+  CHECK(model_weight_bytes(model("llama-3.1-8b"), WeightsDtype::fp8) == fp8.weight_bytes());
   CHECK(fp8.peak_flops_per_s() == doctest::Approx(1979e12 * 0.70).epsilon(1e-12));
-  const double expected = (8030261248.0 - 128256.0 * 4096 + 4096.0) / (4800e9 * 0.86);
+  // One decode token reads the blocks at 1 byte, the LM head at 2, and one bf16 embedding row.
+  const double expected = ((8030261248.0 - 2 * table) + 2.0 * table + 2.0 * 4096) / (4800e9 * 0.86);
   CHECK(fp8.decode_seconds(1, 0, 0) == doctest::Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("a tied embedding table is kept bf16 once under fp8 weights") {
+  ModelSpec tied = model("llama-3.1-8b");
+  tied.tied_embeddings = true;
+  const double table = 128256.0 * 4096;
+  CHECK(bf16_kept_params(tied, WeightsDtype::fp8) == table);
+  CHECK(bf16_kept_params(tied, WeightsDtype::bf16) == 0);
+  CHECK(model_weight_bytes(tied, WeightsDtype::fp8) == (8030261248.0 - table) + 2.0 * table);
 }
 
 TEST_CASE("tensor parallelism divides the roofline over the GPUs and adds two ring all-reduces per layer") {

@@ -82,6 +82,26 @@ TEST_CASE("engine cost: a TP 4 decode step of Llama-3.1-70B on H100 with vLLM is
             .epsilon(1e-12));
 }
 
+TEST_CASE("engine cost: under fp8 weights the LM head keeps its bf16 GEMM and the tables list both GEMM families") {
+  const ModelSpec& m = find_model(models(), "llama-3.1-70b");
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  auto db = std::make_shared<const AicDatabase>(aic_root(), "h100_sxm", AicEngine::trtllm, peaks_of(h100));
+  const EngineCostModel fp8(m, h100, 4, WeightsDtype::fp8, db, h100, true);
+  const AicDatabase same(aic_root(), "h100_sxm", AicEngine::trtllm, peaks_of(h100));
+  CHECK(fp8.lm_head_ms(48) == same.gemm_ms(48, 128256.0 / 4, 8192, AicGemmDtype::bf16));
+  CHECK(fp8.lm_head_ms(48) != same.gemm_ms(48, 128256.0 / 4, 8192, AicGemmDtype::fp8));
+  // the blocks' GEMMs are fp8
+  CHECK(fp8.layer_gemms_ms(48) == same.gemm_ms(48, 20 * 128, 8192, AicGemmDtype::fp8) +
+                                      same.gemm_ms(48, 8192, 2048, AicGemmDtype::fp8) +
+                                      same.gemm_ms(48, 14336, 8192, AicGemmDtype::fp8) +
+                                      same.gemm_ms(48, 8192, 7168, AicGemmDtype::fp8));
+  const auto families = fp8.table_families();
+  CHECK(std::count(families.begin(), families.end(), "gemm_fp8") == 1);
+  CHECK(std::count(families.begin(), families.end(), "gemm") == 1);
+  // weights: the blocks at 1 byte, the embedding table and LM head (128256 x 8192 each) at 2
+  CHECK(fp8.weight_bytes() == (70553706496.0 - 2 * 128256.0 * 8192) + 2.0 * (2 * 128256.0 * 8192));
+}
+
 TEST_CASE("engine cost: H200 reads H200 tables; SGLang and TRT-LLM read their own") {
   const ModelSpec& m = find_model(models(), "llama-3.1-8b");
   auto h200 = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("vllm-0.24"));
