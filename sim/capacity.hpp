@@ -12,7 +12,8 @@
 
 namespace lynx {
 
-// Bytes of one model replica's weights in the configured weights_dtype (bf16: 2 per parameter, fp8: 1).
+// Bytes of one model replica's weights in the configured weights_dtype (model_weight_bytes: bf16 2 per parameter;
+// fp8 1 per parameter of the decoder blocks, 2 of the embedding table and LM head).
 double weight_bytes(const SimulationInputs& in);
 
 // A pool's replica memory before the weights: its tp GPUs' HBM less the reserved fraction.

@@ -210,7 +210,8 @@ constexpr ChoiceField kComputeModel{"compute_model", "auto", kComputeModels,
                                     "(profiled where the measurements cover the GPU and model shape)"};
 constexpr const char* kWeightsDtypes[] = {"bf16", "fp8", nullptr};
 constexpr ChoiceField kWeightsDtype{"weights_dtype", "bf16", kWeightsDtypes,
-                                   "weight bytes and the peak the compute model uses"};
+                                   "weight bytes (fp8: the decoder blocks at 1 byte, the embedding table and LM head "
+                                   "kept bf16) and the peak the compute model uses"};
 constexpr ObjectField kSlo{"slo", &kSloSection, "service-level objectives"};
 constexpr PathField kModelsCatalog{"models_catalog", "the shipped models/catalog/models.json", "model catalog"};
 constexpr PathField kGpusCatalog{"gpus_catalog", "the shipped models/catalog/gpus.json", "GPU catalog"};
