@@ -49,9 +49,13 @@ int lynx_sp_encode(const void* p, const char* text, size_t bytes, int** ids, siz
     set_error(status.ToString(), error, error_bytes);
     return 1;
   }
-  *count = out.size();
   *ids = static_cast<int*>(std::malloc(std::max<size_t>(out.size(), 1) * sizeof(int)));
-  std::memcpy(*ids, out.data(), out.size() * sizeof(int));
+  if (*ids == nullptr) {
+    set_error("out of memory", error, error_bytes);
+    return 1;
+  }
+  *count = out.size();
+  if (!out.empty()) std::memcpy(*ids, out.data(), out.size() * sizeof(int));  // an empty vector's data() may be null
   return 0;
 }
 
@@ -64,8 +68,12 @@ int lynx_sp_decode(const void* p, const int* ids, size_t count, char** text, siz
     set_error(status.ToString(), error, error_bytes);
     return 1;
   }
-  *bytes = out.size();
   *text = static_cast<char*>(std::malloc(std::max<size_t>(out.size(), 1)));
+  if (*text == nullptr) {
+    set_error("out of memory", error, error_bytes);
+    return 1;
+  }
+  *bytes = out.size();
   std::memcpy(*text, out.data(), out.size());
   return 0;
 }

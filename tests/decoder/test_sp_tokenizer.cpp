@@ -37,6 +37,9 @@ TEST_CASE("tok512.model through SentencePiece gives the llama2.c tokenizer's ids
     tokens += static_cast<int64_t>(ids.size());
   }
   CHECK(with_double_space == std::vector<size_t>{15});
+  // empty text and no ids: nothing across the module's C functions (no copy from an empty vector's null data)
+  CHECK(sp.encode("").empty());
+  CHECK(sp.decode({}).empty());
   CHECK(tokens == 39244);
   CHECK_THROWS_WITH_AS(SpTokenizer(data_file("models/stories260K/tok512.bin")), doctest::Contains("tok512.bin: not a "
                                                                                                   "SentencePiece model"),
