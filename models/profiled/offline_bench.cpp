@@ -126,9 +126,19 @@ TrtllmBenchLimits trtllm_bench_limits(const ModelSpec& model, const GpuSpec& gpu
   return l;
 }
 
+double trtllm_runtime_bytes_per_gpu(const ModelSpec& model, int tp, int64_t max_num_tokens, double other_bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const double activation_factor = tp <= 1 ? 11.0 : tp == 2 ? 6.5 : 5.0;
+  const double nccl_bytes = tp <= 1 ? 0.0 : tp == 2 ? 342 * kMiB : 392 * kMiB;
+  const double activations = std::max(70 * kMiB, 2.0 * static_cast<double>(max_num_tokens) *
+                                                     static_cast<double>(model.n_heads * model.head_dim) *
+                                                     activation_factor);
+  return activations + nccl_bytes + other_bytes;
+}
+
 int64_t instance_kv_tokens(const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes,
-                           double kv_bytes_per_value, double kv_fraction) {
-  const double free_bytes = gpu.hbm_gb * kGiB - weight_bytes / tp;
+                           double kv_bytes_per_value, double kv_fraction, double runtime_bytes_per_gpu) {
+  const double free_bytes = gpu.hbm_gb * kGiB - weight_bytes / tp - runtime_bytes_per_gpu;
   const double bytes_per_token =
       2 * static_cast<double>(model.n_layers) * engine_shapes(model, tp).kv_heads * static_cast<double>(model.head_dim) *
       kv_bytes_per_value;

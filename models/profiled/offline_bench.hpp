@@ -16,8 +16,9 @@
 //     itself (PyTorchModelEngine's _filter_cuda_graph_batch_sizes).
 // max_batch_size and max_num_tokens are trtllm-bench's own heuristic (trtllm_bench_limits below, restated from
 // tensorrt_llm/bench/build/tuning.py); the KV capacity is kv_cache_free_gpu_mem_fraction of each GPU's memory after
-// its weight shard (activation and CUDA-context memory ignored: an upper bound; `lynxsim validate`'s breakdown
-// gives every group at a KV fraction of 0.90 beside the headline's 0.95).
+// its weight shard and the engine's activation, NCCL and CUDA-context memory (trtllm_runtime_bytes_per_gpu below;
+// `lynxsim validate`'s breakdown gives every group at a KV fraction of 0.90 beside the headline's 0.95, and with
+// AIConfigurator's 3.5 GiB safety figure for the CUDA context).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -62,11 +63,27 @@ struct TrtllmBenchLimits {
 TrtllmBenchLimits trtllm_bench_limits(const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes_per_param,
                                       double kv_bytes_per_value, int64_t isl, int64_t osl, double kv_fraction);
 
-// KV tokens an instance of tp GPUs holds: kv_fraction x (memory - weights / tp) per GPU over the KV bytes per token
-// each GPU keeps (its KV heads, replicated when tp > kv heads). Memory is hbm_gb read as GiB (HBM stacks come in
-// binary sizes: an "80 GB" H100 reports 79.6 GiB).
+// TensorRT-LLM's memory per GPU besides the weights and the KV cache at the peak of its start-up profiling pass,
+// which sizes the KV cache as kv_fraction x (memory - that peak) (PyTorch flow, tensorrt_llm/_torch/pyexecutor/
+// _util.py, KvCacheCreator: one forward of max_num_tokens dummy prompt tokens). Restated from AIConfigurator's
+// model of that engine's memory (src/aiconfigurator/sdk/backends/trtllm_backend.py, `_get_memory_usage`, and the
+// `misc` block of the data folder's calibration/aiconfigurator/systems/{h100,h200,b200}_sxm.yaml, the same in all
+// three):
+//   - activations: 2 x max_num_tokens x heads x head_dim x c(tp) bytes, c = 11, 6.5, 5, 5 at TP 1, 2, 4, 8 (and 5
+//     beyond; its LLAMA family), at least 70 MiB;
+//   - NCCL buffers: 0, 342, 392, 392 MiB at TP 1, 2, 4, 8 (and 392 beyond);
+//   - CUDA context, cuBLAS and the rest: `other_bytes`. The YAML files say 3.5 GiB, raised "from 551MB ... for safer
+//     deployment"; 551 MiB is the observed figure and the one this model uses (kTrtllmOtherBytes); `lynxsim validate`
+//     shows the groups at 3.5 GiB beside it (kTrtllmOtherBytesSafe).
+constexpr double kTrtllmOtherBytes = 551.0 * 1024 * 1024;
+constexpr double kTrtllmOtherBytesSafe = 3758096384.0;
+double trtllm_runtime_bytes_per_gpu(const ModelSpec& model, int tp, int64_t max_num_tokens, double other_bytes);
+
+// KV tokens an instance of tp GPUs holds: kv_fraction x (memory - weights / tp - runtime_bytes_per_gpu) per GPU over
+// the KV bytes per token each GPU keeps (its KV heads, replicated when tp > kv heads). Memory is hbm_gb read as GiB
+// (HBM stacks come in binary sizes: an "80 GB" H100 reports 79.6 GiB; AIConfigurator's mem_capacity is 80 GiB too).
 int64_t instance_kv_tokens(const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes, double kv_bytes_per_value,
-                           double kv_fraction);
+                           double kv_fraction, double runtime_bytes_per_gpu);
 
 // The CUDA-graph batch sizes of the published trtllm-bench runs' llm_options.yml.
 std::vector<int64_t> trtllm_bench_graph_sizes();

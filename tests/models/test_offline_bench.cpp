@@ -142,9 +142,25 @@ TEST_CASE("offline bench: trtllm-bench's limits for Llama-3.1-8B fp8 on one H100
   // a 20,000-token prompt forces the budget to the prompt plus the batch
   const TrtllmBenchLimits long_prompt = trtllm_bench_limits(m, h100, 1, 1.0, 1.0, 20000, 2000, 0.95);
   CHECK(long_prompt.max_num_tokens >= 20000 + long_prompt.max_batch_size);
-  // the instance's KV: 0.95 x (80 GiB - weights) / 65,536 B per token
-  CHECK(instance_kv_tokens(m, h100, 1, static_cast<double>(m.params), 1.0, 0.95) ==
-        static_cast<int64_t>(0.95 * (80 * gib - static_cast<double>(m.params)) / 65536.0));
+  // the instance's KV: 0.95 x (80 GiB - weights - the engine's own memory) / 65,536 B per token
+  CHECK(instance_kv_tokens(m, h100, 1, static_cast<double>(m.params), 1.0, 0.95, 1e9) ==
+        static_cast<int64_t>(0.95 * (80 * gib - static_cast<double>(m.params) - 1e9) / 65536.0));
+}
+
+TEST_CASE("offline bench: TensorRT-LLM's own memory per GPU, AIConfigurator's model by hand") {
+  const ModelSpec& m8 = find_model(models(), "llama-3.1-8b");
+  const ModelSpec& m70 = find_model(models(), "llama-3.1-70b");
+  const double mib = 1024.0 * 1024;
+  // activations 2 x tokens x (32 heads x 128) x 11 at TP 1, no NCCL, the CUDA context's 551 MiB
+  CHECK(trtllm_runtime_bytes_per_gpu(m8, 1, 8192, kTrtllmOtherBytes) ==
+        doctest::Approx(2.0 * 8192 * 4096 * 11 + 551 * mib).epsilon(1e-15));
+  // Llama-3.1-70B (64 heads x 128): TP 2 -> 6.5 and 342 MiB of NCCL; TP 4 and 8 -> 5 and 392 MiB
+  CHECK(trtllm_runtime_bytes_per_gpu(m70, 2, 4096, 0) == doctest::Approx(2.0 * 4096 * 8192 * 6.5 + 342 * mib));
+  CHECK(trtllm_runtime_bytes_per_gpu(m70, 4, 4096, 0) == doctest::Approx(2.0 * 4096 * 8192 * 5 + 392 * mib));
+  CHECK(trtllm_runtime_bytes_per_gpu(m70, 8, 4096, 0) == trtllm_runtime_bytes_per_gpu(m70, 4, 4096, 0));
+  // a tiny token budget still holds AIConfigurator's 70 MiB floor
+  CHECK(trtllm_runtime_bytes_per_gpu(m8, 1, 16, 0) == doctest::Approx(70 * mib));
+  CHECK(kTrtllmOtherBytesSafe == 3.5 * 1024 * mib);
 }
 
 TEST_CASE("engine cost: an iteration with only context is the prefill step, with only generation the decode step") {
@@ -195,20 +211,27 @@ TEST_CASE("engine validation: a trtllm-bench row is 1000 / the simulated benchma
   const ModelSpec& m = find_model(models(), "llama-3.1-405b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
   auto step = make_engine_cost(m, h100, gpus(), 8, WeightsDtype::fp8, "trtllm-1.3", calibration_dir(), true);
-  auto predicted_ms = [&](double kv_fraction) {
+  auto predicted_ms = [&](double kv_fraction, double other_bytes) {
     const TrtllmBenchLimits l = trtllm_bench_limits(m, h100, 8, 1.0, 1.0, 2048, 2048, kv_fraction);
     OfflineBench b;
     b.requests = 1500, b.isl = 2048, b.osl = 2048;
     b.max_batch_size = l.max_batch_size, b.max_num_tokens = l.max_num_tokens;
-    b.kv_capacity_tokens = instance_kv_tokens(m, h100, 8, step->weight_bytes(), 1.0, kv_fraction);
+    b.kv_capacity_tokens = instance_kv_tokens(m, h100, 8, step->weight_bytes(), 1.0, kv_fraction,
+                                              trtllm_runtime_bytes_per_gpu(m, 8, l.max_num_tokens, other_bytes));
     b.graph_batch_sizes = trtllm_bench_graph_sizes();
     return 1e3 / run_offline_bench(*step, b).output_tokens_per_s;
   };
-  CHECK(row.predicted_ms == doctest::Approx(predicted_ms(0.95)).epsilon(1e-12));
-  // the assumption's reach is reported beside the headline group: the same row at a KV fraction of 0.90
-  REQUIRE(report.breakdown.size() == 1);
+  CHECK(row.predicted_ms == doctest::Approx(predicted_ms(0.95, kTrtllmOtherBytes)).epsilon(1e-12));
+  // the assumptions' reach is reported beside the headline group: the same row at a KV fraction of 0.90, and with
+  // AIConfigurator's 3.5 GiB deployment figure for the CUDA context and libraries
+  REQUIRE(report.breakdown.size() == 2);
   CHECK(report.breakdown[0].group == row.group + " at kv_cache_free_gpu_mem_fraction 0.90");
   CHECK(report.breakdown[0].mape_percent ==
-        doctest::Approx(100 * std::fabs(predicted_ms(0.90) / row.measured_ms - 1)).epsilon(1e-9));
+        doctest::Approx(100 * std::fabs(predicted_ms(0.90, kTrtllmOtherBytes) / row.measured_ms - 1)).epsilon(1e-9));
+  CHECK(report.breakdown[1].group ==
+        row.group + " with 3.5 GiB of CUDA context and libraries (AIConfigurator's safe figure)");
+  CHECK(report.breakdown[1].mape_percent ==
+        doctest::Approx(100 * std::fabs(predicted_ms(0.95, kTrtllmOtherBytesSafe) / row.measured_ms - 1))
+            .epsilon(1e-9));
   std::filesystem::remove_all(dir);
 }
