@@ -1,5 +1,6 @@
 #include "common/fixed_decimal.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -54,10 +55,20 @@ void append_fixed9(std::string& out, double value) {
     if (remainder > half || (remainder == half && (nanos & 1) != 0)) ++nanos;
   }  // else |value| * 1e9 < 2^-16: rounds to 0
   if (negative) out += '-';
-  append_u128(out, nanos / 1000000000u);
+  uint64_t f = 0;
+  if (nanos <= UINT64_MAX) {  // under 1.8e10 s, every time a run writes: 64-bit division, not the 128-bit helper's
+    const uint64_t n64 = static_cast<uint64_t>(nanos);
+    char whole[24];
+    const auto [end, error] = std::to_chars(whole, whole + sizeof whole, n64 / 1000000000u);
+    (void)error;  // 24 bytes hold any uint64
+    out.append(whole, end);
+    f = n64 % 1000000000u;
+  } else {
+    append_u128(out, nanos / 1000000000u);
+    f = static_cast<uint64_t>(nanos % 1000000000u);
+  }
   out += '.';
   char fraction[10];
-  uint64_t f = static_cast<uint64_t>(nanos % 1000000000u);
   for (int i = 8; i >= 0; --i) {
     fraction[i] = static_cast<char>('0' + f % 10);
     f /= 10;

@@ -37,6 +37,12 @@ TEST_CASE("append_fixed9 writes what printf's %.9f writes") {
                    std::nextafter(std::ldexp(1.0, 74), 0.0), 4.9406564584124654e-324, 2.2250738585072014e-308,
                    std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0)})
     check(v);
+  // Either side of 2^64 nanoseconds (1.8e10 s), where the writer leaves 64-bit arithmetic for 128-bit.
+  for (double v = 18446744073.0; v < 18446744075.0; v += 0.0625) {
+    check(v);
+    check(std::nextafter(v, 0.0));
+    check(-v);
+  }
   // Exact ties: k/1024 s is an odd number of half nanoseconds when k is odd.
   for (int64_t k = -5000; k <= 200000; ++k) check(static_cast<double>(k) / 1024.0);
   // Near-ties: one ulp either side of them.
