@@ -21,6 +21,25 @@ void set_error(const std::string& text, char* error, size_t error_bytes) {
 const sentencepiece::SentencePieceProcessor& processor(const void* p) {
   return *static_cast<const sentencepiece::SentencePieceProcessor*>(p);
 }
+
+// `status`'s result, or its reason: the `count` elements at `data` copied into a malloc'd array (*out, *out_count;
+// at least one element allocated, so that an empty result is not a null pointer) and 0, or 1 with the reason.
+template <class T>
+int malloc_copy(const sentencepiece::util::Status& status, const T* data, size_t count, T** out, size_t* out_count,
+                char* error, size_t error_bytes) {
+  if (!status.ok()) {
+    set_error(status.ToString(), error, error_bytes);
+    return 1;
+  }
+  *out = static_cast<T*>(std::malloc(std::max<size_t>(count, 1) * sizeof(T)));
+  if (*out == nullptr) {
+    set_error("out of memory", error, error_bytes);
+    return 1;
+  }
+  *out_count = count;
+  if (count > 0) std::memcpy(*out, data, count * sizeof(T));  // an empty vector's data() may be null
+  return 0;
+}
 }  // namespace
 
 extern "C" {
@@ -45,18 +64,7 @@ int lynx_sp_encode(const void* p, const char* text, size_t bytes, int** ids, siz
                    size_t error_bytes) {
   std::vector<int> out;
   const auto status = processor(p).Encode(std::string(text, bytes), &out);
-  if (!status.ok()) {
-    set_error(status.ToString(), error, error_bytes);
-    return 1;
-  }
-  *ids = static_cast<int*>(std::malloc(std::max<size_t>(out.size(), 1) * sizeof(int)));
-  if (*ids == nullptr) {
-    set_error("out of memory", error, error_bytes);
-    return 1;
-  }
-  *count = out.size();
-  if (!out.empty()) std::memcpy(*ids, out.data(), out.size() * sizeof(int));  // an empty vector's data() may be null
-  return 0;
+  return malloc_copy(status, out.data(), out.size(), ids, count, error, error_bytes);
 }
 
 // The text of ids[0, count) in a malloc'd buffer (*text, *bytes; free with std::free): 0, or 1 with the reason.
@@ -64,18 +72,7 @@ int lynx_sp_decode(const void* p, const int* ids, size_t count, char** text, siz
                    size_t error_bytes) {
   std::string out;
   const auto status = processor(p).Decode(std::vector<int>(ids, ids + count), &out);
-  if (!status.ok()) {
-    set_error(status.ToString(), error, error_bytes);
-    return 1;
-  }
-  *text = static_cast<char*>(std::malloc(std::max<size_t>(out.size(), 1)));
-  if (*text == nullptr) {
-    set_error("out of memory", error, error_bytes);
-    return 1;
-  }
-  *bytes = out.size();
-  std::memcpy(*text, out.data(), out.size());
-  return 0;
+  return malloc_copy(status, out.data(), out.size(), text, bytes, error, error_bytes);
 }
 
 }  // extern "C"
