@@ -55,6 +55,10 @@ struct ModelSpec {
   // The checkpoint's fp8 weights are block-scaled (config.json quantization_config.weight_block_size, DeepSeek-V3's
   // 128 x 128): with weights_dtype fp8 the engines' fp8_block GEMM and MoE kernels, not per-tensor fp8.
   bool block_scaled_fp8 = false;
+  // The checkpoint's per-tensor fp8 layers scale their inputs at run time (config.json
+  // quantization_config.activation_scheme "dynamic"); false: static input scales stored in the checkpoint, as NVIDIA
+  // ModelOpt's FP8 checkpoints carry (profiled/fp8_input_quant.hpp says what each costs).
+  bool dynamic_fp8_activations = false;
   // Mixture of experts (n_experts 0: every layer is a dense SwiGLU MLP of ffn_size).
   int64_t n_experts = 0;           // routed experts per MoE layer
   int64_t experts_per_token = 0;   // top-k

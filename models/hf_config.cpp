@@ -79,6 +79,8 @@ void read_common(JsonObject& o, ModelSpec& m) {
   if (present(o, "quantization_config")) {
     const nlohmann::json& q = o.value()["quantization_config"];
     m.block_scaled_fp8 = q.is_object() && q.contains("weight_block_size") && !q["weight_block_size"].is_null();
+    m.dynamic_fp8_activations = q.is_object() && q.contains("activation_scheme") &&
+                                q["activation_scheme"].is_string() && q["activation_scheme"] == "dynamic";
   }
 }
 

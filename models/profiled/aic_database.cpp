@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "models/profiled/fp8_input_quant.hpp"
 #include "models/profiled/parquet_reader.hpp"
 
 namespace lynx {
@@ -321,6 +322,19 @@ double AicDatabase::gemm_ms(double m, double n, double k, AicGemmDtype dtype) co
   const double flops = (fp8 ? peaks_.fp8_tflops : peaks_.bf16_tflops) * 1e12, bw = peaks_.hbm_gb_per_s * 1e9;
   return lookup(gemm_family(dtype), {n, k, m},
                 [&](const AicAxes& x) { return gemm_roofline(x, flops, fp8 ? 1 : 2, bw); });
+}
+
+double AicDatabase::fp8_dynamic_quant_fixed_ms() const {
+  if (fp8_quant_fixed_ms_ < 0)
+    fp8_quant_fixed_ms_ = lynx::fp8_dynamic_quant_fixed_ms(fit_gemm_bandwidth(load("gemm").grid, 2),
+                                                           fit_gemm_bandwidth(load("gemm_fp8").grid, 1));
+  return fp8_quant_fixed_ms_;
+}
+
+double AicDatabase::static_fp8_gemm_ms(double m, double n, double k) const {
+  const double row_ms = gemm_ms(m, n, k, AicGemmDtype::fp8);
+  const double roofline_ms = gemm_roofline({n, k, m}, peaks_.fp8_tflops * 1e12, 1, peaks_.hbm_gb_per_s * 1e9) * 1e3;
+  return lynx::static_fp8_gemm_ms(row_ms, m, k, fp8_dynamic_quant_fixed_ms(), peaks_.hbm_gb_per_s, roofline_ms);
 }
 
 double AicDatabase::context_attention_ms(double batch, double isl, double heads, double kv_heads, double head_dim,

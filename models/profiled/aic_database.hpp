@@ -69,6 +69,11 @@ class AicDatabase {
   AicDatabase(std::string root, std::string gpu_folder, AicEngine engine, AicPeaks peaks);
 
   double gemm_ms(double m, double n, double k, AicGemmDtype dtype = AicGemmDtype::bf16) const;
+  // A per-tensor fp8 row less the dynamic input quantization the collector timed with it (fp8_input_quant.hpp):
+  // the GEMM of a checkpoint with static input scales. Reads the bf16 and fp8 GEMM tables.
+  double static_fp8_gemm_ms(double m, double n, double k) const;
+  // The fixed part of that quantization, ms per call, fitted once on those two tables.
+  double fp8_dynamic_quant_fixed_ms() const;
   // fp8_kv: the rows with an fp8 KV cache (bf16 attention math), as an engine runs with kv_cache_dtype fp8.
   double context_attention_ms(double batch, double isl, double heads, double kv_heads, double head_dim,
                               bool fp8_kv = false) const;
@@ -137,6 +142,7 @@ class AicDatabase {
   AicPeaks peaks_;
   mutable std::map<std::string, std::unique_ptr<Loaded>> loaded_;
   mutable bool extrapolated_ = false;
+  mutable double fp8_quant_fixed_ms_ = -1;  // < 0: not fitted yet
 };
 
 // One row of a table for the grid: used by AicDatabase and by tests that write their own tables.

@@ -103,4 +103,21 @@ std::vector<double> AicGrid::first_axis_values() const {
   return nodes_[static_cast<size_t>(root_)].keys;
 }
 
+void AicGrid::walk(int index, int axis, AicAxes& x, const std::function<void(const AicAxes&, double)>& fn) const {
+  const Node& node = nodes_[static_cast<size_t>(index)];
+  for (size_t i = 0; i < node.keys.size(); i++) {
+    x[axis] = node.keys[i];
+    if (axis == axes_ - 1)
+      fn(x, values_[static_cast<size_t>(node.child[i])]);
+    else
+      walk(node.child[i], axis + 1, x, fn);
+  }
+}
+
+void AicGrid::for_each_point(const std::function<void(const AicAxes&, double)>& fn) const {
+  if (root_ < 0) return;
+  AicAxes x{};
+  walk(root_, 0, x, fn);
+}
+
 }  // namespace lynx

@@ -57,6 +57,8 @@ class AicGrid {
   const std::string& what() const { return what_; }
   // The values measured on axis 0 (e.g. the GPU counts of an all-reduce table), sorted.
   std::vector<double> first_axis_values() const;
+  // Every point kept (duplicates averaged, glitches dropped), in axis order: fn(axes, ms).
+  void for_each_point(const std::function<void(const AicAxes&, double)>& fn) const;
 
  private:
   struct Node {
@@ -65,6 +67,7 @@ class AicGrid {
   };
   int build(std::vector<AicPoint>& points, size_t lo, size_t hi, int axis);
   double eval(int node, int axis, AicAxes& x, const AicRoofline& roofline, bool* extrapolated) const;
+  void walk(int node, int axis, AicAxes& x, const std::function<void(const AicAxes&, double)>& fn) const;
 
   int axes_ = 0;
   size_t points_ = 0;

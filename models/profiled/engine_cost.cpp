@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "common/error.hpp"
+#include "models/profiled/elementwise_cost.hpp"
 
 namespace lynx {
 
@@ -12,11 +14,6 @@ constexpr int64_t kKeptQueryTerms = 1 << 16;
 // The collective roofline's latency floor for a derived GPU (aic_database.cpp uses the same 5 us: the smallest
 // custom all-reduce rows of the H100 tables are 2.6-4.6 us).
 constexpr double kCollectiveFloorSeconds = 5e-6;
-// AIConfigurator's model of a memory-bound kernel (systems/h100_sxm.yaml, h200_sxm.yaml, b200_sxm.yaml in the data
-// folder, all three the same values, marked there "nonofficial correction based on observations"): a constant 3 us
-// plus bytes at 0.8 of the HBM bandwidth.
-constexpr double kElementwiseLatencyMs = 3e-3;
-constexpr double kElementwiseBandwidthFraction = 0.8;
 }  // namespace
 
 EngineShapes engine_shapes(const ModelSpec& model, int tp) {
@@ -79,7 +76,10 @@ double EngineCostModel::gemm_ms(double m, const GemmShape& g) const { return gem
 
 double EngineCostModel::gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype) const {
   const bool fp8 = dtype != AicGemmDtype::bf16;
-  const double ms = db_->gemm_ms(m, g.n, g.k, dtype);
+  // per-tensor fp8 with static input scales: the row less the dynamic quantization it was timed with
+  const double ms = dtype == AicGemmDtype::fp8 && !model_.dynamic_fp8_activations
+                        ? db_->static_fp8_gemm_ms(m, g.n, g.k)
+                        : db_->gemm_ms(m, g.n, g.k, dtype);
   if (!derived_) return ms;
   const double b = fp8 ? 1 : 2;
   auto roof = [&](const GpuSpec& x) {
@@ -177,12 +177,6 @@ double EngineCostModel::generation_attention_ms(double sequences, double kv_toke
   if (derived_) ms *= measured_.hbm_gb_per_s / gpu_.hbm_gb_per_s;
   return ms;
 }
-
-namespace {
-double elementwise_ms(double kernels, double bytes, double hbm_gb_per_s) {
-  return kernels * kElementwiseLatencyMs + bytes / (kElementwiseBandwidthFraction * hbm_gb_per_s * 1e9) * 1e3;
-}
-}  // namespace
 
 double EngineCostModel::mlp_layers_ms(double tokens) const {
   const double moe_layers = static_cast<double>(moe_layer_count(model_));
@@ -328,6 +322,13 @@ std::string EngineCostModel::source() const {
          "; MLA prefill attention " + db_->table_name(AicDatabase::mla_family(true, fp8_kv_, false)) +
          "; MLA decode attention " + db_->table_name(AicDatabase::mla_family(false, fp8_kv_, false)) +
          " between the absorbed up-projections " + db_->table_name(AicDatabase::mla_bmm_family(true, fp8));
+  }
+  if (gemm_dtype() == AicGemmDtype::fp8 && !model_.dynamic_fp8_activations) {
+    char quant[160];
+    std::snprintf(quant, sizeof quant, "%.1f us per call fitted on the tables + the amax pass's read",
+                  db_->fp8_dynamic_quant_fixed_ms() * 1e3);
+    s += "; fp8 GEMMs with static input scales: the rows less the dynamic input quantization they were timed with (" +
+         std::string(quant) + ", profiled/fp8_input_quant.hpp)";
   }
   if (fp8_kv_) s += " (fp8 KV cache rows)";
   if (tp_ > 1)

@@ -90,11 +90,20 @@ TEST_CASE("engine cost: under fp8 weights the LM head keeps its bf16 GEMM and th
   const AicDatabase same(aic_root(), "h100_sxm", AicEngine::trtllm, peaks_of(h100));
   CHECK(fp8.lm_head_ms(48) == same.gemm_ms(48, 128256.0 / 4, 8192, AicGemmDtype::bf16));
   CHECK(fp8.lm_head_ms(48) != same.gemm_ms(48, 128256.0 / 4, 8192, AicGemmDtype::fp8));
-  // the blocks' GEMMs are fp8
-  CHECK(fp8.layer_gemms_ms(48) == same.gemm_ms(48, 20 * 128, 8192, AicGemmDtype::fp8) +
-                                      same.gemm_ms(48, 8192, 2048, AicGemmDtype::fp8) +
-                                      same.gemm_ms(48, 14336, 8192, AicGemmDtype::fp8) +
-                                      same.gemm_ms(48, 8192, 7168, AicGemmDtype::fp8));
+  // the blocks' GEMMs are fp8 with static input scales (the catalog's checkpoint: no activation_scheme "dynamic"):
+  // the per-tensor rows less their dynamic input quantization
+  REQUIRE_FALSE(m.dynamic_fp8_activations);
+  const double layer = same.static_fp8_gemm_ms(48, 20 * 128, 8192) + same.static_fp8_gemm_ms(48, 8192, 2048) +
+                       same.static_fp8_gemm_ms(48, 14336, 8192) + same.static_fp8_gemm_ms(48, 8192, 7168);
+  CHECK(fp8.layer_gemms_ms(48) == layer);
+  const double rows = same.gemm_ms(48, 20 * 128, 8192, AicGemmDtype::fp8) +
+                      same.gemm_ms(48, 8192, 2048, AicGemmDtype::fp8) +
+                      same.gemm_ms(48, 14336, 8192, AicGemmDtype::fp8) + same.gemm_ms(48, 8192, 7168, AicGemmDtype::fp8);
+  CHECK(layer < rows);
+  // a checkpoint that scales its inputs at run time reads the rows as measured
+  ModelSpec dynamic = m;
+  dynamic.dynamic_fp8_activations = true;
+  CHECK(EngineCostModel(dynamic, h100, 4, WeightsDtype::fp8, db, h100, true).layer_gemms_ms(48) == rows);
   const auto families = fp8.table_families();
   CHECK(std::count(families.begin(), families.end(), "gemm_fp8") == 1);
   CHECK(std::count(families.begin(), families.end(), "gemm") == 1);

@@ -136,6 +136,13 @@ TEST_CASE("Llama-3.1-8B's config.json gives the shipped entry's shapes, with its
   CHECK(m.params == 8030261248);
   CHECK(m.head_dim == 128);
   CHECK(m.rope_scaling == "llama3");
+  CHECK_FALSE(m.dynamic_fp8_activations);  // no quantization_config: static input scales if run in fp8
+  // a per-tensor fp8 checkpoint that scales its inputs at run time says so; "static" or no scheme is static
+  nlohmann::json dynamic = llama;
+  dynamic["quantization_config"] = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}};
+  CHECK(read_hf_config(write_config("llama_dynamic", dynamic)).dynamic_fp8_activations);
+  dynamic["quantization_config"]["activation_scheme"] = "static";
+  CHECK_FALSE(read_hf_config(write_config("llama_static", dynamic)).dynamic_fp8_activations);
   nlohmann::json broken = llama;
   broken["rope_scaling"].erase("low_freq_factor");
   const std::string path = write_config("llama_broken", broken);
