@@ -323,6 +323,7 @@ std::string EngineCostModel::source() const {
          "; MLA decode attention " + db_->table_name(AicDatabase::mla_family(false, fp8_kv_, false)) +
          " between the absorbed up-projections " + db_->table_name(AicDatabase::mla_bmm_family(true, fp8));
   }
+  if (fp8_kv_) s += " (fp8 KV cache rows)";
   if (gemm_dtype() == AicGemmDtype::fp8 && !model_.dynamic_fp8_activations) {
     char quant[160];
     std::snprintf(quant, sizeof quant, "%.1f us per call fitted on the tables + the amax pass's read",
@@ -330,7 +331,6 @@ std::string EngineCostModel::source() const {
     s += "; fp8 GEMMs with static input scales: the rows less the dynamic input quantization they were timed with (" +
          std::string(quant) + ", profiled/fp8_input_quant.hpp)";
   }
-  if (fp8_kv_) s += " (fp8 KV cache rows)";
   if (tp_ > 1)
     s += "; all-reduce (" + std::string(e.folder) +
          (db_->engine() == AicEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +

@@ -24,7 +24,9 @@
 // write ffn / tp); per step the embedding lookup and the final RMSNorm (read and write hidden).
 // Weights fp8: the engine's fp8 GEMM and MoE rows, per-tensor scaled, or block-scaled (fp8_block) for a checkpoint
 // whose config.json names a weight_block_size (DeepSeek-V3); the LM head keeps its bf16 GEMM and the embedding
-// table and LM head their bf16 bytes (model_weight_bytes: fp8 checkpoints leave them unquantized).
+// table and LM head their bf16 bytes (model_weight_bytes: fp8 checkpoints leave them unquantized). Per-tensor rows
+// are read less the dynamic input quantization they were timed with, unless the checkpoint quantizes dynamically
+// (fp8_input_quant.hpp).
 // A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
 // GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
 // by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
