@@ -11,8 +11,9 @@
 // The tables show the difference. Over the weight-bandwidth-bound rows (m <= 16, n and k >= 1024, 8 to 512 MB of
 // weights) a least-squares line t = a + weight bytes x c fits each dtype; the per-tensor fp8 rows reach the bf16
 // rows' bandwidth (1/c within 2-5% on H100 and H200) but their intercept a is higher. H100: TensorRT-LLM 13.4
-// against 4.3 us, vLLM 7.5 against 3.6, SGLang 7.1 against 4.2; H200 13.7/4.8, 8.0/4.0, 7.6/4.6
-// (tests/models/test_fp8_input_quant.cpp recomputes them; a run's `sources` line prints the fixed part). A
+// against 4.3 us, vLLM 7.5 against 3.6, SGLang 7.1 against 4.2; H200 13.7/4.8, 8.0/4.0, 7.6/4.6; B200 15.6/4.1,
+// 9.4/4.2, 9.3/4.7, where the fp8 rows' bandwidth is also 2% (TensorRT-LLM) to 16-24% (SGLang, vLLM) below the
+// bf16 rows' (tests/models/test_fp8_input_quant.cpp recomputes them; a run's `sources` line prints the fixed part). A
 // static-scale GEMM is costed as
 //   row - quant_fixed - m x k x 2 bytes / (0.8 x HBM)
 //   quant_fixed = max(0, a_fp8 - a_bf16 - one element-wise kernel's 3 us)

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include "common/error.hpp"
 #include "models/profiled/aic_database.hpp"
@@ -67,7 +68,7 @@ TEST_CASE("fp8 input quantization: a static-scale GEMM is the row less the fixed
   CHECK(static_fp8_gemm_ms(0.004, 256, 4096, 0.006, 3350, 0.005) == 0.004);
 }
 
-TEST_CASE("fp8 input quantization: the tables' fits (H100 and H200, every engine)") {
+TEST_CASE("fp8 input quantization: the tables' fits (H100, H200 and B200, every engine)") {
   const std::string root = calibration_dir() + "/aiconfigurator";
   struct Case {
     const char* gpu;
@@ -77,7 +78,9 @@ TEST_CASE("fp8 input quantization: the tables' fits (H100 and H200, every engine
   // the fitted intercepts and fixed parts, rounded to 0.1 us (fp8_input_quant.hpp quotes them)
   for (const Case& c : {Case{"h100_sxm", AicEngine::trtllm, 4.3, 13.4, 6.1}, Case{"h100_sxm", AicEngine::vllm, 3.6, 7.5, 0.9},
                         Case{"h100_sxm", AicEngine::sglang, 4.2, 7.1, 0.0}, Case{"h200_sxm", AicEngine::trtllm, 4.8, 13.7, 5.9},
-                        Case{"h200_sxm", AicEngine::vllm, 4.0, 8.0, 1.0}, Case{"h200_sxm", AicEngine::sglang, 4.6, 7.6, 0.0}}) {
+                        Case{"h200_sxm", AicEngine::vllm, 4.0, 8.0, 1.0}, Case{"h200_sxm", AicEngine::sglang, 4.6, 7.6, 0.0},
+                        Case{"b200_sxm", AicEngine::trtllm, 4.1, 15.6, 8.5}, Case{"b200_sxm", AicEngine::vllm, 4.2, 9.4, 2.2},
+                        Case{"b200_sxm", AicEngine::sglang, 4.7, 9.3, 1.6}}) {
     CAPTURE(c.gpu);
     CAPTURE(aic_engine_info(c.engine).name);
     const AicDatabase db(root, c.gpu, c.engine, AicPeaks{989, 1979, 3350, 450});
@@ -86,8 +89,11 @@ TEST_CASE("fp8 input quantization: the tables' fits (H100 and H200, every engine
     CHECK(std::fabs(bf16.intercept_ms * 1e3 - c.bf16_us) <= 0.05);
     CHECK(std::fabs(fp8.intercept_ms * 1e3 - c.fp8_us) <= 0.05);
     CHECK(std::fabs(db.fp8_dynamic_quant_fixed_ms() * 1e3 - c.fixed_us) <= 0.05);
-    // the assumption: the fp8 rows reach the bf16 rows' weight bandwidth (within 10%), the fixed cost differs
-    CHECK(bf16.ms_per_weight_byte / fp8.ms_per_weight_byte == doctest::Approx(1).epsilon(0.10));
+    // the assumption: the fp8 rows reach the bf16 rows' weight bandwidth (within 10% on H100 and H200; B200's
+    // vLLM and SGLang rows 16-24% below it), the fixed cost differs
+    const double bandwidth_ratio = bf16.ms_per_weight_byte / fp8.ms_per_weight_byte;
+    CHECK(bandwidth_ratio <= 1.0);
+    CHECK(bandwidth_ratio >= (std::string(c.gpu) == "b200_sxm" ? 0.75 : 0.90));
     // a static-scale GEMM of an 8B's o projection at 256 tokens: the row less at least the fixed part
     const double row = db.gemm_ms(256, 4096, 4096, AicGemmDtype::fp8);
     CHECK(db.static_fp8_gemm_ms(256, 4096, 4096) <= row - db.fp8_dynamic_quant_fixed_ms());
