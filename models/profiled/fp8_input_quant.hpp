@@ -23,7 +23,7 @@
 // kernels); the cast a static checkpoint still runs costs one element-wise kernel (engines fuse it into the RMSNorm
 // before the qkv and gate+up projections in some paths: then this still over-counts it).
 // Block-scaled fp8 (fp8_block) quantizes per 128-wide block at run time in every checkpoint: its rows are used as
-// measured. MoE rows are used as measured.
+// measured. MoE and MLA BMM rows are used as measured (no bf16 table of the same kernel to fit the difference on).
 #pragma once
 #include "models/profiled/aic_grid.hpp"
 

@@ -11,6 +11,7 @@
 #include "models/profiled/aic_database.hpp"
 #include "models/profiled/csv_table.hpp"
 #include "models/profiled/fp8_input_quant.hpp"
+#include "tests/models/shipped_catalogs.hpp"
 
 using namespace lynx;
 
@@ -71,7 +72,7 @@ TEST_CASE("fp8 input quantization: a static-scale GEMM is the row less the fixed
 TEST_CASE("fp8 input quantization: the tables' fits (H100, H200 and B200, every engine)") {
   const std::string root = calibration_dir() + "/aiconfigurator";
   struct Case {
-    const char* gpu;
+    const char* gpu;  // the table folder; its catalog GPU is the same name with a dash
     AicEngine engine;
     double bf16_us, fp8_us, fixed_us;
   };
@@ -83,7 +84,11 @@ TEST_CASE("fp8 input quantization: the tables' fits (H100, H200 and B200, every 
                         Case{"b200_sxm", AicEngine::sglang, 4.7, 9.3, 1.6}}) {
     CAPTURE(c.gpu);
     CAPTURE(aic_engine_info(c.engine).name);
-    const AicDatabase db(root, c.gpu, c.engine, AicPeaks{989, 1979, 3350, 450});
+    std::string catalog_name = c.gpu;
+    catalog_name[4] = '-';  // h100_sxm -> h100-sxm
+    const GpuSpec& g = find_gpu(test::shipped_gpus(), catalog_name);
+    const AicDatabase db(root, c.gpu, c.engine,
+                         AicPeaks{g.bf16_dense_tflops, g.fp8_dense_tflops, g.hbm_gb_per_s, g.nvlink_gb_per_s});
     const GemmBandwidthFit bf16 = fit_gemm_bandwidth(db.grid("gemm"), 2);
     const GemmBandwidthFit fp8 = fit_gemm_bandwidth(db.grid("gemm_fp8"), 1);
     CHECK(std::fabs(bf16.intercept_ms * 1e3 - c.bf16_us) <= 0.05);
