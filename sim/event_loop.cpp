@@ -1,6 +1,7 @@
 #include "sim/event_loop.hpp"
 
 #include <simgrid/kernel/resource/Model.hpp>
+#include <simgrid/kernel/Timer.hpp>
 #include <xbt/config.hpp>
 #include <xbt/log.h>
 
@@ -35,6 +36,18 @@ std::vector<PlatformNode> single_nic_nodes(const std::vector<std::string>& names
 }
 }  // namespace
 
+// Our model in SimGrid's engine: it holds no action and no resource; SimGrid asks it, after every model added before
+// it (the network's among them), for the time to its next date at the start of each step, and tells it when the
+// clock has moved. That is where the event loop runs ahead (look_ahead) and has the clock stop at its events.
+class EventLoop::StepHook : public simgrid::kernel::resource::Model {
+ public:
+  StepHook() : Model("lynx-event-loop") {}
+  double next_occurring_event(double now) override { return g_loop != nullptr ? g_loop->next_stop_in(now) : -1.0; }
+  void update_actions_state(double now, double /*delta*/) override {
+    if (g_loop != nullptr) g_loop->on_clock_moved(now);
+  }
+};
+
 EventLoop::EventLoop(const NetworkConfig& network, const std::vector<std::string>& node_names)
     : EventLoop(network, single_nic_nodes(node_names)) {}
 
@@ -54,6 +67,11 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   // Running ahead needs lazy updates (a full update touches every action's remaining work at every step).
   look_ahead_ = simgrid::config::get_value<std::string>("network/optim") == "Lazy" && !env_flag("LYNX_NO_LOOK_AHEAD");
   check_look_ahead_ = env_flag("LYNX_CHECK_LOOK_AHEAD");
+  // Added last, so that SimGrid asks it after the network model has solved the network at this time.
+  auto hook = std::make_shared<StepHook>();
+  engine_->add_model(hook);
+  if (engine_->get_all_models().empty() || engine_->get_all_models().back() != hook.get())
+    throw_internal_error("the event loop's model is not the last of SimGrid's models");
   sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
     if (g_loop != nullptr) g_loop->on_activity_done(activity);
   });
@@ -148,7 +166,6 @@ void EventLoop::begin_comm(size_t slot) {
   comm->set_destination(platform_.hosts[static_cast<size_t>(flow.dst)]);  // starts the comm
   flow.comm = std::move(comm);
   flow.pending = false;
-  touched_at_s_ = sg4::Engine::get_clock();
 }
 
 void EventLoop::set_weight(size_t slot, double weight) {
@@ -156,7 +173,6 @@ void EventLoop::set_weight(size_t slot, double weight) {
     pending_.push_back(PendingOp{slot, weight});
   } else {
     set_flow_weight(flows_[slot].comm, weight);
-    touched_at_s_ = sg4::Engine::get_clock();
   }
 }
 
@@ -166,7 +182,6 @@ void EventLoop::apply_pending() {
     else set_flow_weight(flows_[op.slot].comm, op.weight);
   }
   pending_.clear();
-  touched_at_s_ = sg4::Engine::get_clock();
 }
 
 EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent,
@@ -218,7 +233,6 @@ void EventLoop::stop(std::exception_ptr error) {
 void EventLoop::on_activity_done(const sg4::Activity& activity) {
   const auto slot = reinterpret_cast<uintptr_t>(activity.get_data<void>());
   if (slot == 0 || activity.get_state() != sg4::Activity::State::FINISHED) return;
-  touched_at_s_ = sg4::Engine::get_clock();  // its end changed the network
   if (error_) {  // stopped: what is still in flight drains without effect
     Flow& flow = flows_[slot - 1];
     retire(std::move(flow.comm));
@@ -262,19 +276,18 @@ void EventLoop::handle_flow_done(size_t slot) {
 }
 
 void EventLoop::on_timer() {
-  // SimGrid runs timers in date order and deletes each once it has run: the one running is the earliest.
-  std::pop_heap(timers_.begin(), timers_.end(), LaterTimer{});
-  timers_.pop_back();
+  // The stops due run in date order, each once: the one running is the earliest.
+  std::pop_heap(stops_.begin(), stops_.end(), std::greater<double>{});
+  stops_.pop_back();
   sync_s_ = -1;
   if (error_) return;
   dispatching_ = true;
   try {
-    if (ahead_s_ >= 0) {  // this timer is at the time the handlers run ahead left their network work for
+    if (ahead_s_ >= 0) {  // this stop is at the time the handlers run ahead left their network work for
       ahead_s_ = -1;
       apply_pending();
     }
     run_due_events();
-    look_ahead();
   } catch (...) {
     stop(std::current_exception());
   }
@@ -283,17 +296,51 @@ void EventLoop::on_timer() {
   arm_timer();
 }
 
+double EventLoop::next_stop_in(double clock_s) {
+  // A dispatch timer set: a stop is due at this clock (a zero-length step runs it first, as SimGrid's timer did).
+  if (dispatch_timer_ == nullptr && !error_) {
+    dispatching_ = true;
+    try {
+      look_ahead();
+    } catch (...) {
+      stop(std::current_exception());
+    }
+    dispatching_ = false;
+    drop_background_if_idle();
+    arm_timer();
+  }
+  return stops_.empty() ? -1.0 : stops_.front() - clock_s;  // SimGrid's own jump, clock + (stop - clock)
+}
+
+void EventLoop::on_clock_moved(double clock_s) {
+  if (!stops_.empty() && stops_.front() <= clock_s) set_dispatch_timer();
+}
+
+void EventLoop::set_dispatch_timer() {
+  if (dispatch_timer_ != nullptr || in_dispatch_) return;  // in_dispatch_: the running dispatch takes it
+  dispatch_timer_ = kernel_timer_set(sg4::Engine::get_clock(),
+                                     [](void* loop) { static_cast<EventLoop*>(loop)->dispatch_due_stops(); }, this);
+}
+
+void EventLoop::dispatch_due_stops() {
+  dispatch_timer_ = nullptr;  // SimGrid deletes it once it has run
+  in_dispatch_ = true;
+  const double clock = sg4::Engine::get_clock();
+  while (!stops_.empty() && stops_.front() <= clock) on_timer();
+  in_dispatch_ = false;
+}
+
 // Runs the events that come before SimGrid's next change without stepping SimGrid to each: a step at a time where
 // nothing of SimGrid's changes only moves its clock (lazy updates: no action's remaining work is touched, none ends).
-// Allowed when nothing has ended undispatched and every model updates lazily; the network is solved first if it
-// changed at this time (a flow started, ended or re-weighted), then every model's next date is its action heap's top; an
-// event runs ahead if it is before that date by more than SimGrid's timing precision (an action within it of a step
-// ends at that step), and at most twice the clock (so the clock's jump, now + (t - now), lands exactly on t, as
-// the steps it replaces did). Flow starts and re-weightings of a handler run ahead wait for the clock at their time:
-// that batch is the last, and a timer there applies them in their order (apply_pending).
+// It runs where SimGrid asks our model for its next date (StepHook), after every model before it has solved at this
+// time: the completions of this time have been handled, and the network's next change is its action heap's top. An
+// event runs ahead if it is before that date by more than SimGrid's timing precision (an action within it of a
+// step ends at that step), and at most twice the clock (so the clock's jump, now + (t - now), lands exactly on t,
+// as the steps it replaces did). Flow starts and re-weightings of a handler run ahead wait for the clock at their
+// time: that batch is the last, and a stop there applies them in their order (apply_pending).
 void EventLoop::look_ahead() {
   const double clock = sg4::Engine::get_clock();
-  if (!look_ahead_ || error_ || !(clock > 0)) return;
+  if (!look_ahead_ || error_ || !(clock > 0) || !pending_.empty()) return;
   // The models with actions running (the network's, in practice): each must update lazily and have its next date
   // in its action heap; none may hold an action ended and not yet dispatched.
   simgrid::kernel::resource::Model* active[8];
@@ -304,10 +351,6 @@ void EventLoop::look_ahead() {
     if (!model->is_update_lazy() || !model->next_occurring_event_is_idempotent() || n_active == 8) return;
     active[n_active++] = model;
   }
-  // Changed at this time: solved now, as SimGrid's next step would first do at this same time (nothing else
-  // changes it before: nothing has ended undispatched, and the handlers run ahead leave their network work pending).
-  if (touched_at_s_ >= clock)
-    for (size_t i = 0; i < n_active; ++i) active[i]->next_occurring_event(clock);
   const auto earliest_top = [&active, n_active] {
     double date = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < n_active; ++i)
@@ -330,7 +373,7 @@ void EventLoop::look_ahead() {
     ++steps_ahead_;
     if (pending_.empty()) drop_background_if_idle();
   }
-  if (!pending_.empty()) return;  // ahead_s_ stays: the timer there applies them
+  if (!pending_.empty()) return;  // ahead_s_ stays: the stop there applies them
   ahead_s_ = -1;
   // SimGrid's next stop, from this clock: exactly where the skipped steps' last clock would have gone only if it is
   // at most twice this clock; else a step at the last time run ahead restores the skipped steps' last jump.
@@ -346,8 +389,9 @@ void EventLoop::drop_background_if_idle() {
 }
 
 void EventLoop::remove_timers() {
-  for (const auto& [date_s, timer] : timers_) kernel_timer_remove(timer);
-  timers_.clear();
+  stops_.clear();
+  if (dispatch_timer_ != nullptr) kernel_timer_remove(dispatch_timer_);
+  dispatch_timer_ = nullptr;
 }
 
 void EventLoop::clear_events() {
@@ -381,16 +425,19 @@ void EventLoop::arm_timer() {
   // else the earliest event.
   double target = !pending_.empty() ? ahead_s_ : events_.empty() ? sync_s_ : events_.top().time_s;
   if (pending_.empty() && sync_s_ >= 0) target = std::min(target, sync_s_);
-  // A timer before it would stop the clock for nothing (an event ran early, within a rounding step, or ahead).
-  while (!timers_.empty() && timers_.front().first < target) {
-    kernel_timer_remove(timers_.front().second);
-    std::pop_heap(timers_.begin(), timers_.end(), LaterTimer{});
-    timers_.pop_back();
+  // A stop before it would stop the clock for nothing (an event ran early, within a rounding step, or ahead).
+  while (!stops_.empty() && stops_.front() < target) {
+    std::pop_heap(stops_.begin(), stops_.end(), std::greater<double>{});
+    stops_.pop_back();
   }
-  if (!timers_.empty() && timers_.front().first <= target) return;  // already due no later than the earliest event
-  // A later timer stays: it is at a queued event's time (events are never withdrawn), where the clock stops anyway.
-  timers_.emplace_back(target, kernel_timer_set(target, [](void* loop) { static_cast<EventLoop*>(loop)->on_timer(); }, this));
-  std::push_heap(timers_.begin(), timers_.end(), LaterTimer{});
+  if (stops_.empty() || stops_.front() > target) {
+    // A later stop stays: it is at a queued event's time (events are never withdrawn), where the clock stops anyway.
+    stops_.push_back(target);
+    std::push_heap(stops_.begin(), stops_.end(), std::greater<double>{});
+  }
+  // Due at this clock (an event queued for now by a completion, or before the first step): run from a timer now,
+  // as SimGrid's own timer at this date ran, within this step if a timer already ran in it, else after a zero-length one.
+  if (target <= sg4::Engine::get_clock()) set_dispatch_timer();
 }
 
 void EventLoop::run() {

@@ -1,17 +1,18 @@
 // The simulation's clock and event loop, on top of SimGrid. Network flows are SimGrid Comms (fluid max-min
 // sharing, re-solved at every flow start and end); everything else (arrivals, GPU work finishing, propagation
-// delay) is an event of our own queue. The two are kept in one timeline by SimGrid kernel timers
-// (flow_priority.hpp), one always at the earliest queued event: SimGrid's engine bounds every solve by its
-// earliest timer, so the clock stops exactly there with no activity, host or solver variable involved (the former
+// delay) is an event of our own queue. The two are kept in one timeline by a model of our own added to SimGrid's
+// engine (StepHook in event_loop.cpp): SimGrid asks every model for its next date at the start of each step and
+// stops its clock at the earliest, so the clock stops exactly at the earliest queued event with no activity, host
+// or solver variable involved; the events due are then run from a SimGrid kernel timer at that time (the former
 // timer, an Exec on a host of speed 1, cost a CPU-model action and a re-solve per event). Flow completions arrive
 // through SimGrid's completion callback. All handlers run inside Engine::run(), at the exact simulated time,
 // started from maestro (no actors: the fastest and a deterministic way to drive SimGrid). One EventLoop per
 // process: SimGrid's engine is a singleton whose clock cannot be reset (see run_isolated in isolated_run.hpp for
 // tests and sweeps).
-// Cost: a SimGrid step (a solve bounded by the timer, the models' state update, the timer and completion dispatch)
-// per distinct event time, except for events that run ahead of SimGrid's clock (look_ahead in event_loop.cpp: no
-// flow touched, before SimGrid's next change); on the Mooncake benchmark 1.66 times the steps of a bare replay of
-// the same flows (2.3 times without the look-ahead; docs/benchmarks.md).
+// Cost: a SimGrid step (a solve, the models' state update, the timer and completion dispatch) per distinct event
+// time, except for events that run ahead of SimGrid's clock (look_ahead in event_loop.cpp: no flow touched, before
+// SimGrid's next change). The look-ahead runs where SimGrid asks our model for its date, after the network has
+// been solved at this time, so that it also runs after a flow's completion (docs/benchmarks.md).
 #pragma once
 #include <cstdint>
 #include <exception>
@@ -137,7 +138,6 @@ class EventLoop {
     double weight;
   };
   std::vector<PendingOp> pending_;
-  double touched_at_s_ = -1;  // SimGrid's clock when a flow last started, ended or was re-weighted
   bool look_ahead_ = true, check_look_ahead_ = false;
   double timing_precision_s_ = 1e-9;  // SimGrid's surf/precision
 
@@ -152,16 +152,20 @@ class EventLoop {
   std::vector<uint32_t> free_tasks_;
   static constexpr uint64_t kFirstSequence = uint64_t{1} << 62;  // at() events come after at_first() ones
   uint64_t next_sequence_ = kFirstSequence;
-  // Pending SimGrid timers by date, a min-heap (front: the earliest), each at a queued event's time; the earliest is
-  // at the earliest event. An earlier event adds a timer rather than moving the one armed (removing and setting a
-  // SimGrid timer was two allocations, and 190,000 of the Mooncake run's 661,000 timers were moved so).
-  struct LaterTimer {
-    bool operator()(const std::pair<double, simgrid::kernel::timer::Timer*>& a,
-                    const std::pair<double, simgrid::kernel::timer::Timer*>& b) const {
-      return a.first > b.first;
-    }
-  };
-  std::vector<std::pair<double, simgrid::kernel::timer::Timer*>> timers_;
+  // Clock stops still due, by date, a min-heap (front: the earliest), each at a queued event's time; the earliest is
+  // at the earliest event, and is the date our model gives SimGrid. An earlier event adds a stop rather than moving
+  // the earliest, so that the clock stops where it did when each stop was a SimGrid timer of its own.
+  std::vector<double> stops_;
+  // The SimGrid timer that runs the stops due at this clock (on_timer for each), set once the clock has reached the
+  // earliest stop (StepHook::update_actions_state) or when a stop is due at once; null when none is set. Running
+  // them from a timer keeps SimGrid's order at a step: timers, then completions, then timers set meanwhile.
+  simgrid::kernel::timer::Timer* dispatch_timer_ = nullptr;
+  bool in_dispatch_ = false;  // inside dispatch_due_stops (its timer is SimGrid's to delete)
+  class StepHook;  // the model SimGrid asks for our next date (event_loop.cpp)
+  double next_stop_in(double clock_s);  // at the start of a SimGrid step: the look-ahead, then our next date
+  void on_clock_moved(double clock_s);  // after SimGrid's clock has moved: the dispatch timer, if a stop is due
+  void dispatch_due_stops();            // the dispatch timer: on_timer for each stop due
+  void set_dispatch_timer();
   void remove_timers();
   bool dispatching_ = false;  // inside a handler batch: the timer is armed once, after it
   // Finished comms, kept alive until the clock has moved past the time they ended: SimGrid may still be handling

@@ -1,5 +1,5 @@
 // The one place lynxsim touches SimGrid's kernel layer: weighted max-min sharing between flows, and the kernel
-// timer the event loop is driven by.
+// timer the event loop runs its due events from.
 // SimGrid 3.32 has no flow priority in its public API. Its CM02/LV08 solvers compute a weighted max-min share in
 // which a flow with sharing penalty p gets bandwidth proportional to 1/p on its bottleneck; the kernel Action of a
 // started Comm exposes set_sharing_penalty(). Weight w = penalty 1/w; weight 1000 against 1 behaves as strict

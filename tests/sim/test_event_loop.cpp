@@ -273,3 +273,46 @@ TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are
   CHECK(t[4] == 1.01);
   CHECK(t[6] == 1.03);
 }
+
+namespace {
+// Two flows on disjoint links; the short one's delivery (5 us after its end) queues an event 1 ms later.
+std::string completion_scenario(bool look_ahead) {
+  if (look_ahead) unsetenv("LYNX_NO_LOOK_AHEAD");
+  else setenv("LYNX_NO_LOOK_AHEAD", "1", 1);
+  setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);
+  const std::string out = run_isolated([] {
+    NetworkConfig net;
+    net.nic_gbps = 100;
+    net.latency_us = 5;
+    EventLoop loop(net, names(4));
+    std::vector<double> times;
+    loop.at(1.0, [&] {
+      loop.send(0, 1, 125000000, 1.0, nullptr, [&] {
+        record_at(times, 0, loop);
+        loop.at(loop.now() + 1e-3, [&] { record_at(times, 2, loop); });
+      });
+      loop.send(2, 3, 1250000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
+    });
+    loop.run();
+    return numbers_text(times) + "ahead " + std::to_string(loop.steps_ahead());
+  });
+  unsetenv("LYNX_NO_LOOK_AHEAD");
+  unsetenv("LYNX_CHECK_LOOK_AHEAD");
+  return out;
+}
+}  // namespace
+
+TEST_CASE("after a flow's completion, the events before SimGrid's next change run ahead of its clock") {
+  const std::string ahead = completion_scenario(true), stepped = completion_scenario(false);
+  const size_t cut_a = ahead.rfind("ahead "), cut_s = stepped.rfind("ahead ");
+  CHECK(ahead.substr(0, cut_a) == stepped.substr(0, cut_s));
+  // The short flow's delivery and the event it queues run ahead of the long flow's end (1.1 s), and so does the
+  // long flow's delivery (nothing is left to change): none of the three is a SimGrid step.
+  CHECK(std::stoi(ahead.substr(cut_a + 6)) == 3);
+  CHECK(std::stoi(stepped.substr(cut_s + 6)) == 0);
+  const std::vector<double> t = parse_numbers_text(ahead.substr(0, cut_a));
+  REQUIRE(t.size() == 3);
+  CHECK(t[0] == doctest::Approx(1.0 + 1.25e8 / 12.5e9 + 5e-6).epsilon(1e-12));
+  CHECK(t[1] == doctest::Approx(1.0 + 1.25e9 / 12.5e9 + 5e-6).epsilon(1e-12));
+  CHECK(t[2] == doctest::Approx(1.0 + 1.25e8 / 12.5e9 + 5e-6 + 1e-3).epsilon(1e-12));
+}
