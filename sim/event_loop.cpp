@@ -88,7 +88,7 @@ void EventLoop::log_flows_to(const std::string& path) {
 
 double EventLoop::now() const { return ahead_s_ >= 0 ? ahead_s_ : sg4::Engine::get_clock(); }
 
-void EventLoop::push_event(double time_s, uint64_t sequence, EventTask handler, bool background, bool delivery,
+void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background, bool delivery,
                            uint64_t delivered_bytes) {
   uint32_t task;
   if (!free_tasks_.empty()) {
@@ -255,23 +255,30 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
 }
 
 void EventLoop::handle_flow_done(size_t slot) {
-  Flow flow = std::move(flows_[slot]);
-  flows_[slot] = Flow{};
-  flows_[slot].generation = flow.generation + 1;
-  free_flows_.push_back(slot);  // its comm is retired below, so the slot can take a new flow at once
+  // Its handlers and comm taken out, the slot is free for a new flow at once (its comm is retired below); start_comm
+  // and send set every other field of the next flow.
+  Flow& flow = flows_[slot];
+  sg4::CommPtr comm = std::move(flow.comm);
+  EventTask on_sent = std::move(flow.on_sent), on_delivered = std::move(flow.on_delivered);
+  const uint64_t bytes = flow.bytes;
+  const double latency_s = flow.latency_s;
+  const bool background = flow.background;
+  flow.background = false;
+  ++flow.generation;
+  free_flows_.push_back(slot);
   --flows_in_flight_;
-  retire(std::move(flow.comm));
-  if (flow.background) {
+  retire(std::move(comm));
+  if (background) {
     --background_flows_;
     return;
   }
-  if (flow.on_sent) flow.on_sent();
-  if (flow.latency_s > 0) {
-    push_event(now() + flow.latency_s, next_sequence_++, std::move(flow.on_delivered), false, true, flow.bytes);
+  if (on_sent) on_sent();
+  if (latency_s > 0) {
+    push_event(now() + latency_s, next_sequence_++, std::move(on_delivered), false, true, bytes);
   } else {
     ++flows_delivered_;
-    bytes_delivered_ += flow.bytes;
-    flow.on_delivered();
+    bytes_delivered_ += bytes;
+    on_delivered();
   }
 }
 

@@ -113,7 +113,7 @@ class EventLoop {
     bool background = false;
   };
 
-  void push_event(double time_s, uint64_t sequence, EventTask handler, bool background = false,
+  void push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background = false,
                   bool delivery = false, uint64_t delivered_bytes = 0);
   void on_activity_done(const simgrid::s4u::Activity& activity);
   void handle_flow_done(size_t slot);
