@@ -86,7 +86,7 @@ void EventLoop::log_flows_to(const std::string& path) {
   flow_log_ = std::make_unique<FlowLogWriter>(path, network_, nodes_, simgrid_cfg_);
 }
 
-double EventLoop::now() const { return ahead_s_ >= 0 ? ahead_s_ : sg4::Engine::get_clock(); }
+double EventLoop::now() const { return ahead_s_ >= 0 ? ahead_s_ : clock_s_; }
 
 void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background, bool delivery,
                            uint64_t delivered_bytes) {
@@ -320,19 +320,20 @@ double EventLoop::next_stop_in(double clock_s) {
 }
 
 void EventLoop::on_clock_moved(double clock_s) {
+  clock_s_ = clock_s;
   if (!stops_.empty() && stops_.front() <= clock_s) set_dispatch_timer();
 }
 
 void EventLoop::set_dispatch_timer() {
   if (dispatch_timer_ != nullptr || in_dispatch_) return;  // in_dispatch_: the running dispatch takes it
-  dispatch_timer_ = kernel_timer_set(sg4::Engine::get_clock(),
+  dispatch_timer_ = kernel_timer_set(clock_s_,
                                      [](void* loop) { static_cast<EventLoop*>(loop)->dispatch_due_stops(); }, this);
 }
 
 void EventLoop::dispatch_due_stops() {
   dispatch_timer_ = nullptr;  // SimGrid deletes it once it has run
   in_dispatch_ = true;
-  const double clock = sg4::Engine::get_clock();
+  const double clock = clock_s_;
   while (!stops_.empty() && stops_.front() <= clock) on_timer();
   in_dispatch_ = false;
 }
@@ -346,7 +347,7 @@ void EventLoop::dispatch_due_stops() {
 // as the steps it replaces did). Flow starts and re-weightings of a handler run ahead wait for the clock at their
 // time: that batch is the last, and a stop there applies them in their order (apply_pending).
 void EventLoop::look_ahead() {
-  const double clock = sg4::Engine::get_clock();
+  const double clock = clock_s_;
   if (!look_ahead_ || error_ || !(clock > 0) || !pending_.empty()) return;
   // The models with actions running (the network's, in practice): each must update lazily and have its next date
   // in its action heap; none may hold an action ended and not yet dispatched.
@@ -444,7 +445,7 @@ void EventLoop::arm_timer() {
   }
   // Due at this clock (an event queued for now by a completion, or before the first step): run from a timer now,
   // as SimGrid's own timer at this date ran, within this step if a timer already ran in it, else after a zero-length one.
-  if (target <= sg4::Engine::get_clock()) set_dispatch_timer();
+  if (target <= clock_s_) set_dispatch_timer();
 }
 
 void EventLoop::run() {
