@@ -40,13 +40,7 @@ double Curve::at(double size, bool* extrapolated) const {
   return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
 }
 
-double Curve::at(double size, size_t& segment, bool* extrapolated) const {
-  // Interior sizes only (the ends take at()'s other branches): segment i covers [sizes_[i - 1], sizes_[i]).
-  if (segment > 0 && segment < sizes_.size() && size > sizes_.front() && size < sizes_.back() &&
-      sizes_[segment - 1] <= size && size < sizes_[segment]) {
-    const double x0 = sizes_[segment - 1], x1 = sizes_[segment], y0 = seconds_[segment - 1], y1 = seconds_[segment];
-    return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
-  }
+double Curve::at_searching(double size, size_t& segment, bool* extrapolated) const {
   if (size > sizes_.front() && size < sizes_.back())
     segment = static_cast<size_t>(std::upper_bound(sizes_.begin(), sizes_.end(), size) - sizes_.begin());
   return at(size, extrapolated);

@@ -29,14 +29,24 @@ class Curve {
   // the first point the floor or proportional rule is an interpolation towards zero work, not an extrapolation).
   double at(double size, bool* extrapolated = nullptr) const;
   // The same value, starting the search at `segment` (the interior segment the previous call used, updated): a
-  // caller that asks for slowly growing sizes (a decode run's context) skips the binary search.
-  double at(double size, size_t& segment, bool* extrapolated) const;
+  // caller that asks for slowly growing sizes (a decode run's context) skips the binary search. Inline: a decode
+  // run asks it once per iteration, millions of times a run.
+  double at(double size, size_t& segment, bool* extrapolated) const {
+    // Interior sizes only (the ends take at()'s other branches): segment i covers [sizes_[i - 1], sizes_[i]).
+    if (segment > 0 && segment < sizes_.size() && size > sizes_.front() && size < sizes_.back() &&
+        sizes_[segment - 1] <= size && size < sizes_[segment]) {
+      const double x0 = sizes_[segment - 1], x1 = sizes_[segment], y0 = seconds_[segment - 1], y1 = seconds_[segment];
+      return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
+    }
+    return at_searching(size, segment, extrapolated);
+  }
   bool empty() const { return sizes_.empty(); }
   double first_size() const { return sizes_.front(); }
   double last_size() const { return sizes_.back(); }
   const std::string& what() const { return what_; }
 
  private:
+  double at_searching(double size, size_t& segment, bool* extrapolated) const;  // at(), the segment updated
   std::vector<double> sizes_, seconds_;
   Below below_ = Below::floor;
   std::string what_;

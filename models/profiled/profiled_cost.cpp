@@ -215,19 +215,35 @@ double ProfiledCostModel::decode_step_seconds(double layers, const QueryTerms& c
          c.embedding + c.lm_head + cpu_s;
 }
 
-// decode_seconds along a run, with the terms of its fixed query tokens and sequences looked up once: the same
-// sum (decode_step_seconds), so the same doubles.
+// decode_seconds along a run, with the terms of its fixed query tokens and sequences looked up once, and the
+// attention curve's operands (decode_attention_seconds) taken out of the loop: the same expressions in the same
+// order (decode_step_seconds), so the same doubles.
 void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
                                         std::vector<double>& ends_s) const {
   if (first >= last) return;  // no lookup (and no extrapolation noted) for an empty run
   const double layers = static_cast<double>(model_.n_layers);
   const QueryTerms c = query_terms(run.query_tokens);
   const double cpu = cpu_terms(run.sequences);
+  const AttentionCurve& a = *decode_attention_;
+  const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
+  const double measured_heads = a.kv_heads_per_gpu * a.head_dim;
+  const double measured_hbm = measured_gpu_.hbm_gb_per_s, hbm = gpu_.hbm_gb_per_s;
+  const bool same_gpu = same_gpu_;
+  size_t segment = decode_attention_segment_;  // locals: the stores below cannot be to them
+  bool extrapolated = false;
+  const size_t base = ends_s.size();
+  ends_s.resize(base + (last - first));
+  double* end_s = ends_s.data() + base;
   double t = start_s;
   for (size_t i = first; i < last; ++i) {
-    t += decode_step_seconds(layers, c, run.at(i).attention_kv_tokens, cpu);
-    ends_s.push_back(t);
+    const double kv_tokens = run.at(i).attention_kv_tokens;
+    const double measured = a.seconds.at(kv_tokens * heads / measured_heads, segment, &extrapolated);
+    const double attention = same_gpu ? measured : measured * measured_hbm / hbm;  // bytes-bound
+    t += layers * (c.dense + attention + 2 * c.all_reduce) + c.all_reduce + c.embedding + c.lm_head + cpu;
+    *end_s++ = t;
   }
+  decode_attention_segment_ = segment;
+  if (extrapolated) extrapolated_ = true;
 }
 
 std::string ProfiledCostModel::source() const {
