@@ -100,7 +100,8 @@ class ProfiledCostModel : public StepCostModel {
     double dense = 0, all_reduce = 0, embedding = 0, lm_head = 0;
   };
   QueryTerms query_terms(int64_t query_tokens) const;
-  // One decode step from its terms: the one sum decode_seconds and decode_run_ends share.
+  // One decode step from its terms (decode_seconds). decode_run_ends repeats this sum with its lookups out of the loop;
+  // a test holds the two to the last bit (test_profiled_cost.cpp).
   double decode_step_seconds(double layers, const QueryTerms& terms, double attention_kv_tokens, double cpu_s) const;
   double cpu_terms(int64_t sequences) const;
   mutable std::vector<QueryTerms> query_terms_;

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "models/catalog.hpp"
@@ -151,6 +152,32 @@ TEST_CASE("auto chooses the profiled model where measurements cover the GPU and 
   // Ascend 910B's nearest measured GPU by datasheet peaks is the A100.
   CHECK(profile_gpu_for(find_gpu(gpus(), "ascend-910b"), gpus(), {"h100-sxm", "a100-80gb-sxm"}) == "a100-80gb-sxm");
   CHECK(profile_gpu_for(find_gpu(gpus(), "h200-sxm"), gpus(), {"h100-sxm", "a100-80gb-sxm"}) == "h100-sxm");
+}
+
+TEST_CASE("a decode run's iteration ends are the running sum of its steps' decode_seconds, to the last bit") {
+  // decode_run_ends repeats decode_seconds' expression with its lookups taken out of the loop: on a measured and a
+  // derived GPU, at TP 1 and 4, over many attention segments and past the last measured size (extrapolated).
+  for (const auto& [model_name, gpu_name, tp] : {std::tuple{"llama-3.1-8b", "h100-sxm", 1},
+                                                 std::tuple{"llama-3.1-8b", "h200-sxm", 1},
+                                                 std::tuple{"llama-3.1-70b", "h100-sxm", 4}}) {
+    CAPTURE(model_name);
+    CAPTURE(gpu_name);
+    ProfiledCostModel run_model = on(model_name, gpu_name, tp), step_model = on(model_name, gpu_name, tp);
+    DecodeRun run{24, 24, 0, 0, 0, 24 * 300.0, 24 * 2900.0};  // 24 sequences from 300 to ~12M tokens of context
+    std::vector<double> ends;
+    run_model.decode_run_ends(run, 0, 1500, 2.5, ends);
+    run_model.decode_run_ends(run, 1500, 4096, ends.back(), ends);  // a plan's later chunk
+    REQUIRE(ends.size() == 4096);
+    double t = 2.5;
+    size_t differing = 0;
+    for (size_t i = 0; i < ends.size(); ++i) {
+      t += step_model.decode_seconds(run.at(i));
+      if (ends[i] != t) ++differing;
+    }
+    CHECK(differing == 0);
+    CHECK(run_model.extrapolated() == step_model.extrapolated());
+    CHECK(run_model.extrapolated());
+  }
 }
 
 TEST_CASE("a prefill beyond the measured tokens is still timed, proportionally, and flagged as extrapolated") {
