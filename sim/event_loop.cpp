@@ -288,13 +288,21 @@ void EventLoop::on_timer() {
   stops_.pop_back();
   sync_s_ = -1;
   if (error_) return;
+  run_batch(&EventLoop::run_stop);
+}
+
+void EventLoop::run_stop() {
+  if (ahead_s_ >= 0) {  // this stop is at the time the handlers run ahead left their network work for
+    ahead_s_ = -1;
+    apply_pending();
+  }
+  run_due_events();
+}
+
+void EventLoop::run_batch(void (EventLoop::*work)()) {
   dispatching_ = true;
   try {
-    if (ahead_s_ >= 0) {  // this stop is at the time the handlers run ahead left their network work for
-      ahead_s_ = -1;
-      apply_pending();
-    }
-    run_due_events();
+    (this->*work)();
   } catch (...) {
     stop(std::current_exception());
   }
@@ -305,17 +313,7 @@ void EventLoop::on_timer() {
 
 double EventLoop::next_stop_in(double clock_s) {
   // A dispatch timer set: a stop is due at this clock (a zero-length step runs it first, as SimGrid's timer did).
-  if (dispatch_timer_ == nullptr && !error_) {
-    dispatching_ = true;
-    try {
-      look_ahead();
-    } catch (...) {
-      stop(std::current_exception());
-    }
-    dispatching_ = false;
-    drop_background_if_idle();
-    arm_timer();
-  }
+  if (dispatch_timer_ == nullptr && !error_) run_batch(&EventLoop::look_ahead);
   return stops_.empty() ? -1.0 : stops_.front() - clock_s;  // SimGrid's own jump, clock + (stop - clock)
 }
 

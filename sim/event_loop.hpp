@@ -118,6 +118,9 @@ class EventLoop {
   void on_activity_done(const simgrid::s4u::Activity& activity);
   void handle_flow_done(size_t slot);
   void on_timer();
+  void run_stop();  // a clock stop's work: the network work left by handlers run ahead, then the events due
+  // Runs `work` (handlers) as one batch: the stops are armed once, after it; an exception stops the loop.
+  void run_batch(void (EventLoop::*work)());
   void run_due_events();
   void arm_timer();
   void stop(std::exception_ptr error);

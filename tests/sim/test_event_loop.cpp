@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <functional>
 
 #include "common/error.hpp"
 #include "sim/event_loop.hpp"
@@ -231,42 +233,71 @@ TEST_CASE("a flow re-weighted while it sends shares by its new weight from then 
 }
 
 namespace {
-// The same scenario with and without the look-ahead (LYNX_NO_LOOK_AHEAD, read when the loop is created): every
-// recorded time as text, then the event times run ahead of SimGrid's clock.
-std::string look_ahead_scenario(bool look_ahead) {
+struct AheadRun {
+  std::string times;  // every recorded time, as text
+  int ahead = 0;      // event times run ahead of SimGrid's clock
+};
+// Runs `scenario` (it returns its recorded times as text) in its own process, with the look-ahead on or off
+// (LYNX_NO_LOOK_AHEAD, read when the loop is created), each look-ahead checked against a solve.
+AheadRun run_with_look_ahead(bool look_ahead, const std::function<std::pair<std::string, uint64_t>()>& scenario) {
   if (look_ahead) unsetenv("LYNX_NO_LOOK_AHEAD");
   else setenv("LYNX_NO_LOOK_AHEAD", "1", 1);
-  setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);  // each look-ahead checks the date it read against a solve
-  const std::string out = run_isolated([] {
-    NetworkConfig net;
-    net.nic_gbps = 100;
-    net.latency_us = 5;
-    EventLoop loop(net, names(3));
-    std::vector<double> times;
-    EventLoop::FlowHandle a = nullptr;
-    loop.at(1.0, [&] { a = loop.send(0, 2, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); }); });
-    for (int i = 1; i <= 3; ++i) loop.at(1.0 + 0.01 * i, [&times, &loop, i] { record_at(times, 3 + i, loop); });
-    // Ahead of the clock: a flow start and a re-weighting wait for it, and then share as if started at their time.
-    loop.at(1.04, [&] { loop.send(1, 2, 100000000, 1.0, nullptr, [&] { record_at(times, 1, loop); }); });
-    loop.at(1.045, [&] { CHECK(loop.reweight(a, 3.0)); record_at(times, 2, loop); });
-    loop.run();
-    return numbers_text(times) + "ahead " + std::to_string(loop.steps_ahead());
+  setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);
+  const std::string out = run_isolated([&scenario] {
+    const auto [times, ahead] = scenario();
+    return times + "ahead " + std::to_string(ahead);
   });
   unsetenv("LYNX_NO_LOOK_AHEAD");
   unsetenv("LYNX_CHECK_LOOK_AHEAD");
-  return out;
+  const size_t cut = out.rfind("ahead ");
+  return AheadRun{out.substr(0, cut), std::stoi(out.substr(cut + 6))};
+}
+
+NetworkConfig nic_100g_5us() {
+  NetworkConfig net;
+  net.nic_gbps = 100;
+  net.latency_us = 5;
+  return net;
+}
+
+std::pair<std::string, uint64_t> look_ahead_scenario() {
+  EventLoop loop(nic_100g_5us(), names(3));
+  std::vector<double> times;
+  EventLoop::FlowHandle a = nullptr;
+  loop.at(1.0, [&] { a = loop.send(0, 2, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); }); });
+  for (int i = 1; i <= 3; ++i) loop.at(1.0 + 0.01 * i, [&times, &loop, i] { record_at(times, 3 + i, loop); });
+  // Ahead of the clock: a flow start and a re-weighting wait for it, and then share as if started at their time.
+  loop.at(1.04, [&] { loop.send(1, 2, 100000000, 1.0, nullptr, [&] { record_at(times, 1, loop); }); });
+  loop.at(1.045, [&] { CHECK(loop.reweight(a, 3.0)); record_at(times, 2, loop); });
+  loop.run();
+  return {numbers_text(times), loop.steps_ahead()};
+}
+
+// Two flows on disjoint links; the short one's delivery (5 us after its end) queues an event 1 ms later.
+std::pair<std::string, uint64_t> completion_scenario() {
+  EventLoop loop(nic_100g_5us(), names(4));
+  std::vector<double> times;
+  loop.at(1.0, [&] {
+    loop.send(0, 1, 125000000, 1.0, nullptr, [&] {
+      record_at(times, 0, loop);
+      loop.at(loop.now() + 1e-3, [&] { record_at(times, 2, loop); });
+    });
+    loop.send(2, 3, 1250000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
+  });
+  loop.run();
+  return {numbers_text(times), loop.steps_ahead()};
 }
 }  // namespace
 
 TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are those of a step per event") {
-  const std::string ahead = look_ahead_scenario(true), stepped = look_ahead_scenario(false);
-  const size_t cut_a = ahead.rfind("ahead "), cut_s = stepped.rfind("ahead ");
-  CHECK(ahead.substr(0, cut_a) == stepped.substr(0, cut_s));  // the same doubles, to the last digit
-  CHECK(std::stoi(ahead.substr(cut_a + 6)) >= 3);               // the events at 1.01-1.03 at least
-  CHECK(std::stoi(stepped.substr(cut_s + 6)) == 0);
+  const AheadRun ahead = run_with_look_ahead(true, look_ahead_scenario);
+  const AheadRun stepped = run_with_look_ahead(false, look_ahead_scenario);
+  CHECK(ahead.times == stepped.times);  // the same doubles, to the last digit
+  CHECK(ahead.ahead >= 3);              // the events at 1.01-1.03 at least
+  CHECK(stepped.ahead == 0);
   // Closed form of the second flow: A alone to 1.04 (5e8 bytes sent), then half each of 12.5 GB/s until 1.045,
   // then A at weight 3 takes 3/4: B's 1e8 bytes are 6.25e6 x 5 ms = 3.125e7 by 1.045, the rest at 3.125 GB/s.
-  const std::vector<double> t = parse_numbers_text(ahead.substr(0, cut_a));
+  const std::vector<double> t = parse_numbers_text(ahead.times);
   REQUIRE(t.size() == 7);
   CHECK(t[1] == doctest::Approx(1.045 + (1e8 - 6.25e9 * 0.005) / 3.125e9 + 5e-6).epsilon(1e-9));
   CHECK(t[2] == 1.045);
@@ -274,43 +305,15 @@ TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are
   CHECK(t[6] == 1.03);
 }
 
-namespace {
-// Two flows on disjoint links; the short one's delivery (5 us after its end) queues an event 1 ms later.
-std::string completion_scenario(bool look_ahead) {
-  if (look_ahead) unsetenv("LYNX_NO_LOOK_AHEAD");
-  else setenv("LYNX_NO_LOOK_AHEAD", "1", 1);
-  setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);
-  const std::string out = run_isolated([] {
-    NetworkConfig net;
-    net.nic_gbps = 100;
-    net.latency_us = 5;
-    EventLoop loop(net, names(4));
-    std::vector<double> times;
-    loop.at(1.0, [&] {
-      loop.send(0, 1, 125000000, 1.0, nullptr, [&] {
-        record_at(times, 0, loop);
-        loop.at(loop.now() + 1e-3, [&] { record_at(times, 2, loop); });
-      });
-      loop.send(2, 3, 1250000000, 1.0, nullptr, [&] { record_at(times, 1, loop); });
-    });
-    loop.run();
-    return numbers_text(times) + "ahead " + std::to_string(loop.steps_ahead());
-  });
-  unsetenv("LYNX_NO_LOOK_AHEAD");
-  unsetenv("LYNX_CHECK_LOOK_AHEAD");
-  return out;
-}
-}  // namespace
-
 TEST_CASE("after a flow's completion, the events before SimGrid's next change run ahead of its clock") {
-  const std::string ahead = completion_scenario(true), stepped = completion_scenario(false);
-  const size_t cut_a = ahead.rfind("ahead "), cut_s = stepped.rfind("ahead ");
-  CHECK(ahead.substr(0, cut_a) == stepped.substr(0, cut_s));
+  const AheadRun ahead = run_with_look_ahead(true, completion_scenario);
+  const AheadRun stepped = run_with_look_ahead(false, completion_scenario);
+  CHECK(ahead.times == stepped.times);
   // The short flow's delivery and the event it queues run ahead of the long flow's end (1.1 s), and so does the
   // long flow's delivery (nothing is left to change): none of the three is a SimGrid step.
-  CHECK(std::stoi(ahead.substr(cut_a + 6)) == 3);
-  CHECK(std::stoi(stepped.substr(cut_s + 6)) == 0);
-  const std::vector<double> t = parse_numbers_text(ahead.substr(0, cut_a));
+  CHECK(ahead.ahead == 3);
+  CHECK(stepped.ahead == 0);
+  const std::vector<double> t = parse_numbers_text(ahead.times);
   REQUIRE(t.size() == 3);
   CHECK(t[0] == doctest::Approx(1.0 + 1.25e8 / 12.5e9 + 5e-6).epsilon(1e-12));
   CHECK(t[1] == doctest::Approx(1.0 + 1.25e9 / 12.5e9 + 5e-6).epsilon(1e-12));
