@@ -163,8 +163,8 @@ class EventLoop {
   // earliest stop (StepHook::update_actions_state) or when a stop is due at once; null when none is set. Running
   // them from a timer keeps SimGrid's order at a step: timers, then completions, then timers set meanwhile.
   simgrid::kernel::timer::Timer* dispatch_timer_ = nullptr;
-  bool in_dispatch_ = false;
-  double clock_s_ = 0;  // SimGrid's clock, as each step gives it to our model (a call into SimGrid saved per read)  // inside dispatch_due_stops (its timer is SimGrid's to delete)
+  bool in_dispatch_ = false;  // inside dispatch_due_stops (its timer is SimGrid's to delete)
+  double clock_s_ = 0;  // SimGrid's clock, as each step gives it to our model (a call into SimGrid saved per read)
   class StepHook;  // the model SimGrid asks for our next date (event_loop.cpp)
   double next_stop_in(double clock_s);  // at the start of a SimGrid step: the look-ahead, then our next date
   void on_clock_moved(double clock_s);  // after SimGrid's clock has moved: the dispatch timer, if a stop is due
