@@ -205,19 +205,14 @@ double ProfiledCostModel::cpu_terms(int64_t sequences) const {
 
 double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
   const double layers = static_cast<double>(model_.n_layers);
-  return decode_step_seconds(layers, query_terms(work.query_tokens), work.attention_kv_tokens,
-                             cpu_terms(work.sequences));
-}
-
-double ProfiledCostModel::decode_step_seconds(double layers, const QueryTerms& c, double attention_kv_tokens,
-                                              double cpu_s) const {
-  return layers * (c.dense + decode_attention_seconds(attention_kv_tokens) + 2 * c.all_reduce) + c.all_reduce +
-         c.embedding + c.lm_head + cpu_s;
+  const QueryTerms c = query_terms(work.query_tokens);
+  const double attention_s = decode_attention_seconds(work.attention_kv_tokens);
+  return decode_step_sum(layers, c, attention_s, cpu_terms(work.sequences));
 }
 
 // decode_seconds along a run, with the terms of its fixed query tokens and sequences looked up once, and the
 // attention curve's operands (decode_attention_seconds) taken out of the loop: the same expressions in the same
-// order (decode_step_seconds), so the same doubles.
+// order (decode_step_sum), so the same doubles.
 void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
                                         std::vector<double>& ends_s) const {
   if (first >= last) return;  // no lookup (and no extrapolation noted) for an empty run
@@ -239,7 +234,7 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
     const double kv_tokens = run.at(i).attention_kv_tokens;
     const double measured = a.seconds.at(kv_tokens * heads / measured_heads, segment, &extrapolated);
     const double attention = same_gpu ? measured : measured * measured_hbm / hbm;  // bytes-bound
-    t += layers * (c.dense + attention + 2 * c.all_reduce) + c.all_reduce + c.embedding + c.lm_head + cpu;
+    t += decode_step_sum(layers, c, attention, cpu);
     *end_s++ = t;
   }
   decode_attention_segment_ = segment;

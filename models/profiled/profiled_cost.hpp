@@ -100,9 +100,12 @@ class ProfiledCostModel : public StepCostModel {
     double dense = 0, all_reduce = 0, embedding = 0, lm_head = 0;
   };
   QueryTerms query_terms(int64_t query_tokens) const;
-  // One decode step from its terms (decode_seconds). decode_run_ends repeats this sum with its lookups out of the loop;
-  // a test holds the two to the last bit (test_profiled_cost.cpp).
-  double decode_step_seconds(double layers, const QueryTerms& terms, double attention_kv_tokens, double cpu_s) const;
+  // One decode step from its terms and its attention time per layer: the one sum decode_seconds and decode_run_ends
+  // share (decode_run_ends computes the attention with its curve's operands out of the loop; a test holds the two to
+  // the last bit, test_profiled_cost.cpp).
+  static double decode_step_sum(double layers, const QueryTerms& c, double attention_s, double cpu_s) {
+    return layers * (c.dense + attention_s + 2 * c.all_reduce) + c.all_reduce + c.embedding + c.lm_head + cpu_s;
+  }
   double cpu_terms(int64_t sequences) const;
   mutable std::vector<QueryTerms> query_terms_;
   mutable std::vector<double> cpu_terms_;  // NaN: not computed yet
