@@ -60,7 +60,13 @@ std::vector<NicFlowShare> nic_flow_shares(int src_tp, int src_nics, int dst_tp, 
 }
 
 std::vector<uint64_t> split_bytes(uint64_t bytes, const std::vector<NicFlowShare>& shares) {
-  std::vector<uint64_t> out(shares.size(), 0);
+  std::vector<uint64_t> out;
+  split_bytes(bytes, shares, out);
+  return out;
+}
+
+void split_bytes(uint64_t bytes, const std::vector<NicFlowShare>& shares, std::vector<uint64_t>& out) {
+  out.assign(shares.size(), 0);
   double sum = 0;
   for (const NicFlowShare& s : shares) sum += s.fraction;
   const auto total = static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * sum));
@@ -70,7 +76,6 @@ std::vector<uint64_t> split_bytes(uint64_t bytes, const std::vector<NicFlowShare
     given += out[k];
   }
   if (!shares.empty()) out.back() = total - std::min(given, total);
-  return out;
 }
 
 }  // namespace lynx

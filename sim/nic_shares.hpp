@@ -33,5 +33,7 @@ std::vector<NicFlowShare> nic_flow_shares(int src_tp, int src_nics, int dst_tp, 
 // `bytes` (the model's KV, each head once) split by the shares' fractions into whole bytes that add up to exactly
 // round(bytes x the fractions' sum) (the rounding remainder goes to the last share).
 std::vector<uint64_t> split_bytes(uint64_t bytes, const std::vector<NicFlowShare>& shares);
+// The same into `out` (its storage reused: the transfer engine splits every chunk it plans).
+void split_bytes(uint64_t bytes, const std::vector<NicFlowShare>& shares, std::vector<uint64_t>& out);
 
 }  // namespace lynx

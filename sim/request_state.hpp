@@ -42,6 +42,14 @@ struct RequestState {
     int chunks_issued = 0;
     int64_t flows_issued = 0, flows_delivered = 0;
     std::vector<const void*> sending;  // EventLoop handles of the current chunk's flows (for a weight change; reweight refuses those already sent)
+    // The flows of the last chunk sent, per NIC pair: their bytes and messages, and the layers they were computed
+    // for (the transfer engine reuses them for a chunk of the same layers' tokens; layers < 0: none yet).
+    struct ChunkFlows {
+      int64_t first_layer = -1, layers = -1;
+      std::vector<uint64_t> bytes;
+      std::vector<int64_t> messages;
+    };
+    ChunkFlows last_chunk;
   };
   std::array<Stream, 2> streams;
   double memory_bytes = 0;           // reserved on the decode instance

@@ -67,19 +67,37 @@ void TransferEngine::pump(RequestState& r, int s) {
   const Platform& platform = loop_.platform();
   const int src = platform.first_endpoint[static_cast<size_t>(ends_.prefill_node(r))];
   const int dst = platform.first_endpoint[static_cast<size_t>(ends_.decode_node(r))];
-  const std::vector<uint64_t> bytes = chunk_flow_bytes(r, s, chunk);
-  for (size_t k = 0; k < bytes.size(); ++k) {
-    if (bytes[k] == 0) continue;
+  const RequestState::Stream::ChunkFlows& flows = chunk_flows(r, stream, s, chunk);
+  for (size_t k = 0; k < flows.bytes.size(); ++k) {
+    const uint64_t bytes = flows.bytes[k];
+    if (bytes == 0) continue;
     ++stream.flows_sending;
     ++stream.flows_issued;
-    const int64_t messages = chunk_flow_messages(r, chunk, nic_shares_[k].gpu_pairs, bytes[k]);
-    const double delay_s = setup_s + static_cast<double>(messages) * cost.per_message_us * 1e-6;
+    const double delay_s = setup_s + static_cast<double>(flows.messages[k]) * cost.per_message_us * 1e-6;
     const int from = src + nic_shares_[k].src_nic, to = dst + nic_shares_[k].dst_nic;
     if (delay_s > 0)
-      loop_.at(loop_.now() + delay_s, [this, &r, s, from, to, b = bytes[k]] { start_flow(r, s, from, to, b); });
+      loop_.at(loop_.now() + delay_s, [this, &r, s, from, to, bytes] { start_flow(r, s, from, to, bytes); });
     else
-      start_flow(r, s, from, to, bytes[k]);
+      start_flow(r, s, from, to, bytes);  // pumps nothing now: this stream's flows_sending is counted above
   }
+}
+
+// The flows of one chunk of stream `s`: its last chunk's, when it held the same layers' tokens (the same number of
+// layers and no sliding window, or the same layers), else computed into the stream's cache.
+const RequestState::Stream::ChunkFlows& TransferEngine::chunk_flows(const RequestState& r,
+                                                                    RequestState::Stream& stream, int s,
+                                                                    int chunk) const {
+  RequestState::Stream::ChunkFlows& flows = stream.last_chunk;
+  const int64_t first = context_.chunk_first_layer(chunk), layers = context_.chunk_layer_count(chunk);
+  const bool same_layers = context_.inputs->model.sliding_window == 0 || first == flows.first_layer;
+  if (layers == flows.layers && same_layers) return flows;
+  chunk_flow_bytes(context_.protocol_of(r), r.request.input_tokens, s, chunk, flows.bytes);
+  flows.messages.resize(flows.bytes.size());
+  for (size_t k = 0; k < flows.bytes.size(); ++k)
+    flows.messages[k] = chunk_flow_messages(r, chunk, nic_shares_[k].gpu_pairs, flows.bytes[k]);
+  flows.first_layer = first;
+  flows.layers = layers;
+  return flows;
 }
 
 void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes) {
@@ -145,21 +163,20 @@ int64_t TransferEngine::chunk_flow_messages(const RequestState& r, int chunk, in
   return messages;
 }
 
-std::vector<uint64_t> TransferEngine::chunk_flow_bytes(const RequestState& r, int stream, int chunk) const {
-  return chunk_flow_bytes(context_.protocol_of(r), r.request.input_tokens, stream, chunk);
-}
-
-std::vector<uint64_t> TransferEngine::chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens,
-                                                       int stream, int chunk) const {
-  const KvStreamBytes bytes = layers_kv_bytes(context_.inputs->model, protocol.format().format, prompt_tokens,
-                                              context_.chunk_first_layer(chunk), context_.chunk_layer_count(chunk));
-  return split_bytes(protocol.stream_bytes(stream, bytes), nic_shares_);
+void TransferEngine::chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream, int chunk,
+                                      std::vector<uint64_t>& bytes) const {
+  const KvStreamBytes layer_bytes = layers_kv_bytes(context_.inputs->model, protocol.format().format, prompt_tokens,
+                                                    context_.chunk_first_layer(chunk), context_.chunk_layer_count(chunk));
+  split_bytes(protocol.stream_bytes(stream, layer_bytes), nic_shares_, bytes);
 }
 
 uint64_t TransferEngine::stream_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream) const {
   uint64_t total = 0;
-  for (int chunk = 0; chunk < context_.chunks; ++chunk)
-    for (uint64_t b : chunk_flow_bytes(protocol, prompt_tokens, stream, chunk)) total += b;
+  std::vector<uint64_t> bytes;
+  for (int chunk = 0; chunk < context_.chunks; ++chunk) {
+    chunk_flow_bytes(protocol, prompt_tokens, stream, chunk, bytes);
+    for (uint64_t b : bytes) total += b;
+  }
   return total;
 }
 

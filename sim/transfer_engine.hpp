@@ -61,10 +61,13 @@ class TransferEngine : public TransferRequests {
   void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes);
   void on_flow_delivered(RequestState& r, int stream, uint64_t bytes);
   void stream_complete(RequestState& r, int stream);
-  // The bytes of each flow of one chunk of one stream (one per NIC pair, nic_shares.hpp).
-  std::vector<uint64_t> chunk_flow_bytes(const RequestState& r, int stream, int chunk) const;
-  std::vector<uint64_t> chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream,
-                                         int chunk) const;
+  // The bytes of each flow of one chunk of one stream (one per NIC pair, nic_shares.hpp), into `bytes`.
+  void chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream, int chunk,
+                        std::vector<uint64_t>& bytes) const;
+  // The stream's flows for `chunk`: its last chunk's when they hold the same layers' tokens (every layer the same
+  // bytes and messages: no sliding window, or the same layers), else computed into it.
+  const RequestState::Stream::ChunkFlows& chunk_flows(const RequestState& r, RequestState::Stream& stream, int s,
+                                                      int chunk) const;
 
   int64_t chunk_flow_messages(const RequestState& r, int chunk, int64_t gpu_pairs, uint64_t flow_bytes) const;
 

@@ -325,6 +325,53 @@ TEST_CASE("replicated heads: a 4-KV-head model at tp 8 sends twice its KV with s
   }
 }
 
+TEST_CASE("sliding-window layers: chunks of as many layers but other windowed layers carry their own bytes") {
+  // gpt-oss-120b alternates windowed (128 tokens) and full layers: 3-layer chunks hold 2 or 1 windowed layers, so
+  // consecutive chunks of the same size carry different bytes and messages (the engine reuses a chunk's flows only
+  // for the same layers).
+  nlohmann::json config = with_engine(config_of("bf16", 8, 100), {{"engine", "nixl-ucx"}, {"chunk_layers", 3}});
+  config["model"] = "gpt-oss-120b";
+  const SimulationInputs in = make_inputs(config, {});
+  REQUIRE(in.model.sliding_window > 0);
+  const int64_t tokens = 4096;
+  const KvStreamBytes first = layers_kv_bytes(in.model, in.format, tokens, 0, 3);
+  const KvStreamBytes second = layers_kv_bytes(in.model, in.format, tokens, 3, 3);
+  REQUIRE(first.total() != second.total());
+  const double bytes = static_cast<double>(total_bytes(config, tokens).total());
+  const Times t = transfer_once(config, tokens, 0);
+  CHECK(t.bytes_sent == bytes);
+  // Chunk by chunk (each leaves when the previous one's flows are sent): every NIC pair's flow waits for its
+  // messages, counted layer by layer (a windowed layer's blocks cover its window only), then sends its bytes; the
+  // chunk ends with its slowest flow.
+  const TransferCost& cost = in.config.transfer.cost;
+  const std::vector<NicFlowShare> shares = kv_flow_shares(kv_shard_heads(in.model), 8, 8, 8, 8, cost.replicated_kv);
+  const double rate = cost.efficiency * 100e9 / 8;
+  double end_s = 0.1;
+  for (int64_t chunk_first = 0; chunk_first < in.model.n_layers; chunk_first += 3) {
+    const int64_t layers = std::min<int64_t>(3, in.model.n_layers - chunk_first);
+    const std::vector<uint64_t> flow_bytes =
+        split_bytes(layers_kv_bytes(in.model, in.format, tokens, chunk_first, layers).total(), shares);
+    double held_total = 0;
+    for (int64_t l = chunk_first; l < chunk_first + layers; ++l)
+      held_total += static_cast<double>(layer_kv_tokens(in.model, l, tokens));
+    double slowest_s = 0;
+    for (size_t k = 0; k < shares.size(); ++k) {
+      int64_t messages = 0;
+      for (int64_t l = chunk_first; l < chunk_first + layers; ++l) {
+        const int64_t held = layer_kv_tokens(in.model, l, tokens);
+        messages += flow_messages(cost, held, 1, kv_tensors_per_layer(in.model), shares[k].gpu_pairs,
+                                  static_cast<uint64_t>(std::llround(static_cast<double>(flow_bytes[k]) *
+                                                                     static_cast<double>(held) / held_total)));
+      }
+      const double setup_s = chunk_first == 0 ? cost.setup_us * 1e-6 : 0.0;
+      slowest_s = std::max(slowest_s, setup_s + static_cast<double>(messages) * cost.per_message_us * 1e-6 +
+                                          static_cast<double>(flow_bytes[k]) / rate);
+    }
+    end_s += slowest_s;
+  }
+  CHECK(near(t.anchor_s, end_s + 7e-6 + cost.notify_us * 1e-6));
+}
+
 TEST_CASE("mixed tp (prefill 2, decode 4): pieces cut by head slices, each prefill NIC sends two quarter flows") {
   for (const nlohmann::json& engine : engine_variants()) {
     CAPTURE(engine.dump());
