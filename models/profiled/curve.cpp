@@ -1,5 +1,7 @@
 #include "models/profiled/curve.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <map>
 
@@ -25,6 +27,15 @@ Curve::Curve(std::vector<std::pair<double, double>> points, Below below, std::st
     sizes_.push_back(size);
     seconds_.push_back(running_max);
   }
+  exact_inverse_widths_.assign(sizes_.size(), 0.0);
+  for (size_t i = 1; i < sizes_.size(); ++i) exact_inverse_widths_[i] = exact_inverse(sizes_[i] - sizes_[i - 1]);
+}
+
+double exact_inverse(double d) {
+  int exponent = 0;
+  if (!std::isfinite(d) || !(d > 0) || std::frexp(d, &exponent) != 0.5) return 0.0;
+  const double inverse = 1.0 / d;  // exact: a power of two
+  return std::isnormal(inverse) ? inverse : 0.0;
 }
 
 double Curve::at(double size, bool* extrapolated) const {

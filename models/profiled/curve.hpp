@@ -18,6 +18,10 @@
 
 namespace lynx {
 
+// 1 / d when d is a power of two whose reciprocal is a normal double (x / d == x * (1 / d) exactly then, for every
+// normal x / d), else 0.
+double exact_inverse(double d);
+
 class Curve {
  public:
   enum class Below { floor, proportional };
@@ -36,7 +40,10 @@ class Curve {
     if (segment > 0 && segment < sizes_.size() && size > sizes_.front() && size < sizes_.back() &&
         sizes_[segment - 1] <= size && size < sizes_[segment]) {
       const double x0 = sizes_[segment - 1], x1 = sizes_[segment], y0 = seconds_[segment - 1], y1 = seconds_[segment];
-      return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
+      // A power-of-two width divides exactly as a multiplication by its reciprocal: the same bits, without a
+      // division (most measured sizes are powers of two, so most of a decode run's segments have one).
+      const double inverse = exact_inverse_widths_[segment];
+      return inverse != 0 ? y0 + (y1 - y0) * (size - x0) * inverse : y0 + (y1 - y0) * (size - x0) / (x1 - x0);
     }
     return at_searching(size, segment, extrapolated);
   }
@@ -48,6 +55,8 @@ class Curve {
  private:
   double at_searching(double size, size_t& segment, bool* extrapolated) const;  // at(), the segment updated
   std::vector<double> sizes_, seconds_;
+  // By segment i (sizes_[i - 1], sizes_[i]): 1 / its width when the width is a power of two, else 0.
+  std::vector<double> exact_inverse_widths_;
   Below below_ = Below::floor;
   std::string what_;
 };

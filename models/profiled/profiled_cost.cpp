@@ -222,6 +222,7 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   const AttentionCurve& a = *decode_attention_;
   const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
   const double measured_heads = a.kv_heads_per_gpu * a.head_dim;
+  const double measured_heads_inverse = exact_inverse(measured_heads);  // 0: not a power of two
   const double measured_hbm = measured_gpu_.hbm_gb_per_s, hbm = gpu_.hbm_gb_per_s;
   const bool same_gpu = same_gpu_;
   size_t segment = decode_attention_segment_;  // locals: the stores below cannot be to them
@@ -232,7 +233,9 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   double t = start_s;
   for (size_t i = first; i < last; ++i) {
     const double kv_tokens = run.at(i).attention_kv_tokens;
-    const double measured = a.seconds.at(kv_tokens * heads / measured_heads, segment, &extrapolated);
+    const double size = measured_heads_inverse != 0 ? kv_tokens * heads * measured_heads_inverse
+                                                    : kv_tokens * heads / measured_heads;  // the same bits
+    const double measured = a.seconds.at(size, segment, &extrapolated);
     const double attention = same_gpu ? measured : measured * measured_hbm / hbm;  // bytes-bound
     t += decode_step_sum(layers, c, attention, cpu);
     *end_s++ = t;

@@ -4,6 +4,7 @@
 // error against end-to-end measurements stays under the figures reached (README, "Calibrated compute").
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <tuple>
@@ -52,6 +53,29 @@ TEST_CASE("curve: linear between points, proportional beyond the last, floor or 
   CHECK(n.at(2) == doctest::Approx(3.0));
   CHECK(n.at(3) == doctest::Approx(3.0));
   CHECK_THROWS_AS(Curve({}, Curve::Below::floor, "empty"), LynxError);
+}
+
+TEST_CASE("a curve's segment lookup gives at()'s bits, power-of-two widths by their exact reciprocal") {
+  CHECK(exact_inverse(4096) == 1.0 / 4096);
+  CHECK(exact_inverse(0.25) == 4.0);
+  CHECK(exact_inverse(3072) == 0);  // not a power of two: divided
+  CHECK(exact_inverse(0) == 0);
+  CHECK(exact_inverse(-2) == 0);
+  CHECK(exact_inverse(std::ldexp(1.0, 1023)) == 0);  // its reciprocal is subnormal
+  // Sizes as the decode attention tables measure them (batch x KV length): widths 3072 (divided), then powers of
+  // two (multiplied); odd times, so that every product rounds.
+  const Curve c({{1024, 3.9718e-5}, {4096, 2.3498e-5}, {8192, 2.4828e-5}, {16384, 3.6332e-5}, {32768, 5.1113e-5},
+                 {65536, 9.7127e-5}, {131072, 1.71231e-4}, {196608, 2.6e-4}},
+                Curve::Below::floor, "test");
+  size_t segment = 0;
+  int compared = 0;
+  for (double size = 1000.37; size < 200000; size = size * 1.0007 + 0.913) {
+    bool a = false, b = false;
+    CHECK(c.at(size, segment, &a) == c.at(size, &b));  // exact: the hint path against the searching one
+    CHECK(a == b);
+    ++compared;
+  }
+  CHECK(compared > 1000);
 }
 
 TEST_CASE("a measured CSV with a bad field is one error naming the file and line") {
