@@ -1,8 +1,7 @@
 #include "models/profiled/curve.hpp"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common/error.hpp"
