@@ -54,6 +54,8 @@ ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu,
   };
   prefill_attention_ = nearest(profile_->prefill_attention, heads / p, kv / p, true);
   decode_attention_ = nearest(profile_->decode_attention, std::max(kv / p, 1.0), heads / p, false);
+  if (decode_attention_ != nullptr)
+    decode_measured_heads_inverse_ = exact_inverse(decode_attention_->kv_heads_per_gpu * decode_attention_->head_dim);
   if (tensor_parallel > 1) {
     all_reduce_ = profile_->all_reduce(tensor_parallel);
     if (!all_reduce_)
@@ -137,8 +139,9 @@ double ProfiledCostModel::prefill_attention_seconds(double new_tokens, double ca
 double ProfiledCostModel::decode_attention_seconds(double kv_tokens) const {
   const AttentionCurve& a = *decode_attention_;
   const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
-  const double t = a.seconds.at(kv_tokens * heads / (a.kv_heads_per_gpu * a.head_dim), decode_attention_segment_,
-                                &extrapolated_);
+  const double size =
+      decode_attention_size(kv_tokens, heads, a.kv_heads_per_gpu * a.head_dim, decode_measured_heads_inverse_);
+  const double t = a.seconds.at(size, decode_attention_segment_, &extrapolated_);
   return same_gpu_ ? t : t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // bytes-bound
 }
 
@@ -222,7 +225,7 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   const AttentionCurve& a = *decode_attention_;
   const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
   const double measured_heads = a.kv_heads_per_gpu * a.head_dim;
-  const double measured_heads_inverse = exact_inverse(measured_heads);  // 0: not a power of two
+  const double measured_heads_inverse = decode_measured_heads_inverse_;
   const double measured_hbm = measured_gpu_.hbm_gb_per_s, hbm = gpu_.hbm_gb_per_s;
   const bool same_gpu = same_gpu_;
   size_t segment = decode_attention_segment_;  // locals: the stores below cannot be to them
@@ -233,8 +236,7 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   double t = start_s;
   for (size_t i = first; i < last; ++i) {
     const double kv_tokens = run.at(i).attention_kv_tokens;
-    const double size = measured_heads_inverse != 0 ? kv_tokens * heads * measured_heads_inverse
-                                                    : kv_tokens * heads / measured_heads;  // the same bits
+    const double size = decode_attention_size(kv_tokens, heads, measured_heads, measured_heads_inverse);
     const double measured = a.seconds.at(size, segment, &extrapolated);
     const double attention = same_gpu ? measured : measured * measured_hbm / hbm;  // bytes-bound
     t += decode_step_sum(layers, c, attention, cpu);

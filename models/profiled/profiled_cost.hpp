@@ -106,6 +106,14 @@ class ProfiledCostModel : public StepCostModel {
   static double decode_step_sum(double layers, const QueryTerms& c, double attention_s, double cpu_s) {
     return layers * (c.dense + attention_s + 2 * c.all_reduce) + c.all_reduce + c.embedding + c.lm_head + cpu_s;
   }
+  // A decode step's KV tokens as the decode attention table's size: scaled from this model's KV heads per GPU
+  // (`heads` x head_dim) to the measured ones (`measured_heads`); the one expression decode_attention_seconds and
+  // decode_run_ends share. `inverse`: exact_inverse(measured_heads) (curve.hpp), a power of two multiplying with the
+  // division's bits, else 0.
+  static double decode_attention_size(double kv_tokens, double heads, double measured_heads, double inverse) {
+    return inverse != 0 ? kv_tokens * heads * inverse : kv_tokens * heads / measured_heads;
+  }
+  double decode_measured_heads_inverse_ = 0;  // exact_inverse of the decode attention table's heads x head_dim
   double cpu_terms(int64_t sequences) const;
   mutable std::vector<QueryTerms> query_terms_;
   mutable std::vector<double> cpu_terms_;  // NaN: not computed yet

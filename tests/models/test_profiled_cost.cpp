@@ -62,6 +62,11 @@ TEST_CASE("a curve's segment lookup gives at()'s bits, power-of-two widths by th
   CHECK(exact_inverse(0) == 0);
   CHECK(exact_inverse(-2) == 0);
   CHECK(exact_inverse(std::ldexp(1.0, 1023)) == 0);  // its reciprocal is subnormal
+  // Multiplying by it gives the division's bits (the decode attention's size: KV tokens x heads / measured heads).
+  for (double x = 0.37; x < 1e9; x = x * 1.37 + 0.11) {
+    CHECK(x * 1024 * exact_inverse(1024) == x * 1024 / 1024);
+    CHECK(x * 640 * exact_inverse(512) == x * 640 / 512);
+  }
   // Sizes as the decode attention tables measure them (batch x KV length): widths 3072 (divided), then powers of
   // two (multiplied); odd times, so that every product rounds.
   const Curve c({{1024, 3.9718e-5}, {4096, 2.3498e-5}, {8192, 2.4828e-5}, {16384, 3.6332e-5}, {32768, 5.1113e-5},
