@@ -11,15 +11,16 @@ namespace lynx {
 namespace {
 using u128 = unsigned __int128;
 
-// Decimal digits of v (no sign), appended.
-void append_u128(std::string& out, u128 v) {
+// Decimal digits of v (no sign), written at `p` (at most 39); returns their end.
+char* write_u128(char* p, u128 v) {
   char digits[40];
   int n = 0;
   do {
     digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
     v /= 10;
   } while (v != 0);
-  while (n > 0) out += digits[--n];
+  while (n > 0) *p++ = digits[--n];
+  return p;
 }
 }  // namespace
 
@@ -54,26 +55,25 @@ void append_fixed9(std::string& out, double value) {
     const u128 half = u128{1} << (shift - 1);
     if (remainder > half || (remainder == half && (nanos & 1) != 0)) ++nanos;
   }  // else |value| * 1e9 < 2^-16: rounds to 0
-  if (negative) out += '-';
+  // Written into a local buffer and appended once (each append to `out` checks its capacity).
+  char text[64];  // sign, at most 23 whole digits (nanos < 2^104), point, 9 digits
+  char* p = text;
+  if (negative) *p++ = '-';
   uint64_t f = 0;
   if (nanos <= UINT64_MAX) {  // under 1.8e10 s, every time a run writes: 64-bit division, not the 128-bit helper's
     const uint64_t n64 = static_cast<uint64_t>(nanos);
-    char whole[24];
-    const auto [end, error] = std::to_chars(whole, whole + sizeof whole, n64 / 1000000000u);
-    (void)error;  // 24 bytes hold any uint64
-    out.append(whole, end);
+    p = std::to_chars(p, text + sizeof text, n64 / 1000000000u).ptr;  // 64 bytes hold any uint64
     f = n64 % 1000000000u;
   } else {
-    append_u128(out, nanos / 1000000000u);
+    p = write_u128(p, nanos / 1000000000u);
     f = static_cast<uint64_t>(nanos % 1000000000u);
   }
-  out += '.';
-  char fraction[10];
+  *p++ = '.';
   for (int i = 8; i >= 0; --i) {
-    fraction[i] = static_cast<char>('0' + f % 10);
+    p[i] = static_cast<char>('0' + f % 10);
     f /= 10;
   }
-  out.append(fraction, 9);
+  out.append(text, static_cast<size_t>(p + 9 - text));
 }
 
 }  // namespace lynx

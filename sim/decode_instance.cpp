@@ -96,7 +96,8 @@ void DecodeInstance::maybe_start_iteration() {
     context_.protocol_of(*r).on_join(*r);
     running_.push_back(r);
   }
-  std::vector<Member> members;
+  std::vector<Member>& members = members_;  // empty while not busy; filled in place, its capacity kept
+  members.clear();
   int64_t query_tokens = 0;
   double attended = 0, kv_bytes = 0, kv_bytes_growth = 0, unpack_s = 0;
   // KV tokens attention reads, each weighted by its format's attention cost relative to bf16 (kernel cost table).
@@ -133,7 +134,6 @@ void DecodeInstance::maybe_start_iteration() {
   plan_start_s_ = now + unpack_s;
   iteration_ends_s_.clear();
   compute_iterations(kIterationsPerChunk);
-  members_ = std::move(members);
   ++generation_;
   schedule_plan_event();
 }

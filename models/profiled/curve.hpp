@@ -40,12 +40,30 @@ class Curve {
     if (segment > 0 && segment < sizes_.size() && size > sizes_.front() && size < sizes_.back() &&
         sizes_[segment - 1] <= size && size < sizes_[segment]) {
       const double x0 = sizes_[segment - 1], x1 = sizes_[segment], y0 = seconds_[segment - 1], y1 = seconds_[segment];
-      // A power-of-two width divides exactly as a multiplication by its reciprocal: the same bits, without a
-      // division (most measured sizes are powers of two, so most of a decode run's segments have one).
-      const double inverse = exact_inverse_widths_[segment];
-      return inverse != 0 ? y0 + (y1 - y0) * (size - x0) * inverse : y0 + (y1 - y0) * (size - x0) / (x1 - x0);
+      return interpolate(size, x0, y0, y1 - y0, x1 - x0, exact_inverse_widths_[segment]);
     }
     return at_searching(size, segment, extrapolated);
+  }
+  // One interior segment with its operands read out, for a caller that keeps it in registers while its sizes stay
+  // in it (a decode run: thousands of growing sizes per segment); at() of a size it holds, to the bit.
+  struct Span {
+    double low = 0, high = 0, first = 0;  // holds sizes in [low, high) above the curve's first size; none if empty
+    double y0 = 0, rise = 0, width = 1, inverse = 0;
+    bool holds(double size) const { return size >= low && size < high && size > first; }
+    double at(double size) const { return interpolate(size, low, y0, rise, width, inverse); }
+  };
+  // Segment `segment` (as at() leaves it) as a Span; an empty one if it is not an interior segment.
+  Span span(size_t segment) const {
+    Span s;
+    if (segment == 0 || segment >= sizes_.size()) return s;  // high = low: holds nothing
+    s.low = sizes_[segment - 1];
+    s.high = sizes_[segment];
+    s.first = sizes_.front();
+    s.y0 = seconds_[segment - 1];
+    s.rise = seconds_[segment] - seconds_[segment - 1];
+    s.width = sizes_[segment] - sizes_[segment - 1];
+    s.inverse = exact_inverse_widths_[segment];
+    return s;
   }
   bool empty() const { return sizes_.empty(); }
   double first_size() const { return sizes_.front(); }
@@ -54,6 +72,12 @@ class Curve {
 
  private:
   double at_searching(double size, size_t& segment, bool* extrapolated) const;  // at(), the segment updated
+  // Linear between (x0, y0) and (x0 + width, y0 + rise). A power-of-two width divides exactly as a multiplication by
+  // its reciprocal (`inverse`, else 0): the same bits, without a division (most measured sizes are powers of two, so
+  // most of a decode run's segments have one).
+  static double interpolate(double size, double x0, double y0, double rise, double width, double inverse) {
+    return inverse != 0 ? y0 + rise * (size - x0) * inverse : y0 + rise * (size - x0) / width;
+  }
   std::vector<double> sizes_, seconds_;
   // By segment i (sizes_[i - 1], sizes_[i]): 1 / its width when the width is a power of two, else 0.
   std::vector<double> exact_inverse_widths_;

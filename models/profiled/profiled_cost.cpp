@@ -234,10 +234,17 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   ends_s.resize(base + (last - first));
   double* end_s = ends_s.data() + base;
   double t = start_s;
+  Curve::Span span = a.seconds.span(segment);  // in locals: the stores to ends_s cannot change it
   for (size_t i = first; i < last; ++i) {
     const double kv_tokens = run.at(i).attention_kv_tokens;
     const double size = decode_attention_size(kv_tokens, heads, measured_heads, measured_heads_inverse);
-    const double measured = a.seconds.at(size, segment, &extrapolated);
+    double measured;
+    if (span.holds(size)) {
+      measured = span.at(size);
+    } else {
+      measured = a.seconds.at(size, segment, &extrapolated);
+      span = a.seconds.span(segment);
+    }
     const double attention = same_gpu ? measured : measured * measured_hbm / hbm;  // bytes-bound
     t += decode_step_sum(layers, c, attention, cpu);
     *end_s++ = t;

@@ -73,14 +73,30 @@ TEST_CASE("a curve's segment lookup gives at()'s bits, power-of-two widths by th
                  {65536, 9.7127e-5}, {131072, 1.71231e-4}, {196608, 2.6e-4}},
                 Curve::Below::floor, "test");
   size_t segment = 0;
-  int compared = 0;
+  int compared = 0, held = 0;
   for (double size = 1000.37; size < 200000; size = size * 1.0007 + 0.913) {
     bool a = false, b = false;
-    CHECK(c.at(size, segment, &a) == c.at(size, &b));  // exact: the hint path against the searching one
+    const double searched = c.at(size, &b);
+    CHECK(c.at(size, segment, &a) == searched);  // exact: the hint path against the searching one
     CHECK(a == b);
+    // The segment as a Span (a decode run's loop) holds the size exactly when it is an interior one, and gives the
+    // same bits.
+    const Curve::Span span = c.span(segment);
+    CHECK(span.holds(size) == (size > 1024 && size < 196608));
+    if (span.holds(size)) {
+      CHECK(span.at(size) == searched);
+      ++held;
+    }
     ++compared;
   }
   CHECK(compared > 1000);
+  CHECK(held > 1000);
+  // Outside the interior (the first size itself, below it, the last and beyond): held by no segment's Span.
+  for (size_t i = 0; i <= 8; ++i)
+    for (double size : {500.0, 1024.0, 196608.0, 3e5}) CHECK(!c.span(i).holds(size));
+  CHECK(c.span(2).holds(4096.0));  // [4096, 8192): its lower end is in
+  CHECK(c.span(2).at(4096.0) == c.at(4096.0));
+  CHECK(!c.span(2).holds(8192.0));
 }
 
 TEST_CASE("a measured CSV with a bad field is one error naming the file and line") {
