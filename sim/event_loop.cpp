@@ -106,7 +106,7 @@ void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler
   t.background = background;
   events_.push(Event{time_s, sequence, task});
   if (background) ++background_events_;
-  if (!dispatching_) arm_timer();
+  if (!dispatching_) arm_stop();
 }
 
 void EventLoop::at(double time_s, EventTask handler) {
@@ -251,7 +251,7 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
   }
   dispatching_ = false;
   drop_background_if_idle();
-  arm_timer();
+  arm_stop();
 }
 
 void EventLoop::handle_flow_done(size_t slot) {
@@ -282,7 +282,7 @@ void EventLoop::handle_flow_done(size_t slot) {
   }
 }
 
-void EventLoop::on_timer() {
+void EventLoop::run_earliest_stop() {
   // The stops due run in date order, each once: the one running is the earliest.
   std::pop_heap(stops_.begin(), stops_.end(), std::greater<double>{});
   stops_.pop_back();
@@ -308,7 +308,7 @@ void EventLoop::run_batch(void (EventLoop::*work)()) {
   }
   dispatching_ = false;
   drop_background_if_idle();
-  arm_timer();
+  arm_stop();
 }
 
 double EventLoop::next_stop_in(double clock_s) {
@@ -332,7 +332,7 @@ void EventLoop::dispatch_due_stops() {
   dispatch_timer_ = nullptr;  // SimGrid deletes it once it has run
   in_dispatch_ = true;
   const double clock = clock_s_;
-  while (!stops_.empty() && stops_.front() <= clock) on_timer();
+  while (!stops_.empty() && stops_.front() <= clock) run_earliest_stop();
   in_dispatch_ = false;
 }
 
@@ -425,7 +425,7 @@ void EventLoop::run_due_events() {
   }
 }
 
-void EventLoop::arm_timer() {
+void EventLoop::arm_stop() {
   if (error_ || (events_.empty() && pending_.empty() && sync_s_ < 0)) return;
   // The earliest thing due: network work left by handlers run ahead, else a clock stop after running ahead (look_ahead),
   // else the earliest event.
@@ -447,7 +447,7 @@ void EventLoop::arm_timer() {
 }
 
 void EventLoop::run() {
-  arm_timer();
+  arm_stop();
   engine_->run();
   if (error_) std::rethrow_exception(error_);
   if (flow_log_) flow_log_->finish();

@@ -117,12 +117,12 @@ class EventLoop {
                   bool delivery = false, uint64_t delivered_bytes = 0);
   void on_activity_done(const simgrid::s4u::Activity& activity);
   void handle_flow_done(size_t slot);
-  void on_timer();
+  void run_earliest_stop();  // the earliest clock stop taken off stops_ and its work run as a batch (run_stop)
   void run_stop();  // a clock stop's work: the network work left by handlers run ahead, then the events due
   // Runs `work` (handlers) as one batch: the stops are armed once, after it; an exception stops the loop.
   void run_batch(void (EventLoop::*work)());
   void run_due_events();
-  void arm_timer();
+  void arm_stop();  // a clock stop at the earliest thing due, and the dispatch timer if that is now
   void stop(std::exception_ptr error);
   void drop_background_if_idle();
   void clear_events();  // every queued event dropped (stopped, or only background work left)
@@ -159,19 +159,19 @@ class EventLoop {
   // at the earliest event, and is the date our model gives SimGrid. An earlier event adds a stop rather than moving
   // the earliest, so that the clock stops where it did when each stop was a SimGrid timer of its own.
   std::vector<double> stops_;
-  // The SimGrid timer that runs the stops due at this clock (on_timer for each), set once the clock has reached the
-  // earliest stop (StepHook::update_actions_state) or when a stop is due at once; null when none is set. Running
-  // them from a timer keeps SimGrid's order at a step: timers, then completions, then timers set meanwhile.
+  // The SimGrid timer that runs the stops due at this clock (run_earliest_stop for each), set once the clock has
+  // reached the earliest stop (StepHook::update_actions_state) or when a stop is due at once; null when none is set.
+  // Running them from a timer keeps SimGrid's order at a step: timers, then completions, then timers set meanwhile.
   simgrid::kernel::timer::Timer* dispatch_timer_ = nullptr;
   bool in_dispatch_ = false;  // inside dispatch_due_stops (its timer is SimGrid's to delete)
   double clock_s_ = 0;  // SimGrid's clock, as each step gives it to our model (a call into SimGrid saved per read)
   class StepHook;  // the model SimGrid asks for our next date (event_loop.cpp)
   double next_stop_in(double clock_s);  // at the start of a SimGrid step: the look-ahead, then our next date
   void on_clock_moved(double clock_s);  // after SimGrid's clock has moved: the dispatch timer, if a stop is due
-  void dispatch_due_stops();            // the dispatch timer: on_timer for each stop due
+  void dispatch_due_stops();            // the dispatch timer: run_earliest_stop for each stop due
   void set_dispatch_timer();
   void remove_timers();
-  bool dispatching_ = false;  // inside a handler batch: the timer is armed once, after it
+  bool dispatching_ = false;  // inside a handler batch: the stop is armed once, after it
   // Finished comms, kept alive until the clock has moved past the time they ended: SimGrid may still be handling
   // other activities that ended at that same time (dropping the last handle of a comm it handles crashes).
   std::vector<std::pair<double, simgrid::s4u::CommPtr>> finished_;

@@ -37,12 +37,8 @@ class Curve {
   // run asks it once per iteration, millions of times a run.
   double at(double size, size_t& segment, bool* extrapolated) const {
     // Interior sizes only (the ends take at()'s other branches): segment i covers [sizes_[i - 1], sizes_[i]).
-    if (segment > 0 && segment < sizes_.size() && size > sizes_.front() && size < sizes_.back() &&
-        sizes_[segment - 1] <= size && size < sizes_[segment]) {
-      const double x0 = sizes_[segment - 1], x1 = sizes_[segment], y0 = seconds_[segment - 1], y1 = seconds_[segment];
-      return interpolate(size, x0, y0, y1 - y0, x1 - x0, exact_inverse_widths_[segment]);
-    }
-    return at_searching(size, segment, extrapolated);
+    const Span s = span(segment);
+    return s.holds(size) ? s.at(size) : at_searching(size, segment, extrapolated);
   }
   // One interior segment with its operands read out, for a caller that keeps it in registers while its sizes stay
   // in it (a decode run: thousands of growing sizes per segment); at() of a size it holds, to the bit.
