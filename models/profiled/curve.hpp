@@ -47,6 +47,10 @@ class Curve {
     double y0 = 0, rise = 0, width = 1, inverse = 0;
     bool holds(double size) const { return size >= low && size < high && size > first; }
     double at(double size) const { return interpolate(size, low, y0, rise, width, inverse); }
+    // at() with its branch on `inverse` taken by the caller (a loop the compiler vectorises): `inverse` not 0, the
+    // width a power of two; `inverse` 0.
+    double at_by_inverse(double size) const { return interpolate_by_inverse(size, low, y0, rise, inverse); }
+    double at_by_width(double size) const { return interpolate_by_width(size, low, y0, rise, width); }
   };
   // Segment `segment` (as at() leaves it) as a Span; an empty one if it is not an interior segment.
   Span span(size_t segment) const {
@@ -72,7 +76,14 @@ class Curve {
   // its reciprocal (`inverse`, else 0): the same bits, without a division (most measured sizes are powers of two, so
   // most of a decode run's segments have one).
   static double interpolate(double size, double x0, double y0, double rise, double width, double inverse) {
-    return inverse != 0 ? y0 + rise * (size - x0) * inverse : y0 + rise * (size - x0) / width;
+    return inverse != 0 ? interpolate_by_inverse(size, x0, y0, rise, inverse)
+                        : interpolate_by_width(size, x0, y0, rise, width);
+  }
+  static double interpolate_by_width(double size, double x0, double y0, double rise, double width) {
+    return y0 + rise * (size - x0) / width;
+  }
+  static double interpolate_by_inverse(double size, double x0, double y0, double rise, double inverse) {
+    return y0 + rise * (size - x0) * inverse;
   }
   std::vector<double> sizes_, seconds_;
   // By segment i (sizes_[i - 1], sizes_[i]): 1 / its width when the width is a power of two, else 0.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <type_traits>
 
 #include "common/error.hpp"
 
@@ -216,6 +217,12 @@ double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
 // decode_seconds along a run, with the terms of its fixed query tokens and sequences looked up once, and the
 // attention curve's operands (decode_attention_seconds) taken out of the loop: the same expressions in the same
 // order (decode_step_sum), so the same doubles.
+// Iterations go by blocks where they can. A run's attention sizes never shrink along it (its growth is >= 0, its
+// scales positive, and rounding is monotone), so a block whose first and last sizes the segment's Span holds lies
+// in it whole. Such a block's steps are computed first, with the branches of Curve::interpolate and of the GPU
+// ratio taken out of the loop, so with no branch and no dependency between iterations (the compiler vectorises
+// it), then summed in order into the ends. A block that reaches past its segment is halved until it fits. Other
+// iterations (a segment's first, past the measured sizes) go one at a time through Curve::at.
 void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
                                         std::vector<double>& ends_s) const {
   if (first >= last) return;  // no lookup (and no extrapolation noted) for an empty run
@@ -228,6 +235,8 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   const double measured_heads_inverse = decode_measured_heads_inverse_;
   const double measured_hbm = measured_gpu_.hbm_gb_per_s, hbm = gpu_.hbm_gb_per_s;
   const bool same_gpu = same_gpu_;
+  const double kv_first = run.attention_tokens, kv_growth = run.attention_growth;
+  const bool blocks = kv_growth >= 0 && heads > 0 && measured_heads_inverse > 0;
   size_t segment = decode_attention_segment_;  // locals: the stores below cannot be to them
   bool extrapolated = false;
   const size_t base = ends_s.size();
@@ -235,9 +244,43 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   double* end_s = ends_s.data() + base;
   double t = start_s;
   Curve::Span span = a.seconds.span(segment);  // in locals: the stores to ends_s cannot change it
-  for (size_t i = first; i < last; ++i) {
-    const double kv_tokens = run.at(i).attention_kv_tokens;
-    const double size = decode_attention_size(kv_tokens, heads, measured_heads, measured_heads_inverse);
+  // Iteration i's size: run.at(i).attention_kv_tokens (DecodeRun::at's expression), scaled to the table's heads.
+  auto size_at = [&](double i) {
+    return decode_attention_size(kv_first + i * kv_growth, heads, measured_heads, measured_heads_inverse);
+  };
+  auto derived = [&](double measured) { return measured * measured_hbm / hbm; };  // another GPU: bytes-bound
+  // The steps of iterations [i, i + n), all held by `s`, into out[0, n) (`blocks`: the heads' inverse multiplies).
+  auto block_steps = [&](auto same_gpu_tag, auto by_inverse_tag, const Curve::Span& s, double i, int n, double* out) {
+    for (int j = 0; j < n; ++j) {
+      const double kv_tokens = kv_first + (i + j) * kv_growth;  // i + j: exact, a run is < 2^53 iterations
+      const double size = decode_attention_size_by_inverse(kv_tokens, heads, measured_heads_inverse);
+      const double measured = decltype(by_inverse_tag)::value ? s.at_by_inverse(size) : s.at_by_width(size);
+      const double attention = decltype(same_gpu_tag)::value ? measured : derived(measured);
+      out[j] = decode_step_sum(layers, c, attention, cpu);
+    }
+  };
+  constexpr size_t kBlock = 32;
+  size_t i = first;
+  while (i < last) {
+    const double index = static_cast<double>(i);
+    if (blocks && span.holds(size_at(index))) {
+      size_t n = std::min(kBlock, last - i);
+      while (n > 1 && !span.holds(size_at(index + static_cast<double>(n - 1)))) n /= 2;
+      const int count = static_cast<int>(n);
+      if (same_gpu && span.inverse != 0)
+        block_steps(std::true_type{}, std::true_type{}, span, index, count, end_s);
+      else if (same_gpu)
+        block_steps(std::true_type{}, std::false_type{}, span, index, count, end_s);
+      else if (span.inverse != 0)
+        block_steps(std::false_type{}, std::true_type{}, span, index, count, end_s);
+      else
+        block_steps(std::false_type{}, std::false_type{}, span, index, count, end_s);
+      for (size_t j = 0; j < n; ++j) end_s[j] = t += end_s[j];
+      end_s += n;
+      i += n;
+      continue;
+    }
+    const double size = size_at(index);
     double measured;
     if (span.holds(size)) {
       measured = span.at(size);
@@ -245,9 +288,9 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
       measured = a.seconds.at(size, segment, &extrapolated);
       span = a.seconds.span(segment);
     }
-    const double attention = same_gpu ? measured : measured * measured_hbm / hbm;  // bytes-bound
-    t += decode_step_sum(layers, c, attention, cpu);
+    t += decode_step_sum(layers, c, same_gpu ? measured : derived(measured), cpu);
     *end_s++ = t;
+    ++i;
   }
   decode_attention_segment_ = segment;
   if (extrapolated) extrapolated_ = true;

@@ -111,7 +111,11 @@ class ProfiledCostModel : public StepCostModel {
   // decode_run_ends share. `inverse`: exact_inverse(measured_heads) (curve.hpp), a power of two multiplying with the
   // division's bits, else 0.
   static double decode_attention_size(double kv_tokens, double heads, double measured_heads, double inverse) {
-    return inverse != 0 ? kv_tokens * heads * inverse : kv_tokens * heads / measured_heads;
+    return inverse != 0 ? decode_attention_size_by_inverse(kv_tokens, heads, inverse)
+                        : kv_tokens * heads / measured_heads;
+  }
+  static double decode_attention_size_by_inverse(double kv_tokens, double heads, double inverse) {
+    return kv_tokens * heads * inverse;
   }
   double decode_measured_heads_inverse_ = 0;  // exact_inverse of the decode attention table's heads x head_dim
   double cpu_terms(int64_t sequences) const;

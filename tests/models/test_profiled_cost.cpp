@@ -225,6 +225,38 @@ TEST_CASE("a decode run's iteration ends are the running sum of its steps' decod
   }
 }
 
+TEST_CASE("a decode run's ends hold to the last bit whatever its chunks, its growth and where it starts") {
+  // decode_run_ends goes by blocks of iterations inside one attention segment (halved at a segment's edge) and one
+  // at a time elsewhere: chunks of every length from 1, runs that start inside a segment or on a measured size, a
+  // run that does not grow, on a GPU measured and one derived. The second run crosses the measured sizes 1024 and
+  // 4096 (KV tokens x 1024 = 8 heads x 128): a segment whose width, 3072, is not a power of two.
+  for (const auto& [gpu_name, tp] : {std::pair{"h100-sxm", 1}, std::pair{"h200-sxm", 2}}) {
+    CAPTURE(gpu_name);
+    for (const DecodeRun& run : {DecodeRun{8, 8, 0, 0, 0, 8 * 1000.0, 8 * 1.0}, DecodeRun{1, 1, 0, 0, 0, 1100.0, 1.0},
+                                 DecodeRun{16, 16, 0, 0, 0, 16 * 777.0, 16 * 37.0},
+                                 DecodeRun{4, 4, 0, 0, 0, 4 * 5000.0, 0.0}}) {
+      CAPTURE(run.attention_tokens);
+      CAPTURE(run.attention_growth);
+      ProfiledCostModel run_model = on("llama-3.1-8b", gpu_name, tp), step_model = on("llama-3.1-8b", gpu_name, tp);
+      std::vector<double> ends;
+      size_t first = 0;
+      for (size_t chunk = 1; first < 3000; ++chunk) {  // chunks of 1, 2, 3, ... iterations
+        run_model.decode_run_ends(run, first, first + chunk, ends.empty() ? 0.25 : ends.back(), ends);
+        first += chunk;
+      }
+      REQUIRE(ends.size() == first);
+      double t = 0.25;
+      size_t differing = 0;
+      for (size_t i = 0; i < ends.size(); ++i) {
+        t += step_model.decode_seconds(run.at(i));
+        if (ends[i] != t) ++differing;
+      }
+      CHECK(differing == 0);
+      CHECK(run_model.extrapolated() == step_model.extrapolated());
+    }
+  }
+}
+
 TEST_CASE("a prefill beyond the measured tokens is still timed, proportionally, and flagged as extrapolated") {
   ProfiledCostModel m = on("llama-3.1-8b", "h100-sxm", 1);
   m.prefill_seconds({PrefillPiece{2048, 0}});
