@@ -5,6 +5,16 @@ namespace lynx {
 namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
+// The characters nested() stops at: brackets, braces and quotes (an id array's digits, commas and spaces are skipped
+// by one table lookup each).
+struct NestedStops {
+  bool stop[256] = {};
+  constexpr NestedStops() {
+    for (unsigned char c : {'[', ']', '{', '}', '"'}) stop[c] = true;
+  }
+};
+constexpr NestedStops kNestedStops;
+
 struct Scanner {
   std::string_view text;
   size_t i = 0;
@@ -83,6 +93,7 @@ struct Scanner {
         if (!string(ignored)) return false;
       } else {
         ++i;
+        while (i < text.size() && !kNestedStops.stop[static_cast<unsigned char>(text[i])]) ++i;
       }
     }
     return fail("unterminated array or object");
@@ -169,11 +180,9 @@ bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values) {
     skip();
     size_t first = i;
     uint64_t v = 0;
-    for (; i < n && raw[i] >= '0' && raw[i] <= '9'; ++i) {
-      uint64_t d = static_cast<uint64_t>(raw[i] - '0');
-      if (v > (UINT64_MAX - d) / 10) return false;
-      v = v * 10 + d;
-    }
+    for (; i < n && raw[i] >= '0' && raw[i] <= '9'; ++i)
+      if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, static_cast<uint64_t>(raw[i] - '0'), &v))
+        return false;  // over 2^64 - 1
     if (i == first) return false;
     values.push_back(v);
     skip();
