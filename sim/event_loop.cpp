@@ -104,7 +104,7 @@ void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler
   t.delivered_bytes = delivered_bytes;
   t.delivery = delivery;
   t.background = background;
-  events_.push(Event{time_s, sequence, task});
+  events_.push(QueuedEvent{time_s, sequence, task});
   if (background) ++background_events_;
   if (!dispatching_) arm_stop();
 }
@@ -401,7 +401,7 @@ void EventLoop::remove_timers() {
 }
 
 void EventLoop::clear_events() {
-  while (!events_.empty()) events_.pop();
+  events_.clear();
   tasks_.clear();
   free_tasks_.clear();
   background_events_ = 0;

@@ -18,7 +18,6 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +26,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/forward.h>
 
+#include "sim/event_queue.hpp"
 #include "sim/event_task.hpp"
 #include "sim/flow_log.hpp"
 #include "sim/network_config.hpp"
@@ -82,18 +82,6 @@ class EventLoop {
   uint64_t steps_ahead() const { return steps_ahead_; }
 
  private:
-  // A queued event: its time and order in the heap, its handler in a slot of tasks_ (the heap moves 24 bytes, not
-  // the handler).
-  struct Event {
-    double time_s;
-    uint64_t sequence;
-    uint32_t task;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time_s != b.time_s ? a.time_s > b.time_s : a.sequence > b.sequence;
-    }
-  };
   struct Task {
     EventTask handler;
     uint64_t delivered_bytes = 0;  // a flow's delivery (counted in flows_delivered, bytes_delivered as it runs)
@@ -150,8 +138,8 @@ class EventLoop {
   std::vector<PlatformNode> nodes_;
   std::vector<std::string> simgrid_cfg_;   // as applied
   std::unique_ptr<FlowLogWriter> flow_log_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::vector<Task> tasks_;          // by Event::task; free slots are reused
+  EventQueue events_;  // a queued event's time and order; its handler in a slot of tasks_ (the queue moves 24 bytes)
+  std::vector<Task> tasks_;          // by QueuedEvent::task; free slots are reused
   std::vector<uint32_t> free_tasks_;
   static constexpr uint64_t kFirstSequence = uint64_t{1} << 62;  // at() events come after at_first() ones
   uint64_t next_sequence_ = kFirstSequence;
