@@ -199,6 +199,20 @@ TEST_CASE("auto chooses the profiled model where measurements cover the GPU and 
   CHECK(profile_gpu_for(find_gpu(gpus(), "h200-sxm"), gpus(), {"h100-sxm", "a100-80gb-sxm"}) == "h100-sxm");
 }
 
+namespace {
+// The iteration ends that are not, to the last bit, `start_s` plus the running sum of `step_model`'s decode_seconds.
+size_t ends_differing(const std::vector<double>& ends, const ProfiledCostModel& step_model, const DecodeRun& run,
+                      double start_s) {
+  double t = start_s;
+  size_t differing = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    t += step_model.decode_seconds(run.at(i));
+    if (ends[i] != t) ++differing;
+  }
+  return differing;
+}
+}  // namespace
+
 TEST_CASE("a decode run's iteration ends are the running sum of its steps' decode_seconds, to the last bit") {
   // decode_run_ends repeats decode_seconds' expression with its lookups taken out of the loop: on a measured and a
   // derived GPU, at TP 1 and 4, over many attention segments and past the last measured size (extrapolated).
@@ -213,13 +227,7 @@ TEST_CASE("a decode run's iteration ends are the running sum of its steps' decod
     run_model.decode_run_ends(run, 0, 1500, 2.5, ends);
     run_model.decode_run_ends(run, 1500, 4096, ends.back(), ends);  // a plan's later chunk
     REQUIRE(ends.size() == 4096);
-    double t = 2.5;
-    size_t differing = 0;
-    for (size_t i = 0; i < ends.size(); ++i) {
-      t += step_model.decode_seconds(run.at(i));
-      if (ends[i] != t) ++differing;
-    }
-    CHECK(differing == 0);
+    CHECK(ends_differing(ends, step_model, run, 2.5) == 0);
     CHECK(run_model.extrapolated() == step_model.extrapolated());
     CHECK(run_model.extrapolated());
   }
@@ -245,13 +253,7 @@ TEST_CASE("a decode run's ends hold to the last bit whatever its chunks, its gro
         first += chunk;
       }
       REQUIRE(ends.size() == first);
-      double t = 0.25;
-      size_t differing = 0;
-      for (size_t i = 0; i < ends.size(); ++i) {
-        t += step_model.decode_seconds(run.at(i));
-        if (ends[i] != t) ++differing;
-      }
-      CHECK(differing == 0);
+      CHECK(ends_differing(ends, step_model, run, 0.25) == 0);
       CHECK(run_model.extrapolated() == step_model.extrapolated());
     }
   }
