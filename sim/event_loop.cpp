@@ -90,6 +90,7 @@ double EventLoop::now() const { return ahead_s_ >= 0 ? ahead_s_ : clock_s_; }
 
 void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background, bool delivery,
                            uint64_t delivered_bytes) {
+  if (std::isnan(time_s)) throw_internal_error("an event queued at a time that is not a number");  // no order
   uint32_t task;
   if (!free_tasks_.empty()) {
     task = free_tasks_.back();

@@ -3,7 +3,7 @@
 // is chosen for how few events are pending at once: 14 on average and 32 at most on the Mooncake benchmark run
 // (12,031 requests, 577,000 events), where std::priority_queue's sift-down cost about 120 instructions and a few
 // mispredicted branches per event taken off. Up to kSortedMax events it keeps them in a vector sorted latest first:
-// the earliest is taken off the back, a new one placed by a binary search and one move of the later part. Beyond,
+// the earliest is taken off the back, a new one placed by a binary search and one move of those earlier. Beyond,
 // it works as a binary heap (std::push_heap / pop_heap) and turns back to sorted once half that is left, so a run
 // with many events pending at once (large clusters, bursts) costs a heap's O(log n), not an insertion's O(n).
 #pragma once

@@ -208,6 +208,29 @@ TEST_CASE("an exception in a handler stops the loop cleanly and comes out of run
   CHECK(message == "request 7: boom");
 }
 
+TEST_CASE("an event at a time that is not a number is an internal error, from a handler or before the run") {
+  NetworkConfig net;
+  net.nic_gbps = 100;
+  for (const bool from_handler : {true, false}) {
+    CAPTURE(from_handler);
+    std::string message;
+    try {
+      run_isolated([&]() -> std::string {
+        EventLoop loop(net, names(2));
+        if (from_handler)
+          loop.at(0.01, [&] { loop.at(std::nan(""), [] {}); });
+        else
+          loop.at(std::nan(""), [] {});
+        loop.run();
+        return "run() returned normally";
+      });
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    CHECK(message.find("an event queued at a time that is not a number") != std::string::npos);
+  }
+}
+
 TEST_CASE("a flow re-weighted while it sends shares by its new weight from then on") {
   // 1 GB/s link, two 1 GB flows into one node: weight 1 against 1000 (the light one gets 1/1001 of the link), and
   // at t = 0.5 s the light one is raised to 1000 (equal shares from then). Heavy: 0.5 * 1000/1001 GB by 0.5 s, the
