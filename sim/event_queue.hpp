@@ -60,13 +60,12 @@ class EventQueue {
     heap_ = false;
   }
 
+ private:
   // a after b: later in time, or at the same time queued after it. The heap's order (its front the earliest) and
   // the sorted order (latest first) both use it.
   static bool later(const QueuedEvent& a, const QueuedEvent& b) {
     return a.time_s != b.time_s ? a.time_s > b.time_s : a.sequence > b.sequence;
   }
-
- private:
   std::vector<QueuedEvent> events_;
   bool heap_ = false;
 };

@@ -120,7 +120,7 @@ double ProfiledCostModel::op_seconds(const Op& op, double tokens) const {
   const double t = op.seconds->at(tokens, &extrapolated_) * op.size_ratio;
   if (same_gpu_) return t;
   if (op.m > 0) return t * gemm_ratio(tokens, op.k, op.m);
-  return t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // element-wise: memory-bound
+  return memory_bound_on(t, measured_gpu_.hbm_gb_per_s, gpu_.hbm_gb_per_s);  // element-wise
 }
 
 double ProfiledCostModel::dense_layer_seconds(double tokens) const {
@@ -143,7 +143,7 @@ double ProfiledCostModel::decode_attention_seconds(double kv_tokens) const {
   const double size =
       decode_attention_size(kv_tokens, heads, a.kv_heads_per_gpu * a.head_dim, decode_measured_heads_inverse_);
   const double t = a.seconds.at(size, decode_attention_segment_, &extrapolated_);
-  return same_gpu_ ? t : t * measured_gpu_.hbm_gb_per_s / gpu_.hbm_gb_per_s;  // bytes-bound
+  return same_gpu_ ? t : memory_bound_on(t, measured_gpu_.hbm_gb_per_s, gpu_.hbm_gb_per_s);  // bytes-bound
 }
 
 double ProfiledCostModel::all_reduce_seconds(double tokens) const {
@@ -248,7 +248,7 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   auto size_at = [&](double i) {
     return decode_attention_size(kv_first + i * kv_growth, heads, measured_heads, measured_heads_inverse);
   };
-  auto derived = [&](double measured) { return measured * measured_hbm / hbm; };  // another GPU: bytes-bound
+  auto derived = [&](double measured) { return memory_bound_on(measured, measured_hbm, hbm); };  // bytes-bound
   // The steps of iterations [i, i + n), all held by `s`, into out[0, n) (`blocks`: the heads' inverse multiplies).
   auto block_steps = [&](auto same_gpu_tag, auto by_inverse_tag, const Curve::Span& s, double i, int n, double* out) {
     for (int j = 0; j < n; ++j) {

@@ -117,6 +117,11 @@ class ProfiledCostModel : public StepCostModel {
   static double decode_attention_size_by_inverse(double kv_tokens, double heads, double inverse) {
     return kv_tokens * heads * inverse;
   }
+  // A memory-bound time measured on a GPU of `measured_hbm` GB/s, on one of `hbm` GB/s: the one expression of the
+  // element-wise ops and the decode attention (decode_run_ends passes the bandwidths from locals).
+  static double memory_bound_on(double measured_s, double measured_hbm, double hbm) {
+    return measured_s * measured_hbm / hbm;
+  }
   double decode_measured_heads_inverse_ = 0;  // exact_inverse of the decode attention table's heads x head_dim
   double cpu_terms(int64_t sequences) const;
   mutable std::vector<QueryTerms> query_terms_;
