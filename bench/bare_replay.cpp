@@ -64,8 +64,7 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
       run_to(w.time_s);
       const uint32_t slot = slot_of[w.flow];
       if (comms[slot] && flow_of[slot] == w.flow) {
-        set_flow_weight(comms[slot], w.weight);
-        ++result.reweighted;
+        if (set_flow_weight(comms[slot], w.weight)) ++result.reweighted;
       }
     }
   };

@@ -169,18 +169,18 @@ void EventLoop::begin_comm(size_t slot) {
   flow.pending = false;
 }
 
-void EventLoop::set_weight(size_t slot, double weight) {
+bool EventLoop::set_weight(size_t slot, double weight) {
   if (ahead_s_ >= 0) {
     pending_.push_back(PendingOp{slot, weight});
-  } else {
-    set_flow_weight(flows_[slot].comm, weight);
+    return true;
   }
+  return set_flow_weight(flows_[slot].comm, weight);
 }
 
 void EventLoop::apply_pending() {
   for (const PendingOp& op : pending_) {
     if (op.weight == 0) begin_comm(op.slot);
-    else set_flow_weight(flows_[op.slot].comm, op.weight);
+    else set_flow_weight(flows_[op.slot].comm, op.weight);  // false: it ended at this step, as the weight came
   }
   pending_.clear();
 }
@@ -208,7 +208,7 @@ bool EventLoop::reweight(FlowHandle handle, double weight) {
   if (slot == 0 || slot > flows_.size()) return false;
   Flow& flow = flows_[slot - 1];
   if ((!flow.comm && !flow.pending) || flow.generation != (static_cast<uint64_t>(bits) >> 32)) return false;
-  set_weight(slot - 1, weight);
+  if (!set_weight(slot - 1, weight)) return false;  // its last byte went at this step (completion not yet run)
   if (flow_log_) flow_log_->append_reweight(now(), flow.index, weight);
   return true;
 }
@@ -313,24 +313,53 @@ void EventLoop::run_batch(void (EventLoop::*work)()) {
 }
 
 double EventLoop::next_stop_in(double clock_s) {
-  // A dispatch timer set: a stop is due at this clock (a zero-length step runs it first, as SimGrid's timer did).
-  if (dispatch_timer_ == nullptr && !error_) run_batch(&EventLoop::look_ahead);
-  return stops_.empty() ? -1.0 : stops_.front() - clock_s;  // SimGrid's own jump, clock + (stop - clock)
+  in_step_ = true;      // this step's on_clock_moved may run the stops it reaches itself
+  timer_ran_ = false;   // the last step's timers have all run
+  // A stop due at this clock: a zero-length step runs it first (as SimGrid's timer at this date did), no look-ahead.
+  const bool due_now = !stops_.empty() && stops_.front() <= clock_s;
+  if (!due_now && dispatch_timer_ == nullptr && !error_) run_batch(&EventLoop::look_ahead);
+  if (stops_.empty()) return -1.0;
+  return stops_.front() <= clock_s ? 0.0 : stops_.front() - clock_s;  // SimGrid's own jump, clock + (stop - clock)
 }
 
+// The stops the clock has reached run here, where SimGrid's own timer at this date would run them: our model is the
+// last one SimGrid updates in a step, and between that and its timers it only emits on_time_advance (no listener in
+// this process). Its timers run before the step's completions are handled; a timer that ran makes SimGrid look for
+// timers again after them, so that events a completion queues for now run within this step. When completions are
+// pending, a timer (finding no stop due) keeps that. Outside a step (SimGrid's presolve), the timer as before.
 void EventLoop::on_clock_moved(double clock_s) {
   clock_s_ = clock_s;
-  if (!stops_.empty() && stops_.front() <= clock_s) set_dispatch_timer();
+  const bool in_step = in_step_;
+  in_step_ = false;
+  if (stops_.empty() || stops_.front() > clock_s) return;
+  if (!in_step || dispatch_timer_ != nullptr) {
+    set_dispatch_timer();
+    return;
+  }
+  dispatch_due_stops();
+  if (!error_ && completions_pending()) set_dispatch_timer();
+}
+
+bool EventLoop::completions_pending() const {
+  for (simgrid::kernel::resource::Model* model : engine_->get_all_models())
+    if (!model->get_finished_action_set()->empty() || !model->get_failed_action_set()->empty()) return true;
+  return false;
 }
 
 void EventLoop::set_dispatch_timer() {
   if (dispatch_timer_ != nullptr || in_dispatch_) return;  // in_dispatch_: the running dispatch takes it
-  dispatch_timer_ = kernel_timer_set(clock_s_,
-                                     [](void* loop) { static_cast<EventLoop*>(loop)->dispatch_due_stops(); }, this);
+  dispatch_timer_ = kernel_timer_set(clock_s_, [](void* loop) { static_cast<EventLoop*>(loop)->on_dispatch_timer(); },
+                                     this);
+  ++dispatch_timers_;
+}
+
+void EventLoop::on_dispatch_timer() {
+  dispatch_timer_ = nullptr;  // SimGrid deletes it once it has run
+  timer_ran_ = true;
+  dispatch_due_stops();
 }
 
 void EventLoop::dispatch_due_stops() {
-  dispatch_timer_ = nullptr;  // SimGrid deletes it once it has run
   in_dispatch_ = true;
   const double clock = clock_s_;
   while (!stops_.empty() && stops_.front() <= clock) run_earliest_stop();
@@ -442,9 +471,10 @@ void EventLoop::arm_stop() {
     stops_.push_back(target);
     std::push_heap(stops_.begin(), stops_.end(), std::greater<double>{});
   }
-  // Due at this clock (an event queued for now by a completion, or before the first step): run from a timer now,
-  // as SimGrid's own timer at this date ran, within this step if a timer already ran in it, else after a zero-length one.
-  if (target <= clock_s_) set_dispatch_timer();
+  // Due at this clock (an event queued for now by a completion, or before the first step): within this step if a
+  // timer already ran in it (from a timer, which SimGrid then runs after the completions), else at a zero-length step
+  // (our model's date is now: on_clock_moved runs it), as SimGrid's own timer at this date did.
+  if (target <= clock_s_ && timer_ran_) set_dispatch_timer();
 }
 
 void EventLoop::run() {

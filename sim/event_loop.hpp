@@ -3,13 +3,15 @@
 // delay) is an event of our own queue. The two are kept in one timeline by a model of our own added to SimGrid's
 // engine (StepHook in event_loop.cpp): SimGrid asks every model for its next date at the start of each step and
 // stops its clock at the earliest, so the clock stops exactly at the earliest queued event with no activity, host
-// or solver variable involved; the events due are then run from a SimGrid kernel timer at that time (the former
-// timer, an Exec on a host of speed 1, cost a CPU-model action and a re-solve per event). Flow completions arrive
-// through SimGrid's completion callback. All handlers run inside Engine::run(), at the exact simulated time,
+// or solver variable involved; the events due then run when SimGrid updates our model at that time, which is where
+// SimGrid's own timers would run them, before the step's completions (a SimGrid timer per stop, as until stop 46,
+// cost two allocations and a second pass of SimGrid's dispatch; one is now set only where a step's completions
+// coincide with its events, to keep the order timers give). Flow completions arrive through SimGrid's completion
+// callback. All handlers run inside Engine::run(), at the exact simulated time,
 // started from maestro (no actors: the fastest and a deterministic way to drive SimGrid). One EventLoop per
 // process: SimGrid's engine is a singleton whose clock cannot be reset (see run_isolated in isolated_run.hpp for
 // tests and sweeps).
-// Cost: a SimGrid step (a solve, the models' state update, the timer and completion dispatch) per distinct event
+// Cost: a SimGrid step (a solve, the models' state update, the completion dispatch) per distinct event
 // time, except for events that run ahead of SimGrid's clock (look_ahead in event_loop.cpp: no flow touched, before
 // SimGrid's next change). The look-ahead runs where SimGrid asks our model for its date, after the network has
 // been solved at this time, so that it also runs after a flow's completion (docs/benchmarks.md).
@@ -63,7 +65,8 @@ class EventLoop {
   // background events and flows are left, the background events are dropped and the flows drain without effect.
   void at_background(double time_s, EventTask handler);
   void send_background(int src, int dst, uint64_t bytes);
-  // Changes the sharing weight of a flow still sending (max-min re-solved at once); false if it is no longer.
+  // Changes the sharing weight of a flow still sending (max-min re-solved at once); false if it is no longer: its
+  // last byte went out at or before now (at now, its on_sent may run after this call).
   bool reweight(FlowHandle flow, double weight);
   // Runs until no event and no flow is left. An exception thrown by a handler never crosses SimGrid: the loop
   // records it, stops running handlers and arming the timer (the flows in flight drain without effect, so the
@@ -80,6 +83,8 @@ class EventLoop {
   uint64_t bytes_delivered() const { return bytes_delivered_; }
   // Event times run ahead of SimGrid's clock, without a SimGrid step of their own (look_ahead).
   uint64_t steps_ahead() const { return steps_ahead_; }
+  // SimGrid timers the loop has set: only where a step's completions coincide with its events (on_clock_moved).
+  uint64_t dispatch_timers() const { return dispatch_timers_; }
 
  private:
   struct Task {
@@ -110,13 +115,14 @@ class EventLoop {
   // Runs `work` (handlers) as one batch: the stops are armed once, after it; an exception stops the loop.
   void run_batch(void (EventLoop::*work)());
   void run_due_events();
-  void arm_stop();  // a clock stop at the earliest thing due, and the dispatch timer if that is now
+  void arm_stop();  // a clock stop at the earliest thing due (a timer if that is now and one ran at this step)
   void stop(std::exception_ptr error);
   void drop_background_if_idle();
   void clear_events();  // every queued event dropped (stopped, or only background work left)
   size_t start_comm(int src, int dst, uint64_t bytes);
   void begin_comm(size_t slot);
-  void set_weight(size_t slot, double weight);  // at once, or after the pending starts when ahead
+  // At once, or after the pending starts when ahead; false if the flow's last byte went at this step (not yet handled).
+  bool set_weight(size_t slot, double weight);
   void apply_pending();
   void look_ahead();
   // Running ahead of SimGrid's clock (look_ahead): the time of the events running, else -1.
@@ -147,17 +153,21 @@ class EventLoop {
   // at the earliest event, and is the date our model gives SimGrid. An earlier event adds a stop rather than moving
   // the earliest, so that the clock stops where it did when each stop was a SimGrid timer of its own.
   std::vector<double> stops_;
-  // The SimGrid timer that runs the stops due at this clock (run_earliest_stop for each), set once the clock has
-  // reached the earliest stop (StepHook::update_actions_state) or when a stop is due at once; null when none is set.
-  // Running them from a timer keeps SimGrid's order at a step: timers, then completions, then timers set meanwhile.
+  // A SimGrid timer that runs the stops due at this clock (run_earliest_stop for each), where SimGrid's order at a
+  // step must be kept around its completions: timers, then completions, then timers set meanwhile (on_clock_moved,
+  // arm_stop); null when none is set. Elsewhere the stops run in on_clock_moved itself.
   simgrid::kernel::timer::Timer* dispatch_timer_ = nullptr;
-  bool in_dispatch_ = false;  // inside dispatch_due_stops (its timer is SimGrid's to delete)
+  bool in_dispatch_ = false;  // inside dispatch_due_stops (a stop due meanwhile runs in it)
   double clock_s_ = 0;  // SimGrid's clock, as each step gives it to our model (a call into SimGrid saved per read)
   class StepHook;  // the model SimGrid asks for our next date (event_loop.cpp)
   double next_stop_in(double clock_s);  // at the start of a SimGrid step: the look-ahead, then our next date
-  void on_clock_moved(double clock_s);  // after SimGrid's clock has moved: the dispatch timer, if a stop is due
-  void dispatch_due_stops();            // the dispatch timer: run_earliest_stop for each stop due
+  void on_clock_moved(double clock_s);  // after SimGrid's clock has moved: the stops due
+  void dispatch_due_stops();            // run_earliest_stop for each stop due
+  void on_dispatch_timer();             // the dispatch timer: the stops due
   void set_dispatch_timer();
+  bool completions_pending() const;     // a model holds an ended action SimGrid has not yet handled
+  bool in_step_ = false;    // SimGrid has asked our model its date in this step (a solve, not its presolve)
+  bool timer_ran_ = false;  // our dispatch timer has run since this step's solve
   void remove_timers();
   bool dispatching_ = false;  // inside a handler batch: the stop is armed once, after it
   // Finished comms, kept alive until the clock has moved past the time they ended: SimGrid may still be handling
@@ -173,6 +183,7 @@ class EventLoop {
   uint64_t flows_started_ = 0, flows_delivered_ = 0;
   uint64_t bytes_sent_ = 0, bytes_delivered_ = 0;
   uint64_t steps_ahead_ = 0;
+  uint64_t dispatch_timers_ = 0;
 };
 
 }  // namespace lynx

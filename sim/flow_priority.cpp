@@ -15,23 +15,28 @@ namespace lynx {
 namespace {
 namespace kr = simgrid::kernel::resource;
 
-kr::Action* network_action_of(const simgrid::s4u::Comm* comm) {
-  auto* model = dynamic_cast<kr::Model*>(
-      simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model());
-  if (model == nullptr) return nullptr;
-  auto* started = model->get_started_action_set();
+kr::Model* network_model() {
+  return dynamic_cast<kr::Model*>(simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model());
+}
+
+kr::Action* action_in(kr::Action::StateSet* set, const simgrid::s4u::Comm* comm) {
   // New actions are appended: the comm just started is near the end.
-  for (auto it = started->rbegin(); it != started->rend(); ++it)
+  for (auto it = set->rbegin(); it != set->rend(); ++it)
     if (it->get_activity() == comm->get_impl()) return &*it;
   return nullptr;
 }
 }  // namespace
 
-void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
+bool set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
   if (!(weight > 0)) throw_internal_error("flow weight must be positive, got %g", weight);
-  kr::Action* action = network_action_of(comm.get());
-  if (action == nullptr) throw_internal_error("set_flow_weight: the comm has no running network action");
+  kr::Model* model = network_model();
+  kr::Action* action = model != nullptr ? action_in(model->get_started_action_set(), comm.get()) : nullptr;
+  if (action == nullptr) {
+    if (model != nullptr && action_in(model->get_finished_action_set(), comm.get()) != nullptr) return false;
+    throw_internal_error("set_flow_weight: the comm has no running network action");
+  }
   simgrid::kernel::actor::simcall_answered([action, weight] { action->set_sharing_penalty(1.0 / weight); });
+  return true;
 }
 
 simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, void (*callback)(void*), void* argument) {

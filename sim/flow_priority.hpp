@@ -1,5 +1,5 @@
 // The one place lynxsim touches SimGrid's kernel layer: weighted max-min sharing between flows, and the kernel
-// timer the event loop runs its due events from.
+// timer the event loop runs its due events from where a step's completions coincide with them.
 // SimGrid 3.32 has no flow priority in its public API. Its CM02/LV08 solvers compute a weighted max-min share in
 // which a flow with sharing penalty p gets bandwidth proportional to 1/p on its bottleneck; the kernel Action of a
 // started Comm exposes set_sharing_penalty(). Weight w = penalty 1/w; weight 1000 against 1 behaves as strict
@@ -11,8 +11,10 @@
 
 namespace lynx {
 
-// Sets the sharing weight of a started (running) comm. Throws LynxError if its network action is not found.
-void set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight);
+// Sets the sharing weight of a started (running) comm. Returns false, changing nothing, if its network action has
+// ended at this step and SimGrid has not yet handled its completion (it has sent every byte). Throws LynxError if
+// the comm has no network action at all.
+bool set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight);
 
 // SimGrid's own kernel timer (simgrid/kernel/Timer.hpp, an installed header): `callback` runs in maestro at
 // exactly `date_s` (the engine bounds each solve by the earliest timer, so the clock stops there), with no

@@ -342,3 +342,57 @@ TEST_CASE("after a flow's completion, the events before SimGrid's next change ru
   CHECK(t[1] == doctest::Approx(1.0 + 1.25e9 / 12.5e9 + 5e-6).epsilon(1e-12));
   CHECK(t[2] == doctest::Approx(1.0 + 1.25e8 / 12.5e9 + 5e-6 + 1e-3).epsilon(1e-12));
 }
+
+namespace {
+// A flow (A) ends exactly at a queued event's time (1.1 s): that step holds both an event due and a completion.
+// The event re-weights A (refused: its last byte has gone, though its on_sent has not run yet); A's completion queues
+// an event for now, which sends B; B's completion queues one too.
+// Returns what ran, in order, then the times, then the SimGrid timers the loop set.
+std::string coinciding_step_scenario() {
+  EventLoop loop(nic_100g_5us(), names(4));
+  std::string labels;
+  std::vector<double> times;
+  const auto note = [&](const std::string& what) {
+    labels += what + ";";
+    times.push_back(loop.now());
+  };
+  EventLoop::FlowHandle a = nullptr;
+  loop.at(1.0, [&] {
+    a = loop.send(0, 1, 1250000000, 1.0, [&] {
+      note("A sent");
+      loop.at(loop.now(), [&] {
+        note("after A");
+        loop.send(2, 3, 125000000, 1.0, [&] {
+          note("B sent");
+          loop.at(loop.now(), [&] { note("after B"); });
+        }, [&] { note("B delivered"); });
+      });
+    }, [&] { note("A delivered"); });
+  });
+  loop.at(1.1, [&] { note(loop.reweight(a, 2.0) ? "event, A still sending" : "event, A done"); });
+  loop.run();
+  return labels + "\n" + numbers_text(times) + "\n" + std::to_string(loop.dispatch_timers());
+}
+}  // namespace
+
+TEST_CASE("a step with an event due and a completion: the event, then the completion, then what it queues for now") {
+  const std::string out = run_isolated(coinciding_step_scenario);
+  const size_t first = out.find('\n'), second = out.rfind('\n');
+  CHECK(out.substr(0, first) ==
+        "event, A done;A sent;after A;A delivered;B sent;after B;B delivered;");
+  // A's 1.25e9 bytes at 12.5 GB/s end at 1.0 + 0.1 = 1.1, the event's time; B's 1.25e8 bytes take 10 ms more.
+  const std::vector<double> t = parse_numbers_text(out.substr(first + 1, second - first - 1));
+  REQUIRE(t.size() == 7);
+  CHECK(t[0] == 1.1);
+  CHECK(t[1] == 1.1);
+  CHECK(t[2] == 1.1);
+  CHECK(t[3] == doctest::Approx(1.1 + 5e-6).epsilon(1e-12));
+  CHECK(t[4] == doctest::Approx(1.11).epsilon(1e-12));
+  CHECK(t[5] == t[4]);
+  CHECK(t[6] == doctest::Approx(1.11 + 5e-6).epsilon(1e-12));
+  // SimGrid runs its timers before a step's completions and looks for timers again after them if one ran. Here the
+  // event ran at the step itself (our model's update); two timers keep that order for the completion's event, one
+  // finding nothing due, the other running the event queued for now. B's end coincides with no event: the event
+  // its completion queues runs at a zero-length step, with no timer.
+  CHECK(out.substr(second + 1) == "2");
+}
