@@ -25,6 +25,7 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
   xbt_log_control_set("root.thresh:critical");
   simgrid_options_apply(log.simgrid_cfg);
   const Platform platform = platform_build(log.network, log.nodes);
+  simgrid::kernel::resource::Model* const network_model = flow_network_model();
 
   // In-flight comms by slot (the comm's data is slot + 1); a finished comm moves to `done`, dropped from maestro.
   std::vector<sg4::CommPtr> comms;
@@ -64,7 +65,7 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
       run_to(w.time_s);
       const uint32_t slot = slot_of[w.flow];
       if (comms[slot] && flow_of[slot] == w.flow) {
-        if (set_flow_weight(comms[slot], w.weight)) ++result.reweighted;
+        if (set_flow_weight(network_model, comms[slot], w.weight)) ++result.reweighted;
       }
     }
   };
@@ -91,7 +92,7 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
     comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));
     comm->set_source(platform.hosts[static_cast<size_t>(f.src)]);
     comm->set_destination(platform.hosts[static_cast<size_t>(f.dst)]);  // starts it
-    if (f.weight != 1.0) set_flow_weight(comm, f.weight);
+    if (f.weight != 1.0) set_flow_weight(network_model, comm, f.weight);
     comms[slot] = std::move(comm);
   }
   if (reweights) reweight_up_to(log.flows.size());

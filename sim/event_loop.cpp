@@ -63,6 +63,7 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   xbt_log_control_set("root.thresh:critical");
   simgrid_options_apply(simgrid_cfg_);
   platform_ = platform_build(network, nodes);
+  network_model_ = flow_network_model();
   timing_precision_s_ = simgrid::config::get_value<double>("surf/precision");
   // Running ahead needs lazy updates (a full update touches every action's remaining work at every step).
   look_ahead_ = simgrid::config::get_value<std::string>("network/optim") == "Lazy" && !env_flag("LYNX_NO_LOOK_AHEAD");
@@ -174,13 +175,13 @@ bool EventLoop::set_weight(size_t slot, double weight) {
     pending_.push_back(PendingOp{slot, weight});
     return true;
   }
-  return set_flow_weight(flows_[slot].comm, weight);
+  return set_flow_weight(network_model_, flows_[slot].comm, weight);
 }
 
 void EventLoop::apply_pending() {
   for (const PendingOp& op : pending_) {
     if (op.weight == 0) begin_comm(op.slot);
-    else set_flow_weight(flows_[op.slot].comm, op.weight);  // false: it ended at this step, as the weight came
+    else set_flow_weight(network_model_, flows_[op.slot].comm, op.weight);  // false: it ended at this step, as the weight came
   }
   pending_.clear();
 }

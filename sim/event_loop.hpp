@@ -139,6 +139,7 @@ class EventLoop {
   double timing_precision_s_ = 1e-9;  // SimGrid's surf/precision
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
+  simgrid::kernel::resource::Model* network_model_ = nullptr;  // flow_network_model(), for set_flow_weight
   Platform platform_;
   NetworkConfig network_;                  // as the platform was built, for the flow log's header
   std::vector<PlatformNode> nodes_;

@@ -15,10 +15,6 @@ namespace lynx {
 namespace {
 namespace kr = simgrid::kernel::resource;
 
-kr::Model* network_model() {
-  return dynamic_cast<kr::Model*>(simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model());
-}
-
 kr::Action* action_in(kr::Action::StateSet* set, const simgrid::s4u::Comm* comm) {
   // New actions are appended: the comm just started is near the end.
   for (auto it = set->rbegin(); it != set->rend(); ++it)
@@ -27,12 +23,17 @@ kr::Action* action_in(kr::Action::StateSet* set, const simgrid::s4u::Comm* comm)
 }
 }  // namespace
 
-bool set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight) {
+kr::Model* flow_network_model() {
+  auto* model = dynamic_cast<kr::Model*>(simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model());
+  if (model == nullptr) throw_internal_error("SimGrid's network model is not a kernel model");
+  return model;
+}
+
+bool set_flow_weight(kr::Model* network_model, const simgrid::s4u::CommPtr& comm, double weight) {
   if (!(weight > 0)) throw_internal_error("flow weight must be positive, got %g", weight);
-  kr::Model* model = network_model();
-  kr::Action* action = model != nullptr ? action_in(model->get_started_action_set(), comm.get()) : nullptr;
+  kr::Action* action = action_in(network_model->get_started_action_set(), comm.get());
   if (action == nullptr) {
-    if (model != nullptr && action_in(model->get_finished_action_set(), comm.get()) != nullptr) return false;
+    if (action_in(network_model->get_finished_action_set(), comm.get()) != nullptr) return false;
     throw_internal_error("set_flow_weight: the comm has no running network action");
   }
   simgrid::kernel::actor::simcall_answered([action, weight] { action->set_sharing_penalty(1.0 / weight); });

@@ -14,7 +14,10 @@ namespace lynx {
 // Sets the sharing weight of a started (running) comm. Returns false, changing nothing, if its network action has
 // ended at this step and SimGrid has not yet handled its completion (it has sent every byte). Throws LynxError if
 // the comm has no network action at all.
-bool set_flow_weight(const simgrid::s4u::CommPtr& comm, double weight);
+// `network_model` is flow_network_model()'s, fetched once per engine (its dynamic_cast cost as much as the rest).
+bool set_flow_weight(simgrid::kernel::resource::Model* network_model, const simgrid::s4u::CommPtr& comm, double weight);
+// The engine's network model: the one whose actions carry the comms.
+simgrid::kernel::resource::Model* flow_network_model();
 
 // SimGrid's own kernel timer (simgrid/kernel/Timer.hpp, an installed header): `callback` runs in maestro at
 // exactly `date_s` (the engine bounds each solve by the earliest timer, so the clock stops there), with no
