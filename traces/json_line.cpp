@@ -1,5 +1,7 @@
 #include "traces/json_line.hpp"
 
+#include <algorithm>
+
 namespace lynx {
 
 namespace {
@@ -180,6 +182,9 @@ bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values) {
     skip();
     size_t first = i;
     uint64_t v = 0;
+    // 19 digits never overflow 64 bits; from the 20th on, each is checked.
+    for (const size_t unchecked_end = std::min(n, i + 19); i < unchecked_end && raw[i] >= '0' && raw[i] <= '9'; ++i)
+      v = v * 10 + static_cast<uint64_t>(raw[i] - '0');
     for (; i < n && raw[i] >= '0' && raw[i] <= '9'; ++i)
       if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, static_cast<uint64_t>(raw[i] - '0'), &v))
         return false;  // over 2^64 - 1

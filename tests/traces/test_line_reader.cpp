@@ -113,7 +113,12 @@ TEST_CASE("prefix block id arrays") {
   CHECK(ids.empty());
   CHECK(json_parse_id_array("[18446744073709551615]", ids));
   CHECK(ids.back() == UINT64_MAX);
-  for (const char* bad : {"[1, -2]", "[1.5]", "[1,]", "[\"1\"]", "1", "[18446744073709551616]", "[1] 2", "null"}) {
+  // 19 digits (unchecked), and 26 digits of a small value (the checked digits past the 19th)
+  CHECK(json_parse_id_array("[9999999999999999999, 00000000000000000000000012]", ids));
+  CHECK(ids[ids.size() - 2] == 9999999999999999999u);
+  CHECK(ids.back() == 12);
+  for (const char* bad : {"[1, -2]", "[1.5]", "[1,]", "[\"1\"]", "1", "[18446744073709551616]", "[99999999999999999999]",
+                          "[1] 2", "null"}) {
     CAPTURE(bad);
     CHECK(!json_parse_id_array(bad, ids));
   }
