@@ -87,8 +87,6 @@ void EventLoop::log_flows_to(const std::string& path) {
   flow_log_ = std::make_unique<FlowLogWriter>(path, network_, nodes_, simgrid_cfg_);
 }
 
-double EventLoop::now() const { return ahead_s_ >= 0 ? ahead_s_ : clock_s_; }
-
 void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background, bool delivery,
                            uint64_t delivered_bytes) {
   if (std::isnan(time_s)) throw_internal_error("an event queued at a time that is not a number");  // no order

@@ -48,7 +48,7 @@ class EventLoop {
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
-  double now() const;
+  double now() const { return ahead_s_ >= 0 ? ahead_s_ : clock_s_; }  // inline: handlers call it at every event
   // Runs `handler` at time `time_s` (>= now); events at equal times run in the order they were queued.
   void at(double time_s, EventTask handler);
   // The same for an event that runs before every at() event of the same time, ordered by `order` among its kind
