@@ -29,6 +29,11 @@ bool env_flag(const char* name) {
   return v != nullptr && *v != '\0' && std::string(v) != "0";
 }
 
+// An action of `model` has ended (finished or failed) and SimGrid has not yet handled its completion.
+bool holds_ended_actions(simgrid::kernel::resource::Model* model) {
+  return !model->get_finished_action_set()->empty() || !model->get_failed_action_set()->empty();
+}
+
 std::vector<PlatformNode> single_nic_nodes(const std::vector<std::string>& names) {
   std::vector<PlatformNode> nodes;
   for (const auto& name : names) nodes.push_back(PlatformNode{name, 1});
@@ -340,9 +345,8 @@ void EventLoop::on_clock_moved(double clock_s) {
 }
 
 bool EventLoop::completions_pending() const {
-  for (simgrid::kernel::resource::Model* model : engine_->get_all_models())
-    if (!model->get_finished_action_set()->empty() || !model->get_failed_action_set()->empty()) return true;
-  return false;
+  const auto& models = engine_->get_all_models();
+  return std::any_of(models.begin(), models.end(), holds_ended_actions);
 }
 
 void EventLoop::set_dispatch_timer() {
@@ -381,7 +385,7 @@ void EventLoop::look_ahead() {
   simgrid::kernel::resource::Model* active[8];
   size_t n_active = 0;
   for (simgrid::kernel::resource::Model* model : engine_->get_all_models()) {
-    if (!model->get_finished_action_set()->empty() || !model->get_failed_action_set()->empty()) return;
+    if (holds_ended_actions(model)) return;
     if (model->get_started_action_set()->empty()) continue;
     if (!model->is_update_lazy() || !model->next_occurring_event_is_idempotent() || n_active == 8) return;
     active[n_active++] = model;

@@ -263,7 +263,8 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   size_t i = first;
   while (i < last) {
     const double index = static_cast<double>(i);
-    if (blocks && span.holds(size_at(index))) {
+    const double size = size_at(index);
+    if (blocks && span.holds(size)) {
       size_t n = std::min(kBlock, last - i);
       while (n > 1 && !span.holds(size_at(index + static_cast<double>(n - 1)))) n /= 2;
       const int count = static_cast<int>(n);
@@ -280,7 +281,6 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
       i += n;
       continue;
     }
-    const double size = size_at(index);
     double measured;
     if (span.holds(size)) {
       measured = span.at(size);
