@@ -2,8 +2,9 @@
 // transfer engine and the transfer protocol share.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <utility>
 #include <vector>
 
 #include "sim/request_phase.hpp"
@@ -37,7 +38,17 @@ struct RequestState {
   // A chunk leaves as one flow per NIC pair of the two instances (each GPU sends its heads' share); the next
   // chunk leaves when every flow of the previous one is sent.
   struct Stream {
-    std::deque<int> queue;     // chunks ready to leave
+    // Chunks ready to leave, in order: a vector read from `next` (a chunk is queued once per stream, so it holds
+    // at most the model's chunk count; unlike std::deque, an empty one allocates nothing, see reset()).
+    struct ChunkQueue {
+      std::vector<int> chunks;
+      size_t next = 0;  // the first chunk not yet taken off
+      bool empty() const { return next == chunks.size(); }
+      int front() const { return chunks[next]; }
+      void pop_front() { ++next; }
+      void push_back(int chunk) { chunks.push_back(chunk); }
+    };
+    ChunkQueue queue;
     int flows_sending = 0;     // flows of the current chunk still on the wire
     int chunks_issued = 0;
     int64_t flows_issued = 0, flows_delivered = 0;
@@ -61,6 +72,31 @@ struct RequestState {
   // decode
   int64_t final_tokens = 0;          // tokens that are final
   int64_t pending_spec_tokens = 0;   // drafts awaiting verification
+
+  // Back to a default-constructed state, its containers emptied but their storage kept: the simulation reuses the
+  // states of finished requests, so that a request allocates nothing once as many as are in flight at once exist.
+  void reset() {
+    std::vector<uint64_t> hashes = std::move(request.prefix_block_hashes);
+    std::vector<int> ready = std::move(ready_chunks);
+    std::array<Stream, 2> kept = std::move(streams);
+    *this = RequestState{};  // every field its default (no default member allocates)
+    hashes.clear();
+    request.prefix_block_hashes = std::move(hashes);
+    ready.clear();
+    ready_chunks = std::move(ready);
+    for (size_t s = 0; s < streams.size(); ++s) {
+      Stream& fresh = streams[s];
+      Stream& old = kept[s];
+      old.queue.chunks.clear();
+      fresh.queue.chunks = std::move(old.queue.chunks);
+      old.sending.clear();
+      fresh.sending = std::move(old.sending);
+      old.last_chunk.bytes.clear();
+      fresh.last_chunk.bytes = std::move(old.last_chunk.bytes);
+      old.last_chunk.messages.clear();
+      fresh.last_chunk.messages = std::move(old.last_chunk.messages);
+    }
+  }
 };
 
 }  // namespace lynx
