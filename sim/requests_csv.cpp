@@ -94,9 +94,15 @@ RequestsCsvWriter::~RequestsCsvWriter() {
   }
 }
 
+namespace {
+constexpr size_t kFlushBytes = size_t{64} << 10;
+}
+
 void RequestsCsvWriter::add(const RequestRecord& r) {
   append_requests_csv_row(buffer_, r);
-  if (buffer_.size() >= (size_t{1} << 20)) flush();
+  // Written out every 64 KiB, a buffer that stays in a core's L2 cache beside the running simulation (at 1 MiB it
+  // swept the network solver's data out: about 1% of the Mooncake benchmark's time, docs/benchmarks.md "Stop 48").
+  if (buffer_.size() >= kFlushBytes) flush();
 }
 
 void RequestsCsvWriter::flush() {

@@ -2,7 +2,9 @@
 // it), so reading a trace takes memory for the buffer and for what the caller keeps, not for the file. The first
 // read is of 64 KiB and each later one twice the last, up to `buffer_bytes`: a run of one request from a 3 MB trace
 // reads its first line without zeroing and filling a whole MiB (issue 29's start-up), a long trace is read in
-// `buffer_bytes` reads after the first few.
+// `buffer_bytes` reads after the first few. The default, 64 KiB, stays in a core's L2 cache beside the simulation
+// that consumes the lines (a 1 MiB buffer swept the network solver's data out of it: the Mooncake benchmark ran about
+// 1% slower as a whole process, docs/benchmarks.md "Stop 48").
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -15,7 +17,7 @@ namespace lynx {
 class LineReader {
  public:
   // Opens `path`; throws LynxError naming it if it cannot be opened.
-  explicit LineReader(const std::string& path, size_t buffer_bytes = 1 << 20);
+  explicit LineReader(const std::string& path, size_t buffer_bytes = 1 << 16);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;

@@ -197,3 +197,23 @@ TEST_CASE("a requests.csv that is not one is an error naming the file, the line 
   CHECK(read_error(header + row.substr(0, row.size() - 1) + ",9\n").find(":2: expected 28 comma-separated cells") !=
         std::string::npos);
 }
+
+TEST_CASE("the writer gives requests_csv()'s bytes over many of its 64 KiB flushes") {
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 2000; ++i) {  // about 490 KB: seven flushes and a tail
+    RequestRecord r = full_record();
+    r.id = i;
+    r.arrival_s += 0.001 * i;
+    records.push_back(r);
+  }
+  const std::string expected = requests_csv(records);
+  REQUIRE(expected.size() > 7 * (size_t{64} << 10));
+  const std::string path = temp_file("lynx_requests_csv_flushes", "");
+  {
+    RequestsCsvWriter writer(path);
+    for (const RequestRecord& r : records) writer.add(r);
+    writer.commit();
+  }
+  CHECK(read_file(path) == expected);
+  std::remove(path.c_str());
+}
