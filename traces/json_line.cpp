@@ -1,10 +1,18 @@
 #include "traces/json_line.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace lynx {
 
 namespace {
+constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 // The characters nested() stops at: brackets, braces and quotes (an id array's digits, commas and spaces are skipped
@@ -16,6 +24,25 @@ struct NestedStops {
   }
 };
 constexpr NestedStops kNestedStops;
+
+// The first position from `i` on that holds one of kNestedStops (text.size() if none): 16 bytes a step where SSE2
+// is there (every x86-64), so that a trace's id array (Mooncake's hash_ids, most of a row) costs a few instructions
+// per 16 bytes, not per byte; the table for the tail and elsewhere.
+size_t next_nested_stop(std::string_view text, size_t i) {
+#if defined(__SSE2__)
+  const __m128i open_bracket = _mm_set1_epi8('['), close_bracket = _mm_set1_epi8(']');
+  const __m128i open_brace = _mm_set1_epi8('{'), close_brace = _mm_set1_epi8('}'), quote = _mm_set1_epi8('"');
+  for (; i + 16 <= text.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const __m128i brackets = _mm_or_si128(_mm_cmpeq_epi8(v, open_bracket), _mm_cmpeq_epi8(v, close_bracket));
+    const __m128i braces = _mm_or_si128(_mm_cmpeq_epi8(v, open_brace), _mm_cmpeq_epi8(v, close_brace));
+    const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(brackets, braces), _mm_cmpeq_epi8(v, quote)));
+    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  while (i < text.size() && !kNestedStops.stop[static_cast<unsigned char>(text[i])]) ++i;
+  return i;
+}
 
 struct Scanner {
   std::string_view text;
@@ -94,8 +121,7 @@ struct Scanner {
         std::string_view ignored;
         if (!string(ignored)) return false;
       } else {
-        ++i;
-        while (i < text.size() && !kNestedStops.stop[static_cast<unsigned char>(text[i])]) ++i;
+        i = next_nested_stop(text, i + 1);
       }
     }
     return fail("unterminated array or object");
@@ -123,6 +149,26 @@ struct Scanner {
     return true;
   }
 };
+
+// The decimal digits at the start of p[0, 8) (which must be readable), at most 8: their count, and their value in
+// `value`. Eight bytes at once (a trace's ids are a few digits each): a byte is a digit when, XORed with '0', it is at
+// most 9 (its high nibble 0 and adding 6 does not carry into bit 4; a carry out of a byte that is not a digit can
+// only reach bytes after it). The digits, moved to the top of the word (zeros before them), are combined pairwise.
+int leading_digits(const char* p, uint64_t& value) {
+  uint64_t word;
+  std::memcpy(&word, p, sizeof word);
+  if constexpr (!kLittleEndian) word = __builtin_bswap64(word);  // the first character in the low byte
+  const uint64_t t = word ^ 0x3030303030303030u;
+  const uint64_t not_digit = (t & 0xf0f0f0f0f0f0f0f0u) | ((t + 0x0606060606060606u) & 0x1010101010101010u);
+  const int n = not_digit == 0 ? 8 : __builtin_ctzll(not_digit) / 8;
+  if (n == 0) return 0;
+  uint64_t d = t << (64 - 8 * n);                                     // n digits, the last in the top byte
+  d = (d * 10 + (d >> 8)) & 0x00ff00ff00ff00ffu;                      // pairs: 2-digit values
+  d = (d * 100 + (d >> 16)) & 0x0000ffff0000ffffu;                    // 4-digit values
+  d = (d * 10000 + (d >> 32)) & 0x00000000ffffffffu;                  // the 8-digit value
+  value = d;
+  return n;
+}
 }  // namespace
 
 bool json_line_scan(std::string_view line, std::vector<JsonMember>& members, JsonLineError& error) {
@@ -169,36 +215,49 @@ const JsonMember* json_member_find(const std::vector<JsonMember>& members, std::
 }
 
 bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values) {
-  size_t i = 0, n = raw.size();
+  const char* p = raw.data();
+  const char* const end = p + raw.size();
   auto skip = [&] {
-    while (i < n && is_space(raw[i])) ++i;
+    while (p < end && is_space(*p)) ++p;
   };
   skip();
-  if (i >= n || raw[i] != '[') return false;
-  ++i;
+  if (p == end || *p != '[') return false;
+  ++p;
   skip();
-  if (i < n && raw[i] == ']') return ++i, skip(), i == n;
+  if (p < end && *p == ']') return ++p, skip(), p == end;
   for (;;) {
     skip();
-    size_t first = i;
+    const char* const first = p;
     uint64_t v = 0;
+    unsigned digit;
+    if (end - p >= 8) {  // the leading digits, up to 8, in one step (leading_digits)
+      const int n = leading_digits(p, v);
+      p += n;
+      if (n < 8) goto digits_done;
+    }
     // 19 digits never overflow 64 bits; from the 20th on, each is checked.
-    for (const size_t unchecked_end = std::min(n, i + 19); i < unchecked_end && raw[i] >= '0' && raw[i] <= '9'; ++i)
-      v = v * 10 + static_cast<uint64_t>(raw[i] - '0');
-    for (; i < n && raw[i] >= '0' && raw[i] <= '9'; ++i)
-      if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, static_cast<uint64_t>(raw[i] - '0'), &v))
+    for (const char* const unchecked_end = end - first > 19 ? first + 19 : end;
+         p < unchecked_end && (digit = static_cast<unsigned>(*p - '0')) < 10; ++p)
+      v = v * 10 + digit;
+    for (; p < end && (digit = static_cast<unsigned>(*p - '0')) < 10; ++p)
+      if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, uint64_t{digit}, &v))
         return false;  // over 2^64 - 1
-    if (i == first) return false;
+  digits_done:
+    if (p == first) return false;
     values.push_back(v);
-    skip();
-    if (i < n && raw[i] == ',') {
-      ++i;
+    if (p < end && *p == ',') {  // "1, 2": the comma right after the digits, the usual case
+      ++p;
       continue;
     }
-    if (i < n && raw[i] == ']') {
-      ++i;
+    skip();
+    if (p < end && *p == ',') {
+      ++p;
+      continue;
+    }
+    if (p < end && *p == ']') {
+      ++p;
       skip();
-      return i == n;
+      return p == end;
     }
     return false;
   }

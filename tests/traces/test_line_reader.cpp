@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include <string>
 #include <vector>
 
@@ -121,5 +123,68 @@ TEST_CASE("prefix block id arrays") {
                           "[1] 2", "null"}) {
     CAPTURE(bad);
     CHECK(!json_parse_id_array(bad, ids));
+  }
+}
+
+TEST_CASE("prefix block id arrays: every digit count, spacing and tail agree with a digit-by-digit parse") {
+  // Ids of 1 to 20 digits (the 8-at-once step, the unchecked and the checked digits), with and without spaces
+  // around commas, ending at every distance from the end of the text (the 8-byte step needs 8 readable bytes).
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text = "[";
+    std::vector<uint64_t> expected;
+    const int count = 1 + static_cast<int>(rng() % 12);
+    for (int k = 0; k < count; ++k) {
+      const int digits = 1 + static_cast<int>(rng() % 20);
+      std::string number;
+      for (int d = 0; d < digits; ++d) number += static_cast<char>('0' + rng() % 10);
+      if (digits == 20) number[0] = '1', number[1] = '0';  // 10xxxxxxxxxxxxxxxxxx < 2^64
+      expected.push_back(std::stoull(number));
+      text += number;
+      if (k + 1 < count) text += rng() % 2 ? ", " : (rng() % 2 ? "," : " ,\t");
+    }
+    text += rng() % 2 ? "]" : " ] ";
+    CAPTURE(text);
+    std::vector<uint64_t> ids;
+    REQUIRE(json_parse_id_array(text, ids));
+    CHECK(ids == expected);
+  }
+  // Every byte that is not a digit ends a number inside the 8-byte step ("[123" c "4567890]" is an array only for a
+  // comma); a byte over 0xf9 right after digits (its nibble test carries into the next byte) too.
+  std::vector<uint64_t> ids;
+  for (int c = 0; c < 256; ++c) {
+    if (c >= '0' && c <= '9') continue;
+    CAPTURE(c);
+    ids.clear();
+    const std::string text = "[123" + std::string(1, static_cast<char>(c)) + "4567890]";
+    CHECK(json_parse_id_array(text, ids) == (c == ','));
+    if (c == ',') CHECK(ids == std::vector<uint64_t>{123, 4567890});
+  }
+  CHECK_FALSE(json_parse_id_array("[12\xfa" "4567890]", ids));
+  CHECK_FALSE(json_parse_id_array("[1234567\xff" "9]", ids));
+  ids.clear();
+  CHECK(json_parse_id_array("[123456789012, 7]", ids));
+  CHECK(ids == std::vector<uint64_t>{123456789012u, 7});
+}
+
+
+TEST_CASE("JSON lines: a bracket, brace or quote found at every offset of an array's 16-byte steps") {
+  std::vector<JsonMember> m;
+  JsonLineError e;
+  for (size_t filler = 0; filler < 40; ++filler) {
+    std::string body;
+    for (size_t k = 0; k < filler; ++k) body += k % 2 == 1 ? ',' : '7';  // every length: every offset
+    CAPTURE(filler);
+    const std::string array = "[" + body + "1, \"]\", {\"k\": [2], \"z\": 123456789012345678}]";
+    const std::string line = "{\"a\": " + array + ", \"b\": 3}";  // the members view it
+    REQUIRE(json_line_scan(line, m, e));
+    REQUIRE(m.size() == 2);
+    CHECK(m[0].kind == JsonKind::array);
+    CHECK(m[0].value == array);
+    CHECK(m[1].value == "3");
+    const std::string unbalanced = "{\"a\": [" + body + "12345678901234567}";
+    CHECK_FALSE(json_line_scan(unbalanced, m, e));
+    CHECK(e.column == unbalanced.size());
+    CHECK(e.reason == "unbalanced brackets");
   }
 }
