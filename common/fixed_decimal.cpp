@@ -22,6 +22,18 @@ char* write_u128(char* p, u128 v) {
   while (n > 0) *p++ = digits[--n];
   return p;
 }
+
+// "00" to "99", two characters each.
+struct DigitPairs {
+  char text[200] = {};
+  constexpr DigitPairs() {
+    for (int i = 0; i < 100; ++i) {
+      text[2 * i] = static_cast<char>('0' + i / 10);
+      text[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+  }
+};
+constexpr DigitPairs kDigitPairs;
 }  // namespace
 
 void append_fixed9(std::string& out, double value) {
@@ -69,11 +81,14 @@ void append_fixed9(std::string& out, double value) {
     f = static_cast<uint64_t>(nanos % 1000000000u);
   }
   *p++ = '.';
-  for (int i = 8; i >= 0; --i) {
-    p[i] = static_cast<char>('0' + f % 10);
-    f /= 10;
+  // The 9 digits of f: the first alone, then four pairs from a table (a digit at a time was a third of the call).
+  *p++ = static_cast<char>('0' + f / 100000000u);
+  const uint64_t rest = f % 100000000u, high = rest / 10000u, low = rest % 10000u;
+  for (const uint64_t pair : {high / 100u, high % 100u, low / 100u, low % 100u}) {
+    std::memcpy(p, kDigitPairs.text + 2 * pair, 2);
+    p += 2;
   }
-  out.append(text, static_cast<size_t>(p + 9 - text));
+  out.append(text, static_cast<size_t>(p - text));
 }
 
 }  // namespace lynx
