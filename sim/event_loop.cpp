@@ -78,6 +78,12 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   engine_->add_model(hook);
   if (engine_->get_all_models().empty() || engine_->get_all_models().back() != hook.get())
     throw_internal_error("the event loop's model is not the last of SimGrid's models");
+  // SimGrid's other models, read at every step (look_ahead, completions_pending): whether each may be run ahead of
+  // (it updates lazily and its next date is idempotent) is fixed once the engine is built.
+  for (simgrid::kernel::resource::Model* model : engine_->get_all_models())
+    if (model != hook.get())
+      models_.push_back(WatchedModel{model, model->is_update_lazy() && model->next_occurring_event_is_idempotent()});
+  if (models_.size() > kMaxWatchedModels) throw_internal_error("SimGrid has %zu models", models_.size());
   sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
     if (g_loop != nullptr) g_loop->on_activity_done(activity);
   });
@@ -345,8 +351,7 @@ void EventLoop::on_clock_moved(double clock_s) {
 }
 
 bool EventLoop::completions_pending() const {
-  const auto& models = engine_->get_all_models();
-  return std::any_of(models.begin(), models.end(), holds_ended_actions);
+  return std::any_of(models_.begin(), models_.end(), [](const WatchedModel& m) { return holds_ended_actions(m.model); });
 }
 
 void EventLoop::set_dispatch_timer() {
@@ -382,13 +387,13 @@ void EventLoop::look_ahead() {
   if (!look_ahead_ || error_ || !(clock > 0) || !pending_.empty()) return;
   // The models with actions running (the network's, in practice): each must update lazily and have its next date
   // in its action heap; none may hold an action ended and not yet dispatched.
-  simgrid::kernel::resource::Model* active[8];
+  simgrid::kernel::resource::Model* active[kMaxWatchedModels];
   size_t n_active = 0;
-  for (simgrid::kernel::resource::Model* model : engine_->get_all_models()) {
-    if (holds_ended_actions(model)) return;
-    if (model->get_started_action_set()->empty()) continue;
-    if (!model->is_update_lazy() || !model->next_occurring_event_is_idempotent() || n_active == 8) return;
-    active[n_active++] = model;
+  for (const WatchedModel& m : models_) {
+    if (holds_ended_actions(m.model)) return;
+    if (m.model->get_started_action_set()->empty()) continue;
+    if (!m.may_run_ahead) return;
+    active[n_active++] = m.model;
   }
   const auto earliest_top = [&active, n_active] {
     double date = std::numeric_limits<double>::infinity();

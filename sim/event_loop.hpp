@@ -161,6 +161,12 @@ class EventLoop {
   bool in_dispatch_ = false;  // inside dispatch_due_stops (a stop due meanwhile runs in it)
   double clock_s_ = 0;  // SimGrid's clock, as each step gives it to our model (a call into SimGrid saved per read)
   class StepHook;  // the model SimGrid asks for our next date (event_loop.cpp)
+  struct WatchedModel {
+    simgrid::kernel::resource::Model* model;
+    bool may_run_ahead;  // updates lazily, its next date idempotent (look_ahead)
+  };
+  static constexpr size_t kMaxWatchedModels = 16;
+  std::vector<WatchedModel> models_;  // SimGrid's models but ours, in its order
   double next_stop_in(double clock_s);  // at the start of a SimGrid step: the look-ahead, then our next date
   void on_clock_moved(double clock_s);  // after SimGrid's clock has moved: the stops due
   void dispatch_due_stops();            // run_earliest_stop for each stop due
