@@ -19,6 +19,15 @@
 #include "sim/sim_context.hpp"
 #include "sim/transfer_engine.hpp"
 
+// GCC's -fsanitize=address defines __SANITIZE_ADDRESS__; Clang's answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define LYNX_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LYNX_UNDER_ASAN 1
+#endif
+#endif
+
 namespace lynx {
 
 namespace {
@@ -188,7 +197,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   std::unordered_map<int64_t, std::unique_ptr<RequestState>> in_flight_;  // by sequence
   // Finished requests' states, reset, for the next arrivals (a request then allocates nothing of its own). Not
   // under AddressSanitizer, so that it still finds a handler touching a finished request's state.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(LYNX_UNDER_ASAN)
   static constexpr bool kReuseStates = false;
 #else
   static constexpr bool kReuseStates = true;

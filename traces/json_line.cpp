@@ -229,20 +229,20 @@ bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values) {
     skip();
     const char* const first = p;
     uint64_t v = 0;
-    unsigned digit;
-    if (end - p >= 8) {  // the leading digits, up to 8, in one step (leading_digits)
-      const int n = leading_digits(p, v);
-      p += n;
-      if (n < 8) goto digits_done;
+    // The leading digits, up to 8, in one step where 8 bytes are left (leading_digits); the rest one at a time: 19
+    // digits never overflow 64 bits, from the 20th on each is checked.
+    const bool by_word = end - p >= 8;
+    const int word_digits = by_word ? leading_digits(p, v) : 0;
+    p += word_digits;
+    if (!by_word || word_digits == 8) {
+      unsigned digit;
+      for (const char* const unchecked_end = end - first > 19 ? first + 19 : end;
+           p < unchecked_end && (digit = static_cast<unsigned>(*p - '0')) < 10; ++p)
+        v = v * 10 + digit;
+      for (; p < end && (digit = static_cast<unsigned>(*p - '0')) < 10; ++p)
+        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, uint64_t{digit}, &v))
+          return false;  // over 2^64 - 1
     }
-    // 19 digits never overflow 64 bits; from the 20th on, each is checked.
-    for (const char* const unchecked_end = end - first > 19 ? first + 19 : end;
-         p < unchecked_end && (digit = static_cast<unsigned>(*p - '0')) < 10; ++p)
-      v = v * 10 + digit;
-    for (; p < end && (digit = static_cast<unsigned>(*p - '0')) < 10; ++p)
-      if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, uint64_t{digit}, &v))
-        return false;  // over 2^64 - 1
-  digits_done:
     if (p == first) return false;
     values.push_back(v);
     if (p < end && *p == ',') {  // "1, 2": the comma right after the digits, the usual case
