@@ -8,13 +8,8 @@
 
 namespace lynx {
 
-namespace {
-constexpr size_t kFirstReadBytes = 64 << 10;
-}
-
 LineReader::LineReader(const std::string& path, size_t buffer_bytes)
-    : path_(path), buffer_(std::min(std::max<size_t>(buffer_bytes, 1), kFirstReadBytes)),
-      buffer_bytes_(std::max<size_t>(buffer_bytes, 1)) {
+    : path_(path), buffer_(std::max<size_t>(buffer_bytes, 1)) {
   file_ = std::fopen(path.c_str(), "rb");
   if (!file_) throw_error("%s: cannot open file: %s", path.c_str(), std::strerror(errno));
 }
@@ -29,11 +24,7 @@ bool LineReader::fill() {
   if (begin_ > 0 && tail > 0) std::memmove(buffer_.data(), buffer_.data() + begin_, tail);
   begin_ = 0;
   end_ = tail;
-  if (end_ == buffer_.size())  // a line longer than the buffer
-    buffer_.resize(buffer_.size() * 2);
-  else if (reads_ > 0 && buffer_.size() < buffer_bytes_)  // the reads grow to buffer_bytes
-    buffer_.resize(std::min(buffer_.size() * 2, buffer_bytes_));
-  ++reads_;
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a line longer than the buffer
   size_t got = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
   if (got == 0) {
     if (std::ferror(file_)) throw_error("%s: read error: %s", path_.c_str(), std::strerror(errno));

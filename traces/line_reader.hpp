@@ -1,10 +1,8 @@
-// Streams a text file line by line through one buffer of at most `buffer_bytes` (more only for a line longer than
-// it), so reading a trace takes memory for the buffer and for what the caller keeps, not for the file. The first
-// read is of 64 KiB and each later one twice the last, up to `buffer_bytes`: a run of one request from a 3 MB trace
-// reads its first line without zeroing and filling a whole MiB (issue 29's start-up), a long trace is read in
-// `buffer_bytes` reads after the first few. The default, 64 KiB, stays in a core's L2 cache beside the simulation
-// that consumes the lines (a 1 MiB buffer swept the network solver's data out of it: the Mooncake benchmark ran about
-// 1% slower as a whole process, docs/benchmarks.md "Stop 48").
+// Streams a text file line by line through one buffer of `buffer_bytes` (more only for a line longer than it), so
+// reading a trace takes memory for the buffer and for what the caller keeps, not for the file. The default, 64 KiB,
+// stays in a core's L2 cache beside the simulation that consumes the lines (a 1 MiB buffer swept the network
+// solver's data out of it: the Mooncake benchmark ran about 1% slower as a whole process, docs/benchmarks.md
+// "Stop 48"), and a run of one request reads its first line without zeroing and filling more (issue 29's start-up).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -36,8 +34,6 @@ class LineReader {
   std::string path_;
   FILE* file_ = nullptr;
   std::vector<char> buffer_;
-  size_t buffer_bytes_ = 0;  // the size the buffer grows to (longer lines aside)
-  size_t reads_ = 0;
   size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
   size_t line_number_ = 0;

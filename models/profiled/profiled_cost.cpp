@@ -244,16 +244,17 @@ void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size
   double* end_s = ends_s.data() + base;
   double t = start_s;
   Curve::Span span = a.seconds.span(segment);  // in locals: the stores to ends_s cannot change it
-  // Iteration i's size: run.at(i).attention_kv_tokens (DecodeRun::at's expression), scaled to the table's heads.
+  // Iteration i's attended KV tokens: run.at(i).attention_kv_tokens (DecodeRun::at's expression; i exact, a run is
+  // < 2^53 iterations), and its size scaled to the table's heads.
+  auto kv_at = [kv_first, kv_growth](double i) { return kv_first + i * kv_growth; };
   auto size_at = [&](double i) {
-    return decode_attention_size(kv_first + i * kv_growth, heads, measured_heads, measured_heads_inverse);
+    return decode_attention_size(kv_at(i), heads, measured_heads, measured_heads_inverse);
   };
   auto derived = [&](double measured) { return memory_bound_on(measured, measured_hbm, hbm); };  // bytes-bound
   // The steps of iterations [i, i + n), all held by `s`, into out[0, n) (`blocks`: the heads' inverse multiplies).
   auto block_steps = [&](auto same_gpu_tag, auto by_inverse_tag, const Curve::Span& s, double i, int n, double* out) {
     for (int j = 0; j < n; ++j) {
-      const double kv_tokens = kv_first + (i + j) * kv_growth;  // i + j: exact, a run is < 2^53 iterations
-      const double size = decode_attention_size_by_inverse(kv_tokens, heads, measured_heads_inverse);
+      const double size = decode_attention_size_by_inverse(kv_at(i + j), heads, measured_heads_inverse);
       const double measured = decltype(by_inverse_tag)::value ? s.at_by_inverse(size) : s.at_by_width(size);
       const double attention = decltype(same_gpu_tag)::value ? measured : derived(measured);
       out[j] = decode_step_sum(layers, c, attention, cpu);
