@@ -79,10 +79,14 @@ EventLoop::EventLoop(const NetworkConfig& network, const std::vector<PlatformNod
   if (engine_->get_all_models().empty() || engine_->get_all_models().back() != hook.get())
     throw_internal_error("the event loop's model is not the last of SimGrid's models");
   // SimGrid's other models, read at every step (look_ahead, completions_pending): whether each may be run ahead of
-  // (it updates lazily and its next date is idempotent) is fixed once the engine is built.
+  // (it updates lazily and its next date is idempotent) is fixed once the engine is built. Only the network's ever
+  // holds an action (the loop starts comms alone: no computation, I/O or VM work), so the scans read it alone;
+  // LYNX_CHECK_LOOK_AHEAD=1 reads every model, and look_ahead checks that no other one holds an action.
   for (simgrid::kernel::resource::Model* model : engine_->get_all_models())
-    if (model != hook.get())
+    if (model != hook.get() && (model == network_model_ || check_look_ahead_))
       models_.push_back(WatchedModel{model, model->is_update_lazy() && model->next_occurring_event_is_idempotent()});
+  if (std::none_of(models_.begin(), models_.end(), [this](const WatchedModel& m) { return m.model == network_model_; }))
+    throw_internal_error("SimGrid's network model is not one of its engine's models");
   if (models_.size() > kMaxWatchedModels) throw_internal_error("SimGrid has %zu models", models_.size());
   sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
     if (g_loop != nullptr) g_loop->on_activity_done(activity);
@@ -385,6 +389,10 @@ void EventLoop::dispatch_due_stops() {
 void EventLoop::look_ahead() {
   const double clock = clock_s_;
   if (!look_ahead_ || error_ || !(clock > 0) || !pending_.empty()) return;
+  if (check_look_ahead_)  // the scans below read the network's model alone where not checking
+    for (const WatchedModel& m : models_)
+      if (m.model != network_model_ && (holds_ended_actions(m.model) || !m.model->get_started_action_set()->empty()))
+        throw_internal_error("look-ahead at %.17g: a SimGrid model other than the network's holds an action", clock);
   // The models with actions running (the network's, in practice): each must update lazily and have its next date
   // in its action heap; none may hold an action ended and not yet dispatched.
   simgrid::kernel::resource::Model* active[kMaxWatchedModels];

@@ -8,6 +8,8 @@
 #include <utility>
 #include <functional>
 
+#include <simgrid/s4u/Exec.hpp>
+
 #include "common/error.hpp"
 #include "sim/event_loop.hpp"
 #include "sim/isolated_run.hpp"
@@ -206,6 +208,31 @@ TEST_CASE("an exception in a handler stops the loop cleanly and comes out of run
     message = e.what();
   }
   CHECK(message == "request 7: boom");
+}
+
+// The per-step scans read the network's model alone: the loop starts nothing but comms. With the check on, work
+// in another of SimGrid's models (a computation, in its CPU model) is an internal error, not a silent look-ahead.
+TEST_CASE("with LYNX_CHECK_LOOK_AHEAD, an action in a SimGrid model other than the network's is an internal error") {
+  setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);
+  std::string message;
+  try {
+    run_isolated([&]() -> std::string {
+      NetworkConfig net;
+      net.nic_gbps = 100;
+      EventLoop loop(net, names(2));
+      simgrid::s4u::ExecPtr exec;  // kept to the end: SimGrid must not lose the last handle of an activity it runs
+      loop.at(0.01, [&] { exec = simgrid::s4u::Exec::init()->set_flops_amount(1.0)->set_host(loop.platform().hosts[0]); exec->start(); });
+      loop.send(0, 1, 1000000000, 1.0, nullptr, [] {});  // running until 0.08 s: the loop looks ahead meanwhile
+      for (int i = 2; i <= 4; ++i) loop.at(0.01 * i, [] {});
+      loop.run();
+      return "run() returned normally";
+    });
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  unsetenv("LYNX_CHECK_LOOK_AHEAD");
+  INFO(message);
+  CHECK(message.find("a SimGrid model other than the network's holds an action") != std::string::npos);
 }
 
 TEST_CASE("an event at a time that is not a number is an internal error, from a handler or before the run") {
