@@ -226,6 +226,14 @@ double ProfiledCostModel::decode_seconds(const DecodeWork& work) const {
 void ProfiledCostModel::decode_run_ends(const DecodeRun& run, size_t first, size_t last, double start_s,
                                         std::vector<double>& ends_s) const {
   if (first >= last) return;  // no lookup (and no extrapolation noted) for an empty run
+  decode_run_ends_body(run, first, last, start_s, ends_s);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void ProfiledCostModel::decode_run_ends_body(const DecodeRun& run, size_t first, size_t last, double start_s,
+                                             std::vector<double>& ends_s) const {
   const double layers = static_cast<double>(model_.n_layers);
   const QueryTerms c = query_terms(run.query_tokens);
   const double cpu = cpu_terms(run.sequences);
