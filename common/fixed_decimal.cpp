@@ -9,7 +9,7 @@
 namespace lynx {
 
 namespace {
-using u128 = unsigned __int128;
+__extension__ typedef unsigned __int128 u128;  // __extension__: GCC and Clang have it, ISO C++ does not
 
 // Decimal digits of v (no sign), written at `p` (at most 39); returns their end.
 char* write_u128(char* p, u128 v) {
@@ -36,7 +36,7 @@ struct DigitPairs {
 constexpr DigitPairs kDigitPairs;
 }  // namespace
 
-void append_fixed9(std::string& out, double value) {
+char* write_fixed9(char* out, double value) {
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
   const bool negative = (bits >> 63) != 0;
@@ -51,10 +51,8 @@ void append_fixed9(std::string& out, double value) {
   }
   // Beyond what 128 bits hold exactly (|value| >= 2^74, 1.9e22 s), or not finite: printf itself.
   if (biased_exponent == 0x7ff || exponent > 74 - 53) {
-    char text[400];
-    const int n = std::snprintf(text, sizeof text, "%.9f", value);
-    out.append(text, static_cast<size_t>(n));
-    return;
+    const int n = std::snprintf(out, kFixed9Room, "%.9f", value);
+    return out + n;
   }
   const u128 scaled = static_cast<u128>(significand) * 1000000000u;  // < 2^83
   u128 nanos = 0;                                                    // round(|value| * 1e9), half to even
@@ -67,14 +65,12 @@ void append_fixed9(std::string& out, double value) {
     const u128 half = u128{1} << (shift - 1);
     if (remainder > half || (remainder == half && (nanos & 1) != 0)) ++nanos;
   }  // else |value| * 1e9 < 2^-16: rounds to 0
-  // Written into a local buffer and appended once (each append to `out` checks its capacity).
-  char text[64];  // sign, at most 23 whole digits (nanos < 2^104), point, 9 digits
-  char* p = text;
+  char* p = out;  // a sign, at most 23 whole digits (nanos < 2^104), the point, 9 digits
   if (negative) *p++ = '-';
   uint64_t f = 0;
   if (nanos <= UINT64_MAX) {  // under 1.8e10 s, every time a run writes: 64-bit division, not the 128-bit helper's
     const uint64_t n64 = static_cast<uint64_t>(nanos);
-    p = std::to_chars(p, text + sizeof text, n64 / 1000000000u).ptr;  // 64 bytes hold any uint64
+    p = std::to_chars(p, out + kFixed9Room, n64 / 1000000000u).ptr;
     f = n64 % 1000000000u;
   } else {
     p = write_u128(p, nanos / 1000000000u);
@@ -88,7 +84,12 @@ void append_fixed9(std::string& out, double value) {
     std::memcpy(p, kDigitPairs.text + 2 * pair, 2);
     p += 2;
   }
-  out.append(text, static_cast<size_t>(p - text));
+  return p;
+}
+
+void append_fixed9(std::string& out, double value) {
+  char text[kFixed9Room];
+  out.append(text, write_fixed9(text, value));
 }
 
 }  // namespace lynx

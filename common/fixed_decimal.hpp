@@ -3,11 +3,20 @@
 // converted exactly (its 53-bit significand times 10^9 in 128-bit integer arithmetic) and rounded half to even,
 // which is what glibc's printf does in the default rounding mode; a test compares the two on millions of values.
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace lynx {
 
-// Appends `value` as "%.9f" would print it. Finite values only (NaN and infinities: the caller's business).
+// The room write_fixed9 needs: the most characters "%.9f" writes for a double (a sign, 309 whole digits for
+// DBL_MAX, the point and 9 decimals: 320) and the NUL that printf's path (|value| >= 2^74) adds after them.
+inline constexpr size_t kFixed9Room = 321;
+
+// Writes `value` as "%.9f" would print it at `out`, which has kFixed9Room bytes of room; returns the end of the
+// text (no NUL). Finite values only (NaN and infinities: the caller's business).
+char* write_fixed9(char* out, double value);
+
+// The same, appended to a string.
 void append_fixed9(std::string& out, double value);
 
 }  // namespace lynx

@@ -32,28 +32,25 @@ const char* request_column_kind_name(RequestColumnKind kind) {
 }
 
 namespace {
-void append_int(std::string& out, int64_t v) {
-  char text[24];
-  const auto [end, error] = std::to_chars(text, text + sizeof text, v);
-  (void)error;  // 24 bytes hold any int64
-  out.append(text, end);
-}
+// A row's cells are written into a buffer on the stack and appended to the output once (an append per cell checked
+// the string's capacity each time: 20 of a cell's 100 or so instructions).
+constexpr size_t kCellRoom = kFixed9Room;  // a time's; an integer takes at most 20 characters
+static_assert(kCellRoom >= 24);
+
+char* write_int(char* out, int64_t v) { return std::to_chars(out, out + kCellRoom, v).ptr; }  // room for any int64
 
 // A time as "%.9f" (nanoseconds) writes it; nothing for NaN (the step does not apply).
-void append_seconds(std::string& out, double seconds) {
-  if (!std::isnan(seconds)) append_fixed9(out, seconds);
-}
+char* write_seconds(char* out, double seconds) { return std::isnan(seconds) ? out : write_fixed9(out, seconds); }
 
-void append_cell(std::string& out, const RequestColumn& c, const RequestRecord& r) {
+char* write_cell(char* out, const RequestColumn& c, const RequestRecord& r) {
   switch (c.kind) {
-    case RequestColumnKind::count: append_int(out, r.*c.count); break;
-    case RequestColumnKind::index: append_int(out, r.*c.index); break;
-    case RequestColumnKind::flag:
-      if (r.*c.index >= 0) append_int(out, r.*c.index);
-      break;
-    case RequestColumnKind::seconds: append_seconds(out, r.*c.seconds); break;
-    case RequestColumnKind::derived: append_seconds(out, (r.*c.derived)()); break;
+    case RequestColumnKind::count: return write_int(out, r.*c.count);
+    case RequestColumnKind::index: return write_int(out, r.*c.index);
+    case RequestColumnKind::flag: return r.*c.index >= 0 ? write_int(out, r.*c.index) : out;
+    case RequestColumnKind::seconds: return write_seconds(out, r.*c.seconds);
+    case RequestColumnKind::derived: return write_seconds(out, (r.*c.derived)());
   }
+  return out;
 }
 }  // namespace
 
@@ -67,11 +64,14 @@ std::string requests_csv_header() {
 }
 
 void append_requests_csv_row(std::string& out, const RequestRecord& r) {
+  char row[kRequestColumnCount * (kCellRoom + 1)];  // each cell and its comma (the last one's: the newline)
+  char* p = row;
   for (size_t i = 0; i < kRequestColumnCount; ++i) {
-    if (i > 0) out += ',';
-    append_cell(out, kRequestColumns[i], r);
+    if (i > 0) *p++ = ',';
+    p = write_cell(p, kRequestColumns[i], r);
   }
-  out += '\n';
+  *p++ = '\n';
+  out.append(row, p);
 }
 
 std::string requests_csv(const std::vector<RequestRecord>& records) {

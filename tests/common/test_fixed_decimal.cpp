@@ -1,10 +1,13 @@
-// append_fixed9 (common/fixed_decimal.hpp) against printf's "%.9f", the reference it replaces, on every kind of
-// value: exact half-nanosecond ties (k/1024 s), random values across 30 binary orders of magnitude, negative,
-// zero and negative zero, subnormals, integers, and the 2^74 edge where it hands over to printf.
+// write_fixed9 and append_fixed9 (common/fixed_decimal.hpp) against printf's "%.9f", the reference they replace,
+// on every kind of value: exact half-nanosecond ties (k/1024 s), random values across 30 binary orders of
+// magnitude, negative, zero and negative zero, subnormals, integers, the 2^74 edge where it hands over to printf,
+// and the largest doubles.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <vector>
 #include <random>
 #include <string>
 
@@ -63,5 +66,13 @@ TEST_CASE("append_fixed9 writes what printf's %.9f writes") {
     t += 0.0123456789 * unit(rng);
     check(t);
   }
+  // The longest texts (printf's path): they fill kFixed9Room, checked below in a heap block of exactly that size
+  // (AddressSanitizer sees a write past it).
+  constexpr double kMax = std::numeric_limits<double>::max();
+  for (double v : {kMax, -kMax, 1e300, -1e300}) check(v);
+  std::vector<char> room(kFixed9Room);
+  char* end = write_fixed9(room.data(), -kMax);
+  CHECK(std::string(room.data(), end) == reference(-kMax));
+  CHECK(end - room.data() == static_cast<std::ptrdiff_t>(kFixed9Room) - 1);
   CHECK(mismatches == 0);
 }
