@@ -102,26 +102,34 @@ void EventLoop::log_flows_to(const std::string& path) {
   flow_log_ = std::make_unique<FlowLogWriter>(path, network_, nodes_, simgrid_cfg_);
 }
 
-void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background, bool delivery,
-                           uint64_t delivered_bytes) {
+uint32_t EventLoop::take_task(double time_s) {
   if (std::isnan(time_s)) throw_internal_error("an event queued at a time that is not a number");  // no order
-  uint32_t task;
   if (!free_tasks_.empty()) {
-    task = free_tasks_.back();
+    const uint32_t task = free_tasks_.back();
     free_tasks_.pop_back();
-  } else {
-    if (tasks_.size() >= UINT32_MAX) throw_internal_error("more than 2^32 - 1 events queued");
-    task = static_cast<uint32_t>(tasks_.size());
-    tasks_.emplace_back();
+    return task;
   }
+  if (tasks_.size() >= UINT32_MAX) throw_internal_error("more than 2^32 - 1 events queued");
+  tasks_.emplace_back();
+  return static_cast<uint32_t>(tasks_.size() - 1);
+}
+
+void EventLoop::queue_task(double time_s, uint64_t sequence, uint32_t task, bool background, bool delivery,
+                           uint64_t delivered_bytes) {
   Task& t = tasks_[task];
-  t.handler = std::move(handler);
   t.delivered_bytes = delivered_bytes;
   t.delivery = delivery;
   t.background = background;
   events_.push(QueuedEvent{time_s, sequence, task});
   if (background) ++background_events_;
   if (!dispatching_) arm_stop();
+}
+
+void EventLoop::push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background, bool delivery,
+                           uint64_t delivered_bytes) {
+  const uint32_t task = take_task(time_s);
+  tasks_[task].handler = std::move(handler);
+  queue_task(time_s, sequence, task, background, delivery, delivered_bytes);
 }
 
 void EventLoop::at(double time_s, EventTask handler) {
@@ -199,8 +207,7 @@ void EventLoop::apply_pending() {
   pending_.clear();
 }
 
-EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent,
-                                      EventTask on_delivered) {
+size_t EventLoop::start_flow(int src, int dst, uint64_t bytes, double weight) {
   if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
   if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
   const size_t slot = start_comm(src, dst, bytes);
@@ -210,10 +217,29 @@ EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double w
   flow.index = flows_started_ - 1;  // flows logged before it (background flows are not logged)
   bytes_sent_ += bytes;
   flow.latency_s = platform_.route_latency_s(src, dst);
-  flow.on_sent = std::move(on_sent);
-  flow.on_delivered = std::move(on_delivered);
-  // The handle names the slot and its generation, so that a reused slot does not answer for an older flow.
-  return reinterpret_cast<FlowHandle>(static_cast<uintptr_t>((flow.generation << 32) | (slot + 1)));
+  return slot;
+}
+
+// The handle names the slot and its generation, so that a reused slot does not answer for an older flow.
+EventLoop::FlowHandle EventLoop::handle_of(size_t slot) const {
+  return reinterpret_cast<FlowHandle>(static_cast<uintptr_t>((flows_[slot].generation << 32) | (slot + 1)));
+}
+
+EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent,
+                                      EventTask on_delivered) {
+  const size_t slot = start_flow(src, dst, bytes, weight);
+  flows_[slot].listener = nullptr;
+  if (flow_handlers_.size() <= slot) flow_handlers_.resize(slot + 1);
+  flow_handlers_[slot] = FlowHandlers{std::move(on_sent), std::move(on_delivered)};
+  return handle_of(slot);
+}
+
+EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, FlowListener& listener,
+                                      uint64_t tag) {
+  const size_t slot = start_flow(src, dst, bytes, weight);
+  flows_[slot].listener = &listener;
+  flows_[slot].tag = tag;
+  return handle_of(slot);
 }
 
 bool EventLoop::reweight(FlowHandle handle, double weight) {
@@ -253,6 +279,7 @@ void EventLoop::on_activity_done(const sg4::Activity& activity) {
     retire(std::move(flow.comm));
     const uint64_t generation = flow.generation + 1;
     if (flow.background) --background_flows_;
+    if (flow.listener == nullptr && slot - 1 < flow_handlers_.size()) flow_handlers_[slot - 1] = FlowHandlers{};
     flow = Flow{};
     flow.generation = generation;
     --flows_in_flight_;
@@ -274,8 +301,8 @@ void EventLoop::handle_flow_done(size_t slot) {
   // and send set every other field of the next flow.
   Flow& flow = flows_[slot];
   sg4::CommPtr comm = std::move(flow.comm);
-  EventTask on_sent = std::move(flow.on_sent), on_delivered = std::move(flow.on_delivered);
-  const uint64_t bytes = flow.bytes;
+  FlowListener* const listener = flow.listener;
+  const uint64_t tag = flow.tag, bytes = flow.bytes;
   const double latency_s = flow.latency_s;
   const bool background = flow.background;
   flow.background = false;
@@ -287,13 +314,28 @@ void EventLoop::handle_flow_done(size_t slot) {
     --background_flows_;
     return;
   }
-  if (on_sent) on_sent();
+  if (listener != nullptr) {
+    listener->flow_sent(tag);
+    if (latency_s > 0) {
+      const uint32_t task = take_task(now() + latency_s);
+      tasks_[task].listener = listener;
+      tasks_[task].tag = tag;
+      queue_task(now() + latency_s, next_sequence_++, task, false, true, bytes);
+    } else {
+      ++flows_delivered_;
+      bytes_delivered_ += bytes;
+      listener->flow_delivered(tag, bytes);
+    }
+    return;
+  }
+  FlowHandlers handlers = std::move(flow_handlers_[slot]);
+  if (handlers.on_sent) handlers.on_sent();
   if (latency_s > 0) {
-    push_event(now() + latency_s, next_sequence_++, std::move(on_delivered), false, true, bytes);
+    push_event(now() + latency_s, next_sequence_++, std::move(handlers.on_delivered), false, true, bytes);
   } else {
     ++flows_delivered_;
     bytes_delivered_ += bytes;
-    on_delivered();
+    handlers.on_delivered();
   }
 }
 
@@ -460,13 +502,21 @@ void EventLoop::run_due_events() {
     const uint32_t slot = events_.top().task;
     events_.pop();
     Task& task = tasks_[slot];
-    EventTask handler = std::move(task.handler);
     if (task.background) --background_events_;
     if (task.delivery) {
       ++flows_delivered_;
       bytes_delivered_ += task.delivered_bytes;
     }
-    free_tasks_.push_back(slot);  // before the handler runs: it may queue events (and grow tasks_)
+    if (task.listener != nullptr) {  // a listener's flow delivery
+      FlowListener* const listener = task.listener;
+      const uint64_t tag = task.tag, bytes = task.delivered_bytes;
+      task.listener = nullptr;
+      free_tasks_.push_back(slot);  // before it runs: it may queue events (and grow tasks_)
+      listener->flow_delivered(tag, bytes);
+      continue;
+    }
+    EventTask handler = std::move(task.handler);
+    free_tasks_.push_back(slot);
     handler();
   }
 }

@@ -60,6 +60,17 @@ class EventLoop {
   // Returns the flow's handle, valid until its bandwidth phase ends (on_sent).
   using FlowHandle = const void*;
   FlowHandle send(int src, int dst, uint64_t bytes, double weight, EventTask on_sent, EventTask on_delivered);
+  // The same with a listener told both (the transfer engine's flows): the flow holds a pointer and a tag rather
+  // than two handlers, which each flow would make and move about five times.
+  class FlowListener {
+   public:
+    virtual void flow_sent(uint64_t tag) = 0;
+    virtual void flow_delivered(uint64_t tag, uint64_t bytes) = 0;
+
+   protected:
+    ~FlowListener() = default;
+  };
+  FlowHandle send(int src, int dst, uint64_t bytes, double weight, FlowListener& listener, uint64_t tag);
   // Background work (other tenants' traffic, sim/cross_traffic.hpp) that must not keep the run alive: an event and
   // a flow with no handler and no counter (flows_started, bytes_sent, the flow log see none of them). Once only
   // background events and flows are left, the background events are dropped and the flows drain without effect.
@@ -88,7 +99,9 @@ class EventLoop {
 
  private:
   struct Task {
-    EventTask handler;
+    EventTask handler;             // or, for a listener's flow delivery, the listener and tag (handler empty)
+    FlowListener* listener = nullptr;
+    uint64_t tag = 0;
     uint64_t delivered_bytes = 0;  // a flow's delivery (counted in flows_delivered, bytes_delivered as it runs)
     bool delivery = false;
     bool background = false;
@@ -99,13 +112,25 @@ class EventLoop {
     int src = 0, dst = 0;
     bool pending = false;
     double latency_s = 0;
-    EventTask on_sent;
-    EventTask on_delivered;
+    FlowListener* listener = nullptr;  // null: the flow's handlers are in flow_handlers_[slot]
+    uint64_t tag = 0;
     uint64_t generation = 0;  // flows that have used this slot before (FlowHandle)
     uint64_t index = 0;       // flows started before it (the flow log names a re-weighted flow by it)
     bool background = false;
   };
+  struct FlowHandlers {
+    EventTask on_sent;
+    EventTask on_delivered;
+  };
+  // Starts a flow of send() (counted, logged, its latency looked up) in a new slot; the caller sets its listener.
+  size_t start_flow(int src, int dst, uint64_t bytes, double weight);
+  FlowHandle handle_of(size_t slot) const;
 
+  // A free task slot for an event at `time_s` (an internal error if that is not a number), then the event queued
+  // once its slot holds its handler (or listener).
+  uint32_t take_task(double time_s);
+  void queue_task(double time_s, uint64_t sequence, uint32_t task, bool background = false, bool delivery = false,
+                  uint64_t delivered_bytes = 0);
   void push_event(double time_s, uint64_t sequence, EventTask&& handler, bool background = false,
                   bool delivery = false, uint64_t delivered_bytes = 0);
   void on_activity_done(const simgrid::s4u::Activity& activity);
@@ -183,6 +208,7 @@ class EventLoop {
   void retire(simgrid::s4u::CommPtr comm);
   // Flows in flight: a slot per flow, its index the comm's data; free slots are reused.
   std::vector<Flow> flows_;
+  std::vector<FlowHandlers> flow_handlers_;  // by slot, for flows sent with handlers rather than a listener
   std::vector<size_t> free_flows_;
   size_t flows_in_flight_ = 0;
   size_t background_events_ = 0, background_flows_ = 0;  // of events_ and flows_in_flight_

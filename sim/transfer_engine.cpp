@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "models/kv_size.hpp"
@@ -100,11 +101,24 @@ const RequestState::Stream::ChunkFlows& TransferEngine::chunk_flows(const Reques
   return flows;
 }
 
+namespace {
+static_assert(std::tuple_size_v<decltype(RequestState::streams)> == 2 && alignof(RequestState) >= 2,
+              "a flow's tag holds its stream in the low bit of its request's address");
+uint64_t flow_tag(RequestState& r, int s) { return reinterpret_cast<uintptr_t>(&r) | static_cast<uintptr_t>(s); }
+RequestState& tag_request(uint64_t tag) { return *reinterpret_cast<RequestState*>(static_cast<uintptr_t>(tag & ~uint64_t{1})); }
+int tag_stream(uint64_t tag) { return static_cast<int>(tag & 1); }
+}  // namespace
+
 void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes) {
   const EventLoop::FlowHandle flow =
-      loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()),
-                 [this, &r, s] { on_flow_sent(r, s); }, [this, &r, s, bytes] { on_flow_delivered(r, s, bytes); });
+      loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()), *this, flow_tag(r, s));
   r.streams[static_cast<size_t>(s)].sending.push_back(flow);
+}
+
+void TransferEngine::flow_sent(uint64_t tag) { on_flow_sent(tag_request(tag), tag_stream(tag)); }
+
+void TransferEngine::flow_delivered(uint64_t tag, uint64_t bytes) {
+  on_flow_delivered(tag_request(tag), tag_stream(tag), bytes);
 }
 
 // One flow of the stream's chunk has pushed its last byte. `sending` keeps the chunk's handles until its last flow

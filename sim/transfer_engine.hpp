@@ -40,7 +40,7 @@ class TransferEnds {
   virtual void kv_bytes_delivered(RequestState& /*request*/, int /*stream*/, uint64_t /*bytes*/) {}
 };
 
-class TransferEngine : public TransferRequests {
+class TransferEngine : public TransferRequests, private EventLoop::FlowListener {
  public:
   // `ends` must outlive the engine. Each prefill instance has `prefill_nics` NICs, each decode instance
   // `decode_nics`; the context's loop, inputs and protocol are the run's.
@@ -60,6 +60,9 @@ class TransferEngine : public TransferRequests {
   void on_flow_sent(RequestState& r, int stream);
   void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes);
   void on_flow_delivered(RequestState& r, int stream, uint64_t bytes);
+  // Its flows' listener: a flow's tag is its request's address with the stream (0 or 1) in the low bit.
+  void flow_sent(uint64_t tag) override;
+  void flow_delivered(uint64_t tag, uint64_t bytes) override;
   void stream_complete(RequestState& r, int stream);
   // The bytes of each flow of one chunk of one stream (one per NIC pair, nic_shares.hpp), into `bytes`.
   void chunk_flow_bytes(const TransferProtocol& protocol, int64_t prompt_tokens, int stream, int chunk,

@@ -51,6 +51,63 @@ TEST_CASE("a transfer on an idle link takes bytes/bandwidth + latency, exactly")
   CHECK(t[0] == doctest::Approx(1e9 / 12.5e9 + 5e-6).epsilon(1e-12));
 }
 
+// A flow sent with a listener (the transfer engine's) is told the same moments as one sent with handlers: its last
+// byte out, then its arrival a route latency later, with its tag and bytes, and counted alike; with no latency both
+// come at once. Two flows of each kind, on their own links, side by side.
+TEST_CASE("a flow's listener is told its sending and its delivery as a flow's handlers are") {
+  for (const double latency_us : {5.0, 0.0}) {
+    CAPTURE(latency_us);
+    NetworkConfig net;
+    net.nic_gbps = 100;
+    net.latency_us = latency_us;
+    const std::string text = run_isolated([&] {
+      struct Listener : EventLoop::FlowListener {
+        EventLoop* loop = nullptr;
+        std::vector<double> times;  // sent, delivered, per tag 0 and 1
+        std::vector<double> bytes;
+        void flow_sent(uint64_t tag) override { put(2 * tag, loop->now()); }
+        void flow_delivered(uint64_t tag, uint64_t b) override {
+          put(2 * tag + 1, loop->now());
+          bytes.push_back(static_cast<double>(tag * 10) + static_cast<double>(b));
+        }
+        void put(uint64_t i, double t) {
+          if (times.size() <= i) times.resize(i + 1, NAN);
+          times[i] = t;
+        }
+      };
+      EventLoop loop(net, names(8));
+      Listener listener;
+      listener.loop = &loop;
+      std::vector<double> handler_times(4, NAN);
+      loop.send(0, 1, 1000000000, 1.0, [&] { handler_times[0] = loop.now(); }, [&] { handler_times[1] = loop.now(); });
+      loop.send(2, 3, 1000000000, 1.0, listener, 0);
+      loop.at(0.01, [&] {
+        loop.send(4, 5, 500000000, 1.0, [&] { handler_times[2] = loop.now(); }, [&] { handler_times[3] = loop.now(); });
+        loop.send(6, 7, 500000000, 1.0, listener, 1);
+      });
+      loop.run();
+      std::vector<double> all = handler_times;
+      all.insert(all.end(), listener.times.begin(), listener.times.end());
+      all.insert(all.end(), listener.bytes.begin(), listener.bytes.end());
+      all.push_back(static_cast<double>(loop.flows_delivered()));
+      all.push_back(static_cast<double>(loop.bytes_delivered()));
+      return numbers_text(all);
+    });
+    const std::vector<double> v = parse_numbers_text(text);
+    REQUIRE(v.size() == 12);
+    const double first_sent = 1e9 / 12.5e9, second_sent = 0.01 + 5e8 / 12.5e9, latency_s = latency_us * 1e-6;
+    CHECK(v[0] == doctest::Approx(first_sent).epsilon(1e-12));
+    CHECK(v[1] == doctest::Approx(first_sent + latency_s).epsilon(1e-12));
+    CHECK(v[2] == doctest::Approx(second_sent).epsilon(1e-12));
+    CHECK(v[3] == doctest::Approx(second_sent + latency_s).epsilon(1e-12));
+    for (int i = 0; i < 4; ++i) CHECK(v[4 + i] == v[i]);  // the listener's, bit for bit
+    CHECK(v[8] == 10.0 + 500000000.0);                     // tag 1's bytes (its flow arrives first)
+    CHECK(v[9] == 1000000000.0);                           // tag 0's
+    CHECK(v[10] == 4.0);
+    CHECK(v[11] == 3e9);
+  }
+}
+
 TEST_CASE("a transfer that starts later, and a timer event, keep exact time") {
   NetworkConfig net;
   net.nic_gbps = 200;
