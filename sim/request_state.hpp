@@ -31,26 +31,18 @@ struct RequestState {
   std::array<uint64_t, 2> undelivered_bytes{};  // adaptive policy: each stream's bytes not yet delivered
   // prefill
   int64_t prefilled_tokens = 0;      // tokens scheduled into prefill iterations so far
-  // transfer: chunks computed and quantized, waiting for the decode memory
-  std::vector<int> ready_chunks;
+  // transfer: a request's chunks are computed in order (0, 1, ...; the prefill hands each over once), so counts say
+  // which are ready (computed and quantized) and which of those may leave (the decode memory is granted): chunks
+  // [0, chunks_granted) may leave, [chunks_granted, chunks_ready) wait for the memory.
+  int chunks_ready = 0;
+  int chunks_granted = 0;
   // Each stream of the protocol (single stream: [0]; Lynx: anchor [0], residual [1]) is one connection: its chunks
   // leave in order, one at a time.
   // A chunk leaves as one flow per NIC pair of the two instances (each GPU sends its heads' share); the next
   // chunk leaves when every flow of the previous one is sent.
   struct Stream {
-    // Chunks ready to leave, in order: a vector read from `next` (a chunk is queued once per stream, so it holds
-    // at most the model's chunk count; unlike std::deque, an empty one allocates nothing, see reset()).
-    struct ChunkQueue {
-      std::vector<int> chunks;
-      size_t next = 0;  // the first chunk not yet taken off
-      bool empty() const { return next == chunks.size(); }
-      int front() const { return chunks[next]; }
-      void pop_front() { ++next; }
-      void push_back(int chunk) { chunks.push_back(chunk); }
-    };
-    ChunkQueue queue;
     int flows_sending = 0;     // flows of the current chunk still on the wire
-    int chunks_issued = 0;
+    int chunks_issued = 0;     // chunks sent or sending, in order: the next to leave is this one
     int64_t flows_issued = 0, flows_delivered = 0;
     std::vector<const void*> sending;  // EventLoop handles of the current chunk's flows (for a weight change; reweight refuses those already sent)
     // The flows of the last chunk sent, per NIC pair: their bytes and messages, and the layers they were computed
@@ -77,18 +69,13 @@ struct RequestState {
   // states of finished requests, so that a request allocates nothing once as many as are in flight at once exist.
   void reset() {
     std::vector<uint64_t> hashes = std::move(request.prefix_block_hashes);
-    std::vector<int> ready = std::move(ready_chunks);
     std::array<Stream, 2> kept = std::move(streams);
     *this = RequestState{};  // every field its default (no default member allocates)
     hashes.clear();
     request.prefix_block_hashes = std::move(hashes);
-    ready.clear();
-    ready_chunks = std::move(ready);
     for (size_t s = 0; s < streams.size(); ++s) {
       Stream& fresh = streams[s];
       Stream& old = kept[s];
-      old.queue.chunks.clear();
-      fresh.queue.chunks = std::move(old.queue.chunks);
       old.sending.clear();
       fresh.sending = std::move(old.sending);
       old.last_chunk.bytes.clear();

@@ -19,7 +19,10 @@ TransferEngine::TransferEngine(const SimContext& context, TransferEnds& ends, in
 TransferEngine::~TransferEngine() = default;
 
 void TransferEngine::chunk_ready(RequestState& r, int chunk) {
-  r.ready_chunks.push_back(chunk);
+  if (chunk != r.chunks_ready)
+    throw_internal_error("request %lld: chunk %d ready after %d chunks (they come in order, once each)",
+                         static_cast<long long>(r.request.id), chunk, r.chunks_ready);
+  ++r.chunks_ready;
   if (r.phase == RequestPhase::prefilling)
     ends_.request_decode_memory(r);  // may grant at once and send
   else if (r.phase != RequestPhase::awaiting_memory)
@@ -27,12 +30,9 @@ void TransferEngine::chunk_ready(RequestState& r, int chunk) {
 }
 
 void TransferEngine::memory_granted(RequestState& r) {
+  if (r.chunks_granted < r.chunks_ready && std::isnan(r.record.transfer_start_s)) start_transfer(r);
+  r.chunks_granted = r.chunks_ready;  // every stream's next chunks
   const int streams = context_.protocol_of(r).stream_count();
-  for (int chunk : r.ready_chunks) {
-    if (std::isnan(r.record.transfer_start_s)) start_transfer(r);
-    for (int s = 0; s < streams; ++s) r.streams[static_cast<size_t>(s)].queue.push_back(chunk);
-  }
-  r.ready_chunks.clear();
   for (int s = 0; s < streams; ++s) pump(r, s);
 }
 
@@ -59,9 +59,8 @@ void TransferEngine::start_transfer(RequestState& r) {
 // setup cost), with the stream's weight when it starts (transfer_cost.hpp).
 void TransferEngine::pump(RequestState& r, int s) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
-  if (stream.flows_sending > 0 || stream.queue.empty()) return;
-  const int chunk = stream.queue.front();
-  stream.queue.pop_front();
+  if (stream.flows_sending > 0 || stream.chunks_issued == r.chunks_granted) return;
+  const int chunk = stream.chunks_issued;
   const TransferCost& cost = context_.inputs->config.transfer.cost;
   const double setup_s = stream.chunks_issued == 0 ? cost.setup_us * 1e-6 : 0.0;
   ++stream.chunks_issued;
@@ -127,7 +126,7 @@ void TransferEngine::on_flow_sent(RequestState& r, int s) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
   if (--stream.flows_sending > 0) return;
   stream.sending.clear();
-  if (stream.chunks_issued == context_.chunks && stream.queue.empty() &&
+  if (stream.chunks_issued == context_.chunks &&
       ++r.streams_sent == context_.protocol_of(r).stream_count()) {
     if (!sending_.empty()) sending_.erase(r.sequence);
     ends_.kv_sent(r);

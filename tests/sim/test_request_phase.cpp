@@ -54,11 +54,9 @@ TEST_CASE("a reset request state is a default one that keeps its containers' sto
   r.protocol = reinterpret_cast<const TransferProtocol*>(&protocol_stand_in);
   r.undelivered_bytes = {5, 6};
   r.prefilled_tokens = 4096;
-  r.ready_chunks = {0, 1, 2};
+  r.chunks_ready = 3;
+  r.chunks_granted = 2;
   for (RequestState::Stream& s : r.streams) {
-    s.queue.push_back(3);
-    s.queue.push_back(4);
-    s.queue.pop_front();
     s.flows_sending = 2;
     s.chunks_issued = 3;
     s.flows_issued = 4;
@@ -77,9 +75,7 @@ TEST_CASE("a reset request state is a default one that keeps its containers' sto
   r.final_tokens = 10;
   r.pending_spec_tokens = 5;
   const uint64_t* hashes = r.request.prefix_block_hashes.data();
-  const int* ready = r.ready_chunks.data();
   const uint64_t* bytes = r.streams[1].last_chunk.bytes.data();
-  const int* queued = r.streams[0].queue.chunks.data();
 
   r.reset();
   const RequestState fresh;
@@ -96,10 +92,9 @@ TEST_CASE("a reset request state is a default one that keeps its containers' sto
   CHECK(r.protocol == nullptr);
   CHECK(r.undelivered_bytes == fresh.undelivered_bytes);
   CHECK(r.prefilled_tokens == 0);
-  CHECK(r.ready_chunks.empty());
+  CHECK(r.chunks_ready == 0);
+  CHECK(r.chunks_granted == 0);
   for (const RequestState::Stream& s : r.streams) {
-    CHECK(s.queue.empty());
-    CHECK(s.queue.next == 0);
     CHECK(s.flows_sending == 0);
     CHECK(s.chunks_issued == 0);
     CHECK(s.flows_issued == 0);
@@ -119,12 +114,7 @@ TEST_CASE("a reset request state is a default one that keeps its containers' sto
   CHECK(r.pending_spec_tokens == 0);
   // The storage is kept: the next request filling them allocates nothing.
   r.request.prefix_block_hashes.push_back(1);
-  r.ready_chunks.push_back(1);
   r.streams[1].last_chunk.bytes.push_back(1);
-  r.streams[0].queue.push_back(1);
   CHECK(r.request.prefix_block_hashes.data() == hashes);
-  CHECK(r.ready_chunks.data() == ready);
   CHECK(r.streams[1].last_chunk.bytes.data() == bytes);
-  CHECK(r.streams[0].queue.chunks.data() == queued);
-  CHECK(r.streams[0].queue.front() == 1);
 }

@@ -552,3 +552,38 @@ TEST_CASE("sites: a site link that never binds, with no latency, simulates as th
   }
   CHECK(a.bytes_delivered == b.bytes_delivered);
 }
+
+// A request's chunks are handed over in order, once each (the engine keeps counts, not a queue): one out of order, or
+// twice, is a bug in the caller, an internal error.
+TEST_CASE("a chunk ready out of order or twice is an internal error") {
+  const SimulationInputs in = make_inputs(config_of("bf16", 1, 100), {});
+  for (const std::vector<int>& order : {std::vector<int>{1}, std::vector<int>{0, 0}, std::vector<int>{0, 2}}) {
+    const std::string message = run_isolated([&]() -> std::string {
+      const std::vector<PlatformNode> nodes = cluster_platform_nodes(in.config);
+      EventLoop loop(engine_network(in.config.network, in.config.transfer.cost, 1), {nodes.front(), nodes.back()});
+      const FormatInputs format = run_format_inputs(in);
+      std::unique_ptr<TransferProtocol> protocol = transfer_protocol_for(in, format);
+      SimContext context;
+      context.loop = &loop;
+      context.inputs = &in;
+      context.protocol = protocol.get();
+      context.chunks = 8;
+      TestEnds ends;
+      ends.loop = &loop;
+      TransferEngine engine(context, ends, 1, 1);
+      ends.engine = &engine;
+      RequestState r;
+      r.request = make_request(0, 0, 4096, 4);
+      r.advance(RequestPhase::prefilling);
+      try {
+        for (int chunk : order) engine.chunk_ready(r, chunk);
+      } catch (const InternalError& e) {
+        return e.what();
+      }
+      return "no error";
+    });
+    CAPTURE(message);
+    CHECK(message.find("ready after") != std::string::npos);
+    CHECK(message.find("they come in order, once each") != std::string::npos);
+  }
+}
