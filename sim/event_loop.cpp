@@ -341,7 +341,6 @@ void EventLoop::handle_flow_done(size_t slot) {
 
 void EventLoop::run_earliest_stop() {
   // The stops due run in date order, each once: the one running is the earliest.
-  std::pop_heap(stops_.begin(), stops_.end(), std::greater<double>{});
   stops_.pop_back();
   sync_s_ = -1;
   if (error_) return;
@@ -372,10 +371,10 @@ double EventLoop::next_stop_in(double clock_s) {
   in_step_ = true;      // this step's on_clock_moved may run the stops it reaches itself
   timer_ran_ = false;   // the last step's timers have all run
   // A stop due at this clock: a zero-length step runs it first (as SimGrid's timer at this date did), no look-ahead.
-  const bool due_now = !stops_.empty() && stops_.front() <= clock_s;
+  const bool due_now = !stops_.empty() && earliest_stop() <= clock_s;
   if (!due_now && dispatch_timer_ == nullptr && !error_) run_batch(&EventLoop::look_ahead);
   if (stops_.empty()) return -1.0;
-  return stops_.front() <= clock_s ? 0.0 : stops_.front() - clock_s;  // SimGrid's own jump, clock + (stop - clock)
+  return earliest_stop() <= clock_s ? 0.0 : earliest_stop() - clock_s;  // SimGrid's own jump, clock + (stop - clock)
 }
 
 // The stops the clock has reached run here, where SimGrid's own timer at this date would run them: our model is the
@@ -387,7 +386,7 @@ void EventLoop::on_clock_moved(double clock_s) {
   clock_s_ = clock_s;
   const bool in_step = in_step_;
   in_step_ = false;
-  if (stops_.empty() || stops_.front() > clock_s) return;
+  if (stops_.empty() || earliest_stop() > clock_s) return;
   if (!in_step || dispatch_timer_ != nullptr) {
     set_dispatch_timer();
     return;
@@ -416,7 +415,7 @@ void EventLoop::on_dispatch_timer() {
 void EventLoop::dispatch_due_stops() {
   in_dispatch_ = true;
   const double clock = clock_s_;
-  while (!stops_.empty() && stops_.front() <= clock) run_earliest_stop();
+  while (!stops_.empty() && earliest_stop() <= clock) run_earliest_stop();
   in_dispatch_ = false;
 }
 
@@ -528,15 +527,10 @@ void EventLoop::arm_stop() {
   double target = !pending_.empty() ? ahead_s_ : events_.empty() ? sync_s_ : events_.top().time_s;
   if (pending_.empty() && sync_s_ >= 0) target = std::min(target, sync_s_);
   // A stop before it would stop the clock for nothing (an event ran early, within a rounding step, or ahead).
-  while (!stops_.empty() && stops_.front() < target) {
-    std::pop_heap(stops_.begin(), stops_.end(), std::greater<double>{});
-    stops_.pop_back();
-  }
-  if (stops_.empty() || stops_.front() > target) {
-    // A later stop stays: it is at a queued event's time (events are never withdrawn), where the clock stops anyway.
-    stops_.push_back(target);
-    std::push_heap(stops_.begin(), stops_.end(), std::greater<double>{});
-  }
+  while (!stops_.empty() && earliest_stop() < target) stops_.pop_back();
+  // A later stop stays: it is at a queued event's time (events are never withdrawn), where the clock stops anyway.
+  // The target is then below every stop left: the new earliest.
+  if (stops_.empty() || earliest_stop() > target) stops_.push_back(target);
   // Due at this clock (an event queued for now by a completion, or before the first step): within this step if a
   // timer already ran in it (from a timer, which SimGrid then runs after the completions), else at a zero-length step
   // (our model's date is now: on_clock_moved runs it), as SimGrid's own timer at this date did.

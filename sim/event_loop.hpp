@@ -175,10 +175,13 @@ class EventLoop {
   std::vector<uint32_t> free_tasks_;
   static constexpr uint64_t kFirstSequence = uint64_t{1} << 62;  // at() events come after at_first() ones
   uint64_t next_sequence_ = kFirstSequence;
-  // Clock stops still due, by date, a min-heap (front: the earliest), each at a queued event's time; the earliest is
+  // Clock stops still due, sorted latest first (back: the earliest), each at a queued event's time; the earliest is
   // at the earliest event, and is the date our model gives SimGrid. An earlier event adds a stop rather than moving
-  // the earliest, so that the clock stops where it did when each stop was a SimGrid timer of its own.
+  // the earliest, so that the clock stops where it did when each stop was a SimGrid timer of its own. A stop is
+  // only ever added below every other one (arm_stop drops those before it first), so it goes at the back, and the
+  // earliest comes off the back: no search, no heap.
   std::vector<double> stops_;
+  double earliest_stop() const { return stops_.back(); }
   // A SimGrid timer that runs the stops due at this clock (run_earliest_stop for each), where SimGrid's order at a
   // step must be kept around its completions: timers, then completions, then timers set meanwhile (on_clock_moved,
   // arm_stop); null when none is set. Elsewhere the stops run in on_clock_moved itself.
