@@ -61,6 +61,24 @@ struct TestEnds : TransferEnds {
   void kv_changed(RequestState&) override { times.changed_s = loop->now(); }
 };
 
+// The run's format, protocol and a context on `loop` for the engine under test (its chunks from the configuration).
+// Not movable: the protocol refers to the format.
+struct EngineContext {
+  EngineContext(const SimulationInputs& in, EventLoop& loop)
+      : format(run_format_inputs(in)), protocol(transfer_protocol_for(in, format)) {
+    context.loop = &loop;
+    context.inputs = &in;
+    context.protocol = protocol.get();
+    context.chunks = static_cast<int>((in.model.n_layers + in.config.transfer.chunk_layers - 1) /
+                                      in.config.transfer.chunk_layers);
+  }
+  EngineContext(const EngineContext&) = delete;
+  EngineContext& operator=(const EngineContext&) = delete;
+  const FormatInputs format;
+  std::unique_ptr<TransferProtocol> protocol;
+  SimContext context;
+};
+
 // One request of `tokens` prompt tokens whose chunks are ready from 0.1 s on, chunk c at 0.1 + c x chunk_gap_s.
 Times transfer_once(const nlohmann::json& config, int64_t tokens, double grant_delay_s, double chunk_gap_s = 0) {
   const SimulationInputs in = make_inputs(config, {});
@@ -68,14 +86,8 @@ Times transfer_once(const nlohmann::json& config, int64_t tokens, double grant_d
     const std::vector<PlatformNode> nodes = cluster_platform_nodes(in.config);
     const int max_nics = std::max(nodes.front().nics, nodes.back().nics);
     EventLoop loop(engine_network(in.config.network, in.config.transfer.cost, max_nics), {nodes.front(), nodes.back()});
-    const FormatInputs format = run_format_inputs(in);
-    std::unique_ptr<TransferProtocol> protocol = transfer_protocol_for(in, format);
-    SimContext context;
-    context.loop = &loop;
-    context.inputs = &in;
-    context.protocol = protocol.get();
-    context.chunks = static_cast<int>((in.model.n_layers + in.config.transfer.chunk_layers - 1) /
-                                      in.config.transfer.chunk_layers);
+    EngineContext engine_context(in, loop);
+    const SimContext& context = engine_context.context;
     TestEnds ends;
     ends.loop = &loop;
     ends.grant_delay_s = grant_delay_s;
@@ -561,16 +573,10 @@ TEST_CASE("a chunk ready out of order or twice is an internal error") {
     const std::string message = run_isolated([&]() -> std::string {
       const std::vector<PlatformNode> nodes = cluster_platform_nodes(in.config);
       EventLoop loop(engine_network(in.config.network, in.config.transfer.cost, 1), {nodes.front(), nodes.back()});
-      const FormatInputs format = run_format_inputs(in);
-      std::unique_ptr<TransferProtocol> protocol = transfer_protocol_for(in, format);
-      SimContext context;
-      context.loop = &loop;
-      context.inputs = &in;
-      context.protocol = protocol.get();
-      context.chunks = 8;
+      EngineContext engine_context(in, loop);  // 8 chunks: 32 layers, 4 a chunk
       TestEnds ends;
       ends.loop = &loop;
-      TransferEngine engine(context, ends, 1, 1);
+      TransferEngine engine(engine_context.context, ends, 1, 1);
       ends.engine = &engine;
       RequestState r;
       r.request = make_request(0, 0, 4096, 4);
