@@ -104,7 +104,9 @@ namespace {
 static_assert(std::tuple_size_v<decltype(RequestState::streams)> == 2 && alignof(RequestState) >= 2,
               "a flow's tag holds its stream in the low bit of its request's address");
 uint64_t flow_tag(RequestState& r, int s) { return reinterpret_cast<uintptr_t>(&r) | static_cast<uintptr_t>(s); }
-RequestState& tag_request(uint64_t tag) { return *reinterpret_cast<RequestState*>(static_cast<uintptr_t>(tag & ~uint64_t{1})); }
+RequestState& tag_request(uint64_t tag) {
+  return *reinterpret_cast<RequestState*>(static_cast<uintptr_t>(tag & ~uint64_t{1}));
+}
 int tag_stream(uint64_t tag) { return static_cast<int>(tag & 1); }
 }  // namespace
 

@@ -278,7 +278,10 @@ TEST_CASE("with LYNX_CHECK_LOOK_AHEAD, an action in a SimGrid model other than t
       net.nic_gbps = 100;
       EventLoop loop(net, names(2));
       simgrid::s4u::ExecPtr exec;  // kept to the end: SimGrid must not lose the last handle of an activity it runs
-      loop.at(0.01, [&] { exec = simgrid::s4u::Exec::init()->set_flops_amount(1.0)->set_host(loop.platform().hosts[0]); exec->start(); });
+      loop.at(0.01, [&] {
+        exec = simgrid::s4u::Exec::init()->set_flops_amount(1.0)->set_host(loop.platform().hosts[0]);
+        exec->start();
+      });
       loop.send(0, 1, 1000000000, 1.0, nullptr, [] {});  // running until 0.08 s: the loop looks ahead meanwhile
       for (int i = 2; i <= 4; ++i) loop.at(0.01 * i, [] {});
       loop.run();
