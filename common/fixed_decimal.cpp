@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 namespace lynx {
 
@@ -85,11 +86,6 @@ char* write_fixed9(char* out, double value) {
     p += 2;
   }
   return p;
-}
-
-void append_fixed9(std::string& out, double value) {
-  char text[kFixed9Room];
-  out.append(text, write_fixed9(text, value));
 }
 
 }  // namespace lynx

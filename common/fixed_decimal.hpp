@@ -4,7 +4,6 @@
 // which is what glibc's printf does in the default rounding mode; a test compares the two on millions of values.
 #pragma once
 #include <cstddef>
-#include <string>
 
 namespace lynx {
 
@@ -15,8 +14,5 @@ inline constexpr size_t kFixed9Room = 321;
 // Writes `value` as "%.9f" would print it at `out`, which has kFixed9Room bytes of room; returns the end of the
 // text (no NUL). Finite values only (NaN and infinities: the caller's business).
 char* write_fixed9(char* out, double value);
-
-// The same, appended to a string.
-void append_fixed9(std::string& out, double value);
 
 }  // namespace lynx

@@ -314,29 +314,27 @@ void EventLoop::handle_flow_done(size_t slot) {
     --background_flows_;
     return;
   }
+  // Told its last byte is out: the listener, or the flow's own handler (a listener's flow has none).
+  FlowHandlers handlers;
   if (listener != nullptr) {
     listener->flow_sent(tag);
-    if (latency_s > 0) {
-      const uint32_t task = take_task(now() + latency_s);
-      tasks_[task].listener = listener;
-      tasks_[task].tag = tag;
-      queue_task(now() + latency_s, next_sequence_++, task, false, true, bytes);
-    } else {
-      ++flows_delivered_;
-      bytes_delivered_ += bytes;
-      listener->flow_delivered(tag, bytes);
-    }
+  } else {
+    handlers = std::move(flow_handlers_[slot]);
+    if (handlers.on_sent) handlers.on_sent();
+  }
+  if (latency_s > 0) {  // its delivery, an event holding the listener and tag or the handler
+    const double delivered_s = now() + latency_s;
+    const uint32_t task = take_task(delivered_s);
+    if (listener == nullptr) tasks_[task].handler = std::move(handlers.on_delivered);
+    tasks_[task].listener = listener;
+    tasks_[task].tag = tag;
+    queue_task(delivered_s, next_sequence_++, task, false, true, bytes);
     return;
   }
-  FlowHandlers handlers = std::move(flow_handlers_[slot]);
-  if (handlers.on_sent) handlers.on_sent();
-  if (latency_s > 0) {
-    push_event(now() + latency_s, next_sequence_++, std::move(handlers.on_delivered), false, true, bytes);
-  } else {
-    ++flows_delivered_;
-    bytes_delivered_ += bytes;
-    handlers.on_delivered();
-  }
+  ++flows_delivered_;
+  bytes_delivered_ += bytes;
+  if (listener != nullptr) listener->flow_delivered(tag, bytes);
+  else handlers.on_delivered();
 }
 
 void EventLoop::run_earliest_stop() {
