@@ -79,6 +79,9 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
     throw_error("%s: $.cluster.router: \"prefix-aware\" routes by the prefill instances' cached prefix blocks and "
                 "needs \"cluster.prefill.prefix_cache\": true (without it every instance holds none: least-loaded)",
                 config.origin.c_str());
+  // Only a prefix cache reads the prompts' prefix block ids (the prefix-aware router needs one, above): without it
+  // the trace's ids are checked but not kept.
+  spec.read.keep_prefix_hashes = config.prefill.prefix_cache;
   // The workload is read as it is needed (bounded memory for any length), unless over_context "skip" or "truncate"
   // must renumber the requests first.
   std::function<bool(Request&)> stream = spec.over_context == OverContextPolicy::error ? workload_stream(spec, config.seed) : nullptr;

@@ -263,4 +263,68 @@ bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values) {
   }
 }
 
+namespace {
+// The common form's inside (between the brackets): ids of at most 19 digits (which cannot overflow), each comma right
+// after an id, a space only right after a comma, an id first and last. As bit masks of the bytes (bit k: byte k),
+// 16 at a time: every byte a digit, comma or space; a comma's previous byte a digit; a space's previous byte a
+// comma; and no run of digits over 19 long, counted across the 16-byte steps. False means "not this form", not
+// "invalid": the caller parses it then.
+bool common_id_array_inside(std::string_view inside) {
+#if defined(__SSE2__)
+  if (inside.empty() || static_cast<unsigned>(inside.front() - '0') >= 10 ||
+      static_cast<unsigned>(inside.back() - '0') >= 10)
+    return false;
+  const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8('9');
+  const __m128i comma = _mm_set1_epi8(','), space = _mm_set1_epi8(' ');
+  unsigned previous_digit = 0, previous_comma = 0;  // the last byte of the previous step (bit 0)
+  int digits_carried = 0;                            // the digit run that ends the previous step
+  for (size_t i = 0; i < inside.size(); i += 16) {
+    const size_t n = std::min<size_t>(16, inside.size() - i);
+    __m128i v;
+    if (n == 16) {
+      v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(inside.data() + i));
+    } else {
+      alignas(16) char tail[16] = {};
+      std::memcpy(tail, inside.data() + i, n);
+      v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+    }
+    const unsigned valid = n == 16 ? 0xffffu : (1u << n) - 1;
+    // A digit: '0' <= byte <= '9' (signed compares; bytes over 0x7f are negative and so not digits).
+    const __m128i below = _mm_cmplt_epi8(v, zero), above = _mm_cmpgt_epi8(v, nine);
+    const unsigned digit = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(below, above))) & valid;
+    const unsigned is_comma = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma))) & valid;
+    const unsigned is_space = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, space))) & valid;
+    if ((digit | is_comma | is_space) != valid) return false;
+    if ((is_comma & ~((digit << 1) | previous_digit)) != 0) return false;
+    if ((is_space & ~((is_comma << 1) | previous_comma)) != 0) return false;
+    if (digit == valid) {
+      digits_carried += static_cast<int>(n);
+    } else {
+      digits_carried += __builtin_ctz(~digit);  // the run crossing into this step ends at its first non-digit
+      if (digits_carried > 19) return false;
+      digits_carried = __builtin_clz(~(digit << (32 - n)));  // the run ending this step
+    }
+    if (digits_carried > 19) return false;
+    previous_digit = (digit >> (n - 1)) & 1;
+    previous_comma = (is_comma >> (n - 1)) & 1;
+  }
+  return true;
+#else
+  (void)inside;
+  return false;
+#endif
+}
+}  // namespace
+
+bool json_id_array_common_form(std::string_view raw) {
+  return raw.size() >= 3 && raw.front() == '[' && raw.back() == ']' &&
+         common_id_array_inside(raw.substr(1, raw.size() - 2));
+}
+
+bool json_check_id_array(std::string_view raw, std::vector<uint64_t>& scratch) {
+  if (json_id_array_common_form(raw)) return true;
+  scratch.clear();
+  return json_parse_id_array(raw, scratch);
+}
+
 }  // namespace lynx

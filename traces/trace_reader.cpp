@@ -74,7 +74,10 @@ class RowChecker {
       return field_error(line, schema_.output_tokens, status_text(status), output_text,
                          "a non-negative integer token count");
     hashes_.clear();
-    if (hashes_text && !json_parse_id_array(*hashes_text, hashes_))
+    const bool hashes_valid = hashes_text == nullptr ||
+                              (options_.keep_prefix_hashes ? json_parse_id_array(*hashes_text, hashes_)
+                                                           : json_check_id_array(*hashes_text, hashes_));
+    if (!hashes_valid)
       return field_error(line, schema_.prefix_hashes, "is not a list of block ids", *hashes_text,
                          "a JSON array of non-negative integers");
     if (have_previous_ && time_ns < previous_ns_) {
@@ -102,7 +105,7 @@ class RowChecker {
     request.input_tokens = input;
     request.output_tokens = output;
     request.source_line = static_cast<int64_t>(line);
-    request.prefix_block_hashes.assign(hashes_.begin(), hashes_.end());
+    if (options_.keep_prefix_hashes) request.prefix_block_hashes.assign(hashes_.begin(), hashes_.end());
     ++report_.requests;
     return on_request_(std::move(request));
   }

@@ -37,6 +37,9 @@ struct TraceReadOptions {
   bool skip_bad_rows = false;  // skip and count malformed rows instead of stopping at the first
   bool keep_failed = false;    // keep rows with 0 output tokens (failed requests) instead of dropping them
   TraceColumns columns;        // for TraceFormat::csv and TraceFormat::jsonl
+  // False: each row's prefix block ids are checked as always but not kept (Request::prefix_block_hashes stays
+  // empty), for a caller that reads none of them (a simulation without a prefix cache).
+  bool keep_prefix_hashes = true;
 };
 
 struct TraceReadReport {

@@ -166,6 +166,45 @@ TEST_CASE("prefix block id arrays: every digit count, spacing and tail agree wit
   CHECK(ids == std::vector<uint64_t>{123456789012u, 7});
 }
 
+TEST_CASE("prefix block id arrays: the check without the ids agrees with the parse") {
+  // Arrays near the common form (ids of 1 to 22 digits, leading zeros, 20 digits on either side of 2^64 - 1, commas
+  // with zero to two spaces around them) and with a stray byte put anywhere, at every length (so every 16-byte
+  // step boundary): json_check_id_array says what json_parse_id_array says, and the common form is only ever taken
+  // for a text the parse accepts.
+  std::mt19937_64 rng(11);
+  const char* const separators[] = {", ", ",", ",  ", " ,", " , ", ",\t"};
+  const char strays[] = {'-', '.', 'a', '[', ']', ',', ' ', '\t', '"', '\x80', '\xff', '0', '9'};
+  int common = 0, accepted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = "[";
+    const int count = static_cast<int>(rng() % 40);
+    const bool canonical = rng() % 2 == 0;
+    for (int k = 0; k < count; ++k) {
+      const int digits = 1 + static_cast<int>(rng() % (canonical ? 19 : 22));
+      std::string number;
+      for (int d = 0; d < digits; ++d) number += static_cast<char>('0' + rng() % 10);
+      if (digits == 20 && rng() % 2) number = rng() % 2 ? "18446744073709551615" : "18446744073709551616";
+      if (!canonical && rng() % 8 == 0) number = std::string(1 + rng() % 24, '0') + number;
+      text += number;
+      if (k + 1 < count) text += canonical ? separators[rng() % 2] : separators[rng() % 6];
+    }
+    text += "]";
+    if (!canonical && rng() % 2) text.insert(rng() % text.size(), 1, strays[rng() % sizeof strays]);
+    CAPTURE(text);
+    std::vector<uint64_t> ids, scratch;
+    const bool parsed = json_parse_id_array(text, ids);
+    CHECK(json_check_id_array(text, scratch) == parsed);
+    const bool fast = json_id_array_common_form(text);
+    if (fast) CHECK(parsed);
+    common += fast;
+    accepted += parsed;
+#if defined(__SSE2__)
+    if (canonical && count > 0) CHECK(fast);  // the common form, ids of at most 19 digits: never parsed
+#endif
+  }
+  MESSAGE(common << " of " << accepted << " accepted arrays in the common form");
+  CHECK(accepted > 5000);
+}
 
 TEST_CASE("JSON lines: a bracket, brace or quote found at every offset of an array's 16-byte steps") {
   std::vector<JsonMember> m;

@@ -104,7 +104,36 @@ TEST_CASE("mooncake: every kind of bad row stops with file:line, the text and th
     CHECK(r.report.bad_rows_skipped == 1);
     REQUIRE(r.report.first_bad_rows.size() == 1);
     CHECK(r.report.first_bad_rows[0] == path + ":2: " + c.message);
+    // A reader that does not keep the ids checks them the same way.
+    TraceReadOptions unkept;
+    unkept.keep_prefix_hashes = false;
+    CHECK(read_error(path, unkept) == path + ":2: " + c.message);
   }
+}
+
+TEST_CASE("mooncake: without keep_prefix_hashes, the same requests with no ids") {
+  std::string text;
+  for (int i = 0; i < 300; ++i) {
+    std::string ids;  // 0 to 40 ids, a few over 16 digits: arrays across the check's 16-byte steps
+    for (int k = 0; k < i % 41; ++k) ids += (k ? ", " : "") + std::to_string(k % 7 == 6 ? 12345678901234567ull * k : k);
+    text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": " + std::to_string(10 + i) +
+            ", \"output_length\": 3, \"hash_ids\": [" + ids + "]}\n";
+  }
+  const std::string path = write_temp("mc_unkept.jsonl", text);
+  TraceReadOptions unkept;
+  unkept.keep_prefix_hashes = false;
+  const TraceReadResult kept = trace_read(path), checked = trace_read(path, unkept);
+  REQUIRE(checked.requests.size() == kept.requests.size());
+  REQUIRE(kept.requests.size() == 300);
+  CHECK(kept.requests[40].prefix_block_hashes.size() == 40);
+  for (size_t i = 0; i < kept.requests.size(); ++i) {
+    CAPTURE(i);
+    CHECK(checked.requests[i].prefix_block_hashes.empty());
+    CHECK(checked.requests[i].arrival_s == kept.requests[i].arrival_s);
+    CHECK(checked.requests[i].input_tokens == kept.requests[i].input_tokens);
+    CHECK(checked.requests[i].output_tokens == kept.requests[i].output_tokens);
+  }
+  CHECK(checked.report.rows == kept.report.rows);
 }
 
 TEST_CASE("mooncake: a generated file of 5,000 rows reads back exactly") {
