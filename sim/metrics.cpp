@@ -10,19 +10,41 @@
 
 namespace lynx {
 
-double percentile(std::vector<double> values, double pct) {
-  if (values.empty()) return NAN;
-  const double rank = pct / 100.0 * static_cast<double>(values.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  // The two order statistics by selection (linear), not a sort: the same values, and a summary asks for 3
-  // percentiles of each of ~15 distributions (a sort each was 1.4% of the Mooncake run).
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
-  const double low = values[lo];
-  const double high =
-      hi == lo ? low : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(hi), values.end());
-  return low + (high - low) * (rank - static_cast<double>(lo));
+std::vector<double> percentiles(std::vector<double> values, const std::vector<double>& pcts) {
+  std::vector<double> out;
+  out.reserve(pcts.size());
+  const size_t n = values.size();
+  // The order statistics by selection (linear), not a sort: the same values. values[from, n) hold the order
+  // statistics from rank `from` on (each selection leaves those above its rank after it), so each percentile selects
+  // among what is above the previous one: a summary's p50, p90 and p99 take one copy and about 1.6 passes, not 3.
+  size_t from = 0, selected = SIZE_MAX;  // selected: the rank in place at values[selected]
+  double previous = -INFINITY;
+  for (const double pct : pcts) {
+    if (pct < previous)
+      throw_internal_error("percentiles: %g after %g (they are asked in increasing order)", pct, previous);
+    previous = pct;
+    if (n == 0) {
+      out.push_back(NAN);
+      continue;
+    }
+    const double rank = pct / 100.0 * static_cast<double>(n - 1);
+    const size_t lo = static_cast<size_t>(std::floor(rank));
+    const size_t hi = std::min(lo + 1, n - 1);
+    if (lo != selected) {
+      std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(from),
+                       values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+      selected = lo;
+      from = lo + 1;
+    }
+    const double low = values[lo];
+    const double high =
+        hi == lo ? low : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(hi), values.end());
+    out.push_back(low + (high - low) * (rank - static_cast<double>(lo)));
+  }
+  return out;
 }
+
+double percentile(std::vector<double> values, double pct) { return percentiles(std::move(values), {pct})[0]; }
 
 ValueStream::~ValueStream() {
   if (file_ != nullptr) std::fclose(file_);
@@ -94,6 +116,13 @@ double ValueStream::select(uint64_t rank) const {
   return from_order_key(prefix);
 }
 
+std::vector<double> ValueStream::percentiles(const std::vector<double>& pcts) const {
+  if (file_ == nullptr) return lynx::percentiles(values_, pcts);
+  std::vector<double> out;
+  for (const double pct : pcts) out.push_back(percentile(pct));
+  return out;
+}
+
 double ValueStream::percentile(double pct) const {
   if (count_ == 0) return NAN;
   if (file_ == nullptr) return lynx::percentile(values_, pct);
@@ -109,8 +138,13 @@ double mean(const ValueStream& v) { return v.size() == 0 ? NAN : v.sum() / stati
 
 // Every statistic of `ms` (milliseconds) as <stat prefix>_<name>_ms: mean, median, p90, p99.
 void add_distribution(nlohmann::json& j, const RequestDistribution& d, const ValueStream& ms) {
+  std::vector<double> pcts;  // kSummaryStatistics lists its percentiles in increasing order
   for (const SummaryStatistic& stat : kSummaryStatistics)
-    j[summary_metric_name(d, stat)] = stat.mean ? mean(ms) : ms.percentile(stat.percentile);
+    if (!stat.mean) pcts.push_back(stat.percentile);
+  const std::vector<double> values = ms.percentiles(pcts);
+  size_t next = 0;
+  for (const SummaryStatistic& stat : kSummaryStatistics)
+    j[summary_metric_name(d, stat)] = stat.mean ? mean(ms) : values[next++];
 }
 }  // namespace
 

@@ -22,6 +22,8 @@ namespace lynx {
 
 // Linear-interpolation percentile (0..100) of unsorted values; NaN for an empty set.
 double percentile(std::vector<double> values, double pct);
+// The same for several percentiles, given in increasing order (else an internal error), from one copy.
+std::vector<double> percentiles(std::vector<double> values, const std::vector<double>& pcts);
 
 // A stream of values whose mean and exact percentiles are wanted, in bounded memory: up to kInMemory values are
 // kept; beyond that they go to an anonymous temporary file and each percentile is found exactly by a radix
@@ -38,6 +40,7 @@ class ValueStream {
   size_t size() const { return count_; }
   double sum() const { return sum_; }  // added in order, as a loop over the values would
   double percentile(double pct) const;
+  std::vector<double> percentiles(const std::vector<double>& pcts) const;  // increasing, as lynx::percentiles
 
  private:
   double select(uint64_t rank) const;  // the rank-th smallest (0-based)
