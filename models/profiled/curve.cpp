@@ -45,9 +45,12 @@ double Curve::at(double size, bool* extrapolated) const {
     if (size > sizes_.back() && extrapolated) *extrapolated = true;
     return seconds_.back() * size / sizes_.back();
   }
-  const size_t i = static_cast<size_t>(std::upper_bound(sizes_.begin(), sizes_.end(), size) - sizes_.begin());
-  const double x0 = sizes_[i - 1], x1 = sizes_[i], y0 = seconds_[i - 1], y1 = seconds_[i];
-  return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
+  return at_interior(size, static_cast<size_t>(std::upper_bound(sizes_.begin(), sizes_.end(), size) - sizes_.begin()));
+}
+
+size_t Curve::interior_segment(double size) const {
+  if (!(size > 0 && size > sizes_.front() && size < sizes_.back())) return 0;
+  return static_cast<size_t>(std::upper_bound(sizes_.begin(), sizes_.end(), size) - sizes_.begin());
 }
 
 double Curve::at_searching(double size, size_t& segment, bool* extrapolated) const {

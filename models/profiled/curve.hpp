@@ -65,6 +65,15 @@ class Curve {
     s.inverse = exact_inverse_widths_[segment];
     return s;
   }
+  // For a caller that looks several curves measured at the same sizes up at one size (a layer's dense ops): the
+  // interior segment holding `size` (0 where at() takes an end branch: at or below the first size, at or above the
+  // last), searched once for all of them, and at() of a size in that segment, to the bit.
+  size_t interior_segment(double size) const;
+  double at_interior(double size, size_t segment) const {
+    const double x0 = sizes_[segment - 1], x1 = sizes_[segment], y0 = seconds_[segment - 1], y1 = seconds_[segment];
+    return y0 + (y1 - y0) * (size - x0) / (x1 - x0);
+  }
+  bool same_sizes(const Curve& other) const { return sizes_ == other.sizes_; }
   bool empty() const { return sizes_.empty(); }
   double first_size() const { return sizes_.front(); }
   double last_size() const { return sizes_.back(); }

@@ -36,6 +36,9 @@ ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu,
   layer_ops_.push_back(pick("mlp_act", {"mlp_act"}, 2 * ffn / p, 2 * ffn / p, 0, 1));
   layer_ops_.push_back(pick("mlp_down_proj", {"mlp_down_proj"}, ffn / p * hidden, ffn / p, hidden, 1));
   layer_ops_.push_back(pick("add", {"add"}, hidden, hidden, 0, 2));  // two residual adds per layer
+  layer_grid_ = layer_ops_.front().curve ? layer_ops_.front().seconds : nullptr;
+  for (const Op& op : layer_ops_)
+    if (!op.curve || !layer_grid_ || !op.seconds->same_sizes(*layer_grid_)) layer_grid_ = nullptr;
   emb_ = pick("emb", {"emb"}, hidden, hidden, 0, 1);
   final_norm_ = pick("input_layernorm", {"input_layernorm"}, hidden, hidden, 0, 1);
   const double vocab = static_cast<double>(model.vocab_size);
@@ -118,13 +121,24 @@ double ProfiledCostModel::gemm_ratio(double tokens, double k, double m) const {
 double ProfiledCostModel::op_seconds(const Op& op, double tokens) const {
   if (!op.curve || tokens <= 0) return 0.0;
   const double t = op.seconds->at(tokens, &extrapolated_) * op.size_ratio;
-  if (same_gpu_) return t;
-  if (op.m > 0) return t * gemm_ratio(tokens, op.k, op.m);
-  return memory_bound_on(t, measured_gpu_.hbm_gb_per_s, gpu_.hbm_gb_per_s);  // element-wise
+  return same_gpu_ ? t : on_target(op, tokens, t);
+}
+
+double ProfiledCostModel::on_target(const Op& op, double tokens, double measured_s) const {
+  if (op.m > 0) return measured_s * gemm_ratio(tokens, op.k, op.m);
+  return memory_bound_on(measured_s, measured_gpu_.hbm_gb_per_s, gpu_.hbm_gb_per_s);  // element-wise
 }
 
 double ProfiledCostModel::dense_layer_seconds(double tokens) const {
   double t = 0;
+  // Measured at the same sizes (one GPU profile's dense table): one search for every op, op_seconds' value to the bit.
+  if (const size_t segment = layer_grid_ ? layer_grid_->interior_segment(tokens) : 0; segment != 0) {
+    for (const Op& op : layer_ops_) {
+      const double measured = op.seconds->at_interior(tokens, segment) * op.size_ratio;
+      t += op.count * (same_gpu_ ? measured : on_target(op, tokens, measured));
+    }
+    return t;
+  }
   for (const Op& op : layer_ops_) t += op.count * op_seconds(op, tokens);
   return t;
 }

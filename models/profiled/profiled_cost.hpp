@@ -76,6 +76,7 @@ class ProfiledCostModel : public StepCostModel {
   Op pick(const std::string& op, const std::vector<std::string>& candidates, double size, double k, double m,
           double count);
   double op_seconds(const Op& op, double tokens) const;
+  double on_target(const Op& op, double tokens, double measured_s) const;  // a measured time on the target GPU
   double gemm_ratio(double tokens, double k, double m) const;  // roofline time on target / on measured GPU
 
   ModelSpec model_;
@@ -85,6 +86,7 @@ class ProfiledCostModel : public StepCostModel {
   std::shared_ptr<const GpuProfile> profile_;
   bool same_gpu_ = true;  // the measured GPU with bf16 weights: no derivation
   std::vector<Op> layer_ops_;
+  const Curve* layer_grid_ = nullptr;  // every layer op's curve, where all of them have the same sizes (else null)
   Op emb_, final_norm_, lm_head_;
   const AttentionCurve* prefill_attention_ = nullptr;
   const AttentionCurve* decode_attention_ = nullptr;

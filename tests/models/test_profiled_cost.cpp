@@ -99,6 +99,28 @@ TEST_CASE("a curve's segment lookup gives at()'s bits, power-of-two widths by th
   CHECK(!c.span(2).holds(8192.0));
 }
 
+TEST_CASE("curves measured at the same sizes: one segment search gives each curve's at() to the bit") {
+  // Two ops of one dense table (the same token sizes, different times; the repeated size averaged in both); a layer's
+  // ops are looked up with the first one's segment.
+  const Curve a({{1, 2e-6}, {16, 3.1e-6}, {16, 3.3e-6}, {128, 9.7e-6}, {1000, 6.1e-5}, {8192, 4.9e-4}},
+                Curve::Below::floor, "a");
+  const Curve b({{1, 5e-6}, {16, 5.3e-6}, {128, 2.9e-5}, {1000, 1.7e-4}, {8192, 1.31e-3}}, Curve::Below::floor, "b");
+  const Curve other({{2, 5e-6}, {16, 5.3e-6}}, Curve::Below::floor, "other");
+  CHECK(a.same_sizes(b));
+  CHECK(!a.same_sizes(other));
+  int interior = 0;
+  for (double size = 0.3; size < 20000; size = size * 1.013 + 0.29) {
+    const size_t segment = a.interior_segment(size);
+    CHECK((segment != 0) == (size > 1 && size < 8192));  // 0 at the ends and beyond: at()'s other branches
+    if (segment == 0) continue;
+    CHECK(a.at_interior(size, segment) == a.at(size));
+    CHECK(b.at_interior(size, segment) == b.at(size));
+    ++interior;
+  }
+  for (double size : {1.0, 8192.0, 0.0, -3.0}) CHECK(a.interior_segment(size) == 0);
+  CHECK(interior > 400);
+}
+
 TEST_CASE("a measured CSV with a bad field is one error naming the file and line") {
   const std::string path = "/tmp/lynx_bad_profile.csv";
   std::ofstream(path) << "num_tokens,time\n1,0.5\n2,x7\n";
