@@ -1,12 +1,13 @@
-// AcceptanceModel::from_accuracy_entry_text (acceptance.hpp): an accuracy file's format entry read as nlohmann's
-// lexer goes (its SAX interface), the histograms' counts pushed straight into their rows. It takes only what
-// from_accuracy_json would take without an error and answers `unsure` at the first thing it does not expect, so
-// that every error keeps the one wording and JSON path of the document reader.
+// AcceptanceModel::from_accuracy_entry_text (acceptance.hpp): an accuracy file's format entry read as SAX events
+// (json_plain_sax.hpp's reader for a plain entry, else nlohmann's), the histograms' counts pushed straight into their
+// rows. It takes only what from_accuracy_json would take without an error and answers `unsure` at the first thing it
+// does not expect, so that every error keeps the one wording and JSON path of the document reader.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "common/json_plain_sax.hpp"
 #include "sim/acceptance.hpp"
 #include "sim/acceptance_fields.hpp"
 
@@ -213,6 +214,14 @@ class AccuracyEntrySax {
 AcceptanceModel::EntryRead AcceptanceModel::from_accuracy_entry_text(const std::string& entry, const std::string& path,
                                                                      const std::string& format_name,
                                                                      AcceptanceModel* out) {
+  {
+    AccuracyEntrySax plain;  // the plain subset without nlohmann's lexer, the same events (common/json_plain_sax.hpp)
+    switch (json_plain_sax_parse(entry, plain)) {
+      case PlainSax::accepted: return plain.finish(path, format_name, out);
+      case PlainSax::handler_stopped: return EntryRead::unsure;  // nlohmann would stop there too
+      case PlainSax::unsure: break;                              // nlohmann reads it, with a fresh handler
+    }
+  }
   AccuracyEntrySax sax;
   bool parsed = false;
   try {
