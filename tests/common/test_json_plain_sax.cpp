@@ -4,14 +4,17 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/error.hpp"
 #include "common/json_member_scan.hpp"
 #include "common/json_plain_sax.hpp"
+#include "common/json_reader.hpp"
 
 using namespace lynx;
 
@@ -173,4 +176,71 @@ TEST_CASE("plain JSON SAX: every format entry of the shipped accuracy file is pl
     ++entries;
   }
   CHECK(entries >= 10);
+}
+
+namespace {
+// json_parse_text's answer as text: the document (every double to the bit) or its error message.
+std::string parsed_or_error(const std::string& text, bool allow_comments = false) {
+  try {
+    return json_parse_text(text, "doc.json", allow_comments).dump();
+  } catch (const LynxError& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+// The same through nlohmann's parse alone (errors as one word: only results are compared).
+std::string nlohmann_dump(const std::string& text, bool allow_comments = false) {
+  try {
+    return json::parse(text, nullptr, true, allow_comments).dump();
+  } catch (const json::exception&) {
+    return "error";
+  }
+}
+}  // namespace
+
+TEST_CASE("json_parse_text: plain texts give nlohmann's document, duplicate keys the same error") {
+  std::mt19937_64 rng(9);
+  int documents = 0;
+  for (int round = 0; round < 5000; ++round) {
+    const std::string text = random_value(rng, 4);
+    const std::string got = parsed_or_error(text);
+    if (got.rfind("error: ", 0) == 0) {
+      // Errors: nlohmann's lexer was the one to report them (or a duplicate key, found the same way on both paths).
+      CHECK((nlohmann_dump(text) == "error" || got.find("duplicate key") != std::string::npos));
+      continue;
+    }
+    CAPTURE(text);
+    CHECK(got == nlohmann_dump(text));
+    ++documents;
+  }
+  CHECK(documents > 2000);
+  // A duplicate key inside a plain text: the same message as from nlohmann's parse (after an escape, which only
+  // nlohmann reads).
+  const std::string plain = parsed_or_error(R"({"a": {"b": 1, "b": 2}})");
+  const std::string escaped = parsed_or_error(R"({"a": {"b": 1, "b": 2}, "c": "\n"})");
+  CHECK(plain == "error: doc.json: $.a.b: duplicate key (JSON objects name each key once)");
+  CHECK(escaped == plain);
+}
+
+TEST_CASE("json_parse_text: every JSON file the project ships reads as nlohmann reads it, most of them plain") {
+  int files = 0, plain = 0;
+  // Configurations (comments allowed, as json_parse_file reads them), catalogs, cost tables, the accuracy file.
+  for (const char* folder : {"/experiments", "/tests/golden", "/models", "/kernels/costs"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(LYNX_SOURCE_DIR) + folder)) {
+      if (entry.path().extension() != ".json") continue;
+      std::FILE* f = std::fopen(entry.path().c_str(), "rb");
+      REQUIRE(f != nullptr);
+      std::string text;
+      char buffer[65536];
+      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
+      std::fclose(f);
+      CAPTURE(entry.path().string());
+      CHECK(parsed_or_error(text, true) == nlohmann_dump(text, true));
+      Recorder r;
+      plain += json_plain_sax_parse(text, r) == PlainSax::accepted;
+      ++files;
+    }
+  }
+  MESSAGE(plain << " of " << files << " files plain");
+  CHECK(files >= 10);
+  CHECK(plain * 2 > files);
 }
