@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -264,49 +265,75 @@ bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values) {
 }
 
 namespace {
+#if defined(__SSE2__)
+// Bit k of each mask: byte k of p[0, 64) is a digit, a comma, a space.
+struct ByteClasses {
+  uint64_t digit = 0, comma = 0, space = 0;
+};
+ByteClasses classify64(const char* p) {
+  const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8('9');
+  const __m128i comma = _mm_set1_epi8(','), space = _mm_set1_epi8(' ');
+  ByteClasses c;
+  for (int part = 0; part < 4; ++part) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * part));
+    // A digit: '0' <= byte <= '9' (signed compares; bytes over 0x7f are negative and so not digits).
+    const __m128i not_digit = _mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine));
+    const int shift = 16 * part;
+    c.digit |= static_cast<uint64_t>(static_cast<uint16_t>(~_mm_movemask_epi8(not_digit))) << shift;
+    c.comma |= static_cast<uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)))) << shift;
+    c.space |= static_cast<uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, space)))) << shift;
+  }
+  return c;
+}
+#endif
+
 // The common form's inside (between the brackets): ids of at most 19 digits (which cannot overflow), each comma right
 // after an id, a space only right after a comma, an id first and last. As bit masks of the bytes (bit k: byte k),
-// 16 at a time: every byte a digit, comma or space; a comma's previous byte a digit; a space's previous byte a
-// comma; and no run of digits over 19 long, counted across the 16-byte steps. False means "not this form", not
+// 64 at a time: every byte a digit, comma or space; a comma's previous byte a digit; a space's previous byte a
+// comma; and no run of digits over 19 long, inside a step and across steps. False means "not this form", not
 // "invalid": the caller parses it then.
 bool common_id_array_inside(std::string_view inside) {
 #if defined(__SSE2__)
   if (inside.empty() || static_cast<unsigned>(inside.front() - '0') >= 10 ||
       static_cast<unsigned>(inside.back() - '0') >= 10)
     return false;
-  const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8('9');
-  const __m128i comma = _mm_set1_epi8(','), space = _mm_set1_epi8(' ');
-  unsigned previous_digit = 0, previous_comma = 0;  // the last byte of the previous step (bit 0)
+  uint64_t previous_digit = 0, previous_comma = 0;  // the last byte of the previous step (bit 0)
   int digits_carried = 0;                            // the digit run that ends the previous step
-  for (size_t i = 0; i < inside.size(); i += 16) {
-    const size_t n = std::min<size_t>(16, inside.size() - i);
-    __m128i v;
-    if (n == 16) {
-      v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(inside.data() + i));
+  for (size_t i = 0; i < inside.size(); i += 64) {
+    const size_t n = std::min<size_t>(64, inside.size() - i);
+    ByteClasses c;
+    uint64_t valid = ~uint64_t{0};
+    if (n == 64) {
+      c = classify64(inside.data() + i);
     } else {
-      alignas(16) char tail[16] = {};
+      char tail[64] = {};  // zeros: no class; masked off by `valid` anyway
       std::memcpy(tail, inside.data() + i, n);
-      v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+      c = classify64(tail);
+      valid = (uint64_t{1} << n) - 1;
+      c.digit &= valid;
     }
-    const unsigned valid = n == 16 ? 0xffffu : (1u << n) - 1;
-    // A digit: '0' <= byte <= '9' (signed compares; bytes over 0x7f are negative and so not digits).
-    const __m128i below = _mm_cmplt_epi8(v, zero), above = _mm_cmpgt_epi8(v, nine);
-    const unsigned digit = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(below, above))) & valid;
-    const unsigned is_comma = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma))) & valid;
-    const unsigned is_space = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, space))) & valid;
-    if ((digit | is_comma | is_space) != valid) return false;
-    if ((is_comma & ~((digit << 1) | previous_digit)) != 0) return false;
-    if ((is_space & ~((is_comma << 1) | previous_comma)) != 0) return false;
-    if (digit == valid) {
+    if ((c.digit | c.comma | c.space) != valid) return false;
+    if ((c.comma & ~((c.digit << 1) | previous_digit)) != 0) return false;
+    if ((c.space & ~((c.comma << 1) | previous_comma)) != 0) return false;
+    // A run of 20 digits or more inside the step: bit k of `run` ends set where bits k to k + 19 are all digits
+    // (runs of 2, 4, 8, 16, then 16 and 16 four apart).
+    uint64_t run = c.digit;
+    run &= run >> 1;
+    run &= run >> 2;
+    run &= run >> 4;
+    run &= run >> 8;
+    run &= run >> 4;
+    if (run != 0) return false;
+    if (c.digit == valid) {
       digits_carried += static_cast<int>(n);
     } else {
-      digits_carried += __builtin_ctz(~digit);  // the run crossing into this step ends at its first non-digit
+      digits_carried += __builtin_ctzll(~c.digit);  // the run crossing into this step ends at its first non-digit
       if (digits_carried > 19) return false;
-      digits_carried = __builtin_clz(~(digit << (32 - n)));  // the run ending this step
+      digits_carried = __builtin_clzll(~(c.digit << (64 - n)));  // the run ending this step
     }
     if (digits_carried > 19) return false;
-    previous_digit = (digit >> (n - 1)) & 1;
-    previous_comma = (is_comma >> (n - 1)) & 1;
+    previous_digit = (c.digit >> (n - 1)) & 1;
+    previous_comma = (c.comma >> (n - 1)) & 1;
   }
   return true;
 #else
@@ -325,6 +352,47 @@ bool json_check_id_array(std::string_view raw, std::vector<uint64_t>& scratch) {
   if (json_id_array_common_form(raw)) return true;
   scratch.clear();
   return json_parse_id_array(raw, scratch);
+}
+
+JsonLineLayout::JsonLineLayout(std::vector<std::string> keys, bool ids_last)
+    : keys_(std::move(keys)), ids_last_(ids_last), usable_(!keys_.empty()) {
+  for (const std::string& key : keys_)
+    for (const char c : key)
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) usable_ = false;
+}
+
+bool JsonLineLayout::match(std::string_view line, std::string_view* values) const {
+  if (!usable_) return false;
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  if (p == end || *p++ != '{') return false;
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const std::string& key = keys_[k];
+    // '"' key '"' ':' ' '
+    if (static_cast<size_t>(end - p) < key.size() + 4 || p[0] != '"' ||
+        std::memcmp(p + 1, key.data(), key.size()) != 0 || p[key.size() + 1] != '"' || p[key.size() + 2] != ':' ||
+        p[key.size() + 3] != ' ')
+      return false;
+    p += key.size() + 4;
+    const char* const start = p;
+    if (ids_last_ && k + 1 == keys_.size()) {
+      if (p == end || *p != '[') return false;
+      const void* close = std::memchr(p, ']', static_cast<size_t>(end - p));  // the common form holds no other
+      if (close == nullptr) return false;
+      p = static_cast<const char*>(close) + 1;
+      values[k] = std::string_view(start, static_cast<size_t>(p - start));
+      if (!json_id_array_common_form(values[k])) return false;
+    } else {
+      while (p < end && static_cast<unsigned>(*p - '0') < 10) ++p;
+      if (p == start) return false;
+      values[k] = std::string_view(start, static_cast<size_t>(p - start));
+    }
+    if (k + 1 < keys_.size()) {
+      if (end - p < 2 || p[0] != ',' || p[1] != ' ') return false;
+      p += 2;
+    }
+  }
+  return end - p == 1 && *p == '}';
 }
 
 }  // namespace lynx

@@ -204,6 +204,21 @@ TEST_CASE("prefix block id arrays: the check without the ids agrees with the par
   }
   MESSAGE(common << " of " << accepted << " accepted arrays in the common form");
   CHECK(accepted > 5000);
+  // An id of 19 digits (the form's longest) and one of 20 (left to the parse) starting at every offset of the first
+  // two 64-byte steps, inside a step and across its end.
+  for (size_t offset = 0; offset < 140; ++offset) {
+    std::string filler;
+    while (filler.size() < offset) filler += filler.size() + 3 <= offset ? "7, " : "7";
+    for (const char* id : {"1234567890123456789", "12345678901234567890"}) {
+      const std::string text = "[" + filler + (filler.empty() || filler.back() == ' ' ? "" : ", ") + id + ", 7]";
+      CAPTURE(text);
+      std::vector<uint64_t> ids, scratch;
+      CHECK(json_check_id_array(text, scratch) == json_parse_id_array(text, ids));
+#if defined(__SSE2__)
+      CHECK(json_id_array_common_form(text) == (std::string(id).size() == 19));
+#endif
+    }
+  }
 }
 
 TEST_CASE("JSON lines: a bracket, brace or quote found at every offset of an array's 16-byte steps") {
@@ -225,4 +240,68 @@ TEST_CASE("JSON lines: a bracket, brace or quote found at every offset of an arr
     CHECK(e.column == unbalanced.size());
     CHECK(e.reason == "unbalanced brackets");
   }
+}
+
+TEST_CASE("JSON lines: a row in the common layout gives the members json_line_scan gives, anything else no match") {
+  const std::vector<std::string> keys = {"timestamp", "input_length", "output_length", "hash_ids"};
+  const JsonLineLayout layout(keys, true);
+  std::string_view v[4];
+  REQUIRE(layout.match(R"({"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2]})", v));
+  CHECK(v[0] == "0");
+  CHECK(v[1] == "6758");
+  CHECK(v[3] == "[0, 1, 2]");
+  // Rows near the layout (a byte changed, dropped or added anywhere; members reordered, repeated or extra; spacing;
+  // floats and signs; arrays outside the common form): wherever the layout matches, the full scan accepts the line
+  // and gives each key the same raw value.
+  std::mt19937_64 rng(13);
+  int matched = 0, scanned_only = 0;
+  for (int round = 0; round < 30000; ++round) {
+    std::string ids;
+    for (int k = 0, n = static_cast<int>(rng() % 30); k < n; ++k) ids += (k ? ", " : "") + std::to_string(rng() % 100000);
+    std::vector<std::string> members = {"\"timestamp\": " + std::to_string(rng() % 100000),
+                                        "\"input_length\": " + std::to_string(1 + rng() % 9999),
+                                        "\"output_length\": " + std::to_string(rng() % 999), "\"hash_ids\": [" + ids + "]"};
+    if (rng() % 8 == 0) std::swap(members[rng() % 4], members[rng() % 4]);
+    if (rng() % 10 == 0) members.push_back(members[rng() % 4]);  // a repeated key
+    if (rng() % 10 == 0) members.push_back("\"extra\": 1");
+    if (rng() % 10 == 0) members[rng() % 3] = "\"timestamp\": 1.5";
+    std::string line = "{";
+    for (size_t k = 0; k < members.size(); ++k) line += (k ? (rng() % 12 ? ", " : " ,") : "") + members[k];
+    line += "}";
+    if (rng() % 2) {
+      const char bytes[] = {',', ':', '[', ']', '{', '}', '"', ' ', '0', '-', '.', 'e', '\\', '\t'};
+      const size_t at = rng() % line.size();
+      switch (rng() % 3) {
+        case 0: line[at] = bytes[rng() % sizeof bytes]; break;
+        case 1: line.erase(at, 1); break;
+        default: line.insert(at, 1, bytes[rng() % sizeof bytes]);
+      }
+    }
+    CAPTURE(line);
+    std::vector<JsonMember> scanned;
+    JsonLineError error;
+    const bool scan_ok = json_line_scan(line, scanned, error);
+    if (!layout.match(line, v)) {
+      scanned_only += scan_ok;
+      continue;
+    }
+    ++matched;
+    REQUIRE(scan_ok);
+    REQUIRE(scanned.size() == keys.size());
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const JsonMember* m = json_member_find(scanned, keys[k]);
+      REQUIRE(m != nullptr);
+      CHECK(m->value == v[k]);
+    }
+    std::vector<uint64_t> parsed;
+    CHECK(json_parse_id_array(v[3], parsed));
+  }
+  MESSAGE(matched << " rows in the layout, " << scanned_only << " valid rows left to the full scan");
+  CHECK(matched > 8000);
+  CHECK(scanned_only > 2000);
+  // Keys that are not plain make a layout that matches nothing; so does a layout without keys.
+  CHECK(!JsonLineLayout({"a\"b"}, false).match(R"({"a"b": 1})", v));
+  CHECK(!JsonLineLayout({}, false).match("{}", v));
+  CHECK(JsonLineLayout({"t", "n"}, false).match(R"({"t": 1, "n": 22})", v));
+  CHECK(!JsonLineLayout({"t", "n"}, false).match(R"({"t": 1, "n": 22} )", v));  // text after the object: scanned
 }
