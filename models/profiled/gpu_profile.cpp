@@ -21,6 +21,14 @@ struct AllReduceMeasurements {
 
 // One mlp.csv: the table (kept for the curves built later), its rows and token counts by TP degree, and the curves
 // built so far by (TP degree, column).
+struct AttentionTable {
+  std::string file;
+  int format = 0;  // an AttentionFormat (gpu_profile.cpp)
+  bool prefill = false;
+  std::mutex mutex;  // `curve`
+  std::unique_ptr<Curve> curve;
+};
+
 struct DenseMeasurements {
   explicit DenseMeasurements(const std::string& path) : table(path) {}
   struct AtTp {
@@ -117,36 +125,18 @@ constexpr ChoiceField kAttentionFormat{"format", nullptr, kAttentionFormats, "th
 
 AttentionCurve attention_curve(JsonObject& entry, const std::string& data_dir, bool prefill) {
   AttentionCurve a;
-  const std::string file = data_dir + "/" + entry.string("file");
-  const AttentionFormat format = entry.get_enum<AttentionFormat>(kAttentionFormat);
+  auto table = std::make_shared<AttentionTable>();
+  table->file = data_dir + "/" + entry.string("file");
+  table->format = static_cast<int>(entry.get_enum<AttentionFormat>(kAttentionFormat));
+  table->prefill = prefill;
   a.q_heads_per_gpu = entry.positive_number("q_heads_per_gpu");
   a.kv_heads_per_gpu = entry.positive_number("kv_heads_per_gpu");
   a.head_dim = entry.positive_number("head_dim");
-  if (format == (prefill ? AttentionFormat::blis_decode : AttentionFormat::blis_prefill))
+  if (static_cast<AttentionFormat>(table->format) == (prefill ? AttentionFormat::blis_decode
+                                                              : AttentionFormat::blis_prefill))
     entry.fail("format", prefill ? "a prefill attention format" : "a decode attention format");
-  CsvTable t(file);
-  std::vector<std::pair<double, double>> pts;
-  for (size_t r = 0; r < t.rows(); ++r) {
-    if (format == AttentionFormat::blis_prefill) {
-      const double s = t.number(r, "seq_len");
-      pts.push_back({s * (s + 1) / 2, t.time(r, "latency_us") * kUs});
-    } else if (format == AttentionFormat::blis_decode) {
-      pts.push_back({t.number(r, "batch_size") * t.number(r, "kv_len"), t.time(r, "latency_us") * kUs});
-    } else {
-      const bool row_prefill = t.text(r, "is_prefill") == "True";
-      if (row_prefill != prefill) continue;
-      const double batch = t.number(r, "batch_size"), kv = t.number(r, "kv_cache_size");
-      if (prefill) {
-        if (batch != 1) continue;  // one sequence: its query-key pairs
-        const double n = t.number(r, "prefill_chunk_size");
-        pts.push_back({n * kv + n * (n + 1) / 2, t.time(r, "time_stats.attn_prefill.median") * kMs});
-      } else {
-        pts.push_back({batch * kv, t.time(r, "time_stats.attn_decode.median") * kMs});
-      }
-    }
-  }
-  a.source = file;
-  a.seconds = Curve(std::move(pts), prefill ? Curve::Below::proportional : Curve::Below::floor, file);
+  a.source = table->file;
+  a.table = std::move(table);
   return a;
 }
 
@@ -200,6 +190,39 @@ const Curve* GpuProfile::all_reduce(int tp) const {
   std::call_once(m.read, [&] { m.by_tp = read_all_reduce(m.path); });
   const auto it = m.by_tp.find(tp);
   return it == m.by_tp.end() ? nullptr : &it->second;
+}
+
+const Curve& AttentionCurve::seconds() const {
+  AttentionTable& t = *table;
+  std::lock_guard<std::mutex> lock(t.mutex);
+  if (!t.curve) {
+    const AttentionFormat format = static_cast<AttentionFormat>(t.format);
+    const bool prefill = t.prefill;
+    CsvTable csv(t.file);
+    std::vector<std::pair<double, double>> pts;
+    for (size_t r = 0; r < csv.rows(); ++r) {
+      if (format == AttentionFormat::blis_prefill) {
+        const double s = csv.number(r, "seq_len");
+        pts.push_back({s * (s + 1) / 2, csv.time(r, "latency_us") * kUs});
+      } else if (format == AttentionFormat::blis_decode) {
+        pts.push_back({csv.number(r, "batch_size") * csv.number(r, "kv_len"), csv.time(r, "latency_us") * kUs});
+      } else {
+        const bool row_prefill = csv.text(r, "is_prefill") == "True";
+        if (row_prefill != prefill) continue;
+        const double batch = csv.number(r, "batch_size"), kv = csv.number(r, "kv_cache_size");
+        if (prefill) {
+          if (batch != 1) continue;  // one sequence: its query-key pairs
+          const double n = csv.number(r, "prefill_chunk_size");
+          pts.push_back({n * kv + n * (n + 1) / 2, csv.time(r, "time_stats.attn_prefill.median") * kMs});
+        } else {
+          pts.push_back({batch * kv, csv.time(r, "time_stats.attn_decode.median") * kMs});
+        }
+      }
+    }
+    t.curve = std::make_unique<Curve>(std::move(pts), prefill ? Curve::Below::proportional : Curve::Below::floor,
+                                      t.file);
+  }
+  return *t.curve;
 }
 
 const Curve& OpCurve::seconds_by_tokens() const {

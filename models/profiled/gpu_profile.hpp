@@ -36,12 +36,19 @@ struct OpCurve {
   size_t column = 0;                         // the op's median column
 };
 
-// Attention kernel times for one head configuration on one GPU.
+struct AttentionTable;  // one attention measurement file, read when first asked for (gpu_profile.cpp)
+
+// Attention kernel times for one head configuration on one GPU. Its heads come from the manifest; its times from
+// its file when a model first picks it (a model uses one prefill and one decode curve of the profile's dozen: reading
+// every one was a sixth of a one-request run's start-up), so a bad time in a file no simulated model uses is not
+// reported, as for the dense ops.
 struct AttentionCurve {
   double q_heads_per_gpu = 0, kv_heads_per_gpu = 0, head_dim = 0;
-  Curve seconds;       // prefill: against causal query-key pairs of one sequence; decode: against KV tokens read
-                       // (summed over the batch's sequences)
+  // prefill: against causal query-key pairs of one sequence; decode: against KV tokens read (summed over the
+  // batch's sequences). Built once, thread-safe; LynxError naming the file and line of a bad time.
+  const Curve& seconds() const;
   std::string source;
+  std::shared_ptr<AttentionTable> table;
 };
 
 // NCCL all-reduce times of one node, read when a TP degree above 1 first asks for them (a TP 1 model never does).

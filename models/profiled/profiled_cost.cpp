@@ -58,8 +58,11 @@ ProfiledCostModel::ProfiledCostModel(const ModelSpec& model, const GpuSpec& gpu,
   };
   prefill_attention_ = nearest(profile_->prefill_attention, heads / p, kv / p, true);
   decode_attention_ = nearest(profile_->decode_attention, std::max(kv / p, 1.0), heads / p, false);
-  if (decode_attention_ != nullptr)
+  if (prefill_attention_ != nullptr) prefill_attention_seconds_ = &prefill_attention_->seconds();  // read now
+  if (decode_attention_ != nullptr) {
+    decode_attention_seconds_ = &decode_attention_->seconds();
     decode_measured_heads_inverse_ = exact_inverse(decode_attention_->kv_heads_per_gpu * decode_attention_->head_dim);
+  }
   if (tensor_parallel > 1) {
     all_reduce_ = profile_->all_reduce(tensor_parallel);
     if (!all_reduce_)
@@ -147,7 +150,7 @@ double ProfiledCostModel::prefill_attention_seconds(double new_tokens, double ca
   const AttentionCurve& a = *prefill_attention_;
   const double pairs = new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2;
   const double heads = static_cast<double>(model_.n_heads) / tp_ * static_cast<double>(model_.head_dim);
-  const double t = a.seconds.at(pairs, &extrapolated_) * heads / (a.q_heads_per_gpu * a.head_dim);
+  const double t = prefill_attention_seconds_->at(pairs, &extrapolated_) * heads / (a.q_heads_per_gpu * a.head_dim);
   return same_gpu_ ? t : t * measured_gpu_.bf16_dense_tflops / gpu_.bf16_dense_tflops;  // FLOP-bound
 }
 
@@ -156,7 +159,7 @@ double ProfiledCostModel::decode_attention_seconds(double kv_tokens) const {
   const double heads = static_cast<double>(model_.n_kv_heads) / tp_ * static_cast<double>(model_.head_dim);
   const double size =
       decode_attention_size(kv_tokens, heads, a.kv_heads_per_gpu * a.head_dim, decode_measured_heads_inverse_);
-  const double t = a.seconds.at(size, decode_attention_segment_, &extrapolated_);
+  const double t = decode_attention_seconds_->at(size, decode_attention_segment_, &extrapolated_);
   return same_gpu_ ? t : memory_bound_on(t, measured_gpu_.hbm_gb_per_s, gpu_.hbm_gb_per_s);  // bytes-bound
 }
 
@@ -265,7 +268,8 @@ void ProfiledCostModel::decode_run_ends_body(const DecodeRun& run, size_t first,
   ends_s.resize(base + (last - first));
   double* end_s = ends_s.data() + base;
   double t = start_s;
-  Curve::Span span = a.seconds.span(segment);  // in locals: the stores to ends_s cannot change it
+  const Curve& seconds = *decode_attention_seconds_;
+  Curve::Span span = seconds.span(segment);  // in locals: the stores to ends_s cannot change it
   // Iteration i's attended KV tokens: run.at(i).attention_kv_tokens (DecodeRun::at's expression; i exact, a run is
   // < 2^53 iterations), and its size scaled to the table's heads.
   auto kv_at = [kv_first, kv_growth](double i) { return kv_first + i * kv_growth; };
@@ -308,8 +312,8 @@ void ProfiledCostModel::decode_run_ends_body(const DecodeRun& run, size_t first,
     if (span.holds(size)) {
       measured = span.at(size);
     } else {
-      measured = a.seconds.at(size, segment, &extrapolated);
-      span = a.seconds.span(segment);
+      measured = seconds.at(size, segment, &extrapolated);
+      span = seconds.span(segment);
     }
     t += decode_step_sum(layers, c, same_gpu ? measured : derived(measured), cpu);
     *end_s++ = t;

@@ -90,6 +90,8 @@ class ProfiledCostModel : public StepCostModel {
   Op emb_, final_norm_, lm_head_;
   const AttentionCurve* prefill_attention_ = nullptr;
   const AttentionCurve* decode_attention_ = nullptr;
+  const Curve* prefill_attention_seconds_ = nullptr;  // their curves, read when picked
+  const Curve* decode_attention_seconds_ = nullptr;
   const Curve* all_reduce_ = nullptr;
   const Curve* cpu_overhead_ = nullptr;
   std::string cpu_overhead_source_;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.hpp"
 #include "models/catalog.hpp"
 #include "models/compute_model.hpp"
@@ -186,6 +188,37 @@ TEST_CASE("Llama-3.1-70B on H100 reproduces the measured points of the same GEMM
   CHECK(m.prefill_attention_seconds(8192, 0) == doctest::Approx(662.37e-6 * 16 / 28).epsilon(1e-9));
   CHECK(one.all_reduce_seconds(1000) == 0);
   CHECK(m.source().find("profiled (llama-3.1-70b on h100-sxm x4") == 0);
+}
+
+TEST_CASE("an attention file is read when a model picks its curve, not before") {
+  // The H100 profile with one more prefill curve whose file does not exist: for heads no shipped model has (1000
+  // query heads a GPU), then for Llama-3.1-8B's at TP 2 (16 query and 4 KV heads a GPU, which no shipped curve has).
+  nlohmann::json manifest =
+      nlohmann::json::parse(std::ifstream(std::string(LYNX_SOURCE_DIR) + "/models/catalog/profiles.json"));
+  nlohmann::json gpu;
+  for (const nlohmann::json& g : manifest["gpus"])
+    if (g["gpu"] == "h100-sxm") gpu = g;
+  REQUIRE(gpu.is_object());
+  const std::string path = "/tmp/lynx_lazy_attention_profiles.json";
+  auto with_missing = [&](double q_heads, double kv_heads) {
+    nlohmann::json g = gpu;
+    g["prefill_attention"].push_back({{"file", "missing/attention.csv"}, {"format", "blis-prefill"},
+                                      {"q_heads_per_gpu", q_heads}, {"kv_heads_per_gpu", kv_heads}, {"head_dim", 128}});
+    nlohmann::json m = manifest;
+    m["gpus"] = nlohmann::json::array({g});
+    std::ofstream(path) << m.dump(1);
+    return std::make_shared<const GpuProfile>(load_gpu_profile(path, "h100-sxm", calibration_dir()));
+  };
+  const ModelSpec& llama = find_model(models(), "llama-3.1-8b");
+  const GpuSpec& h100_spec = find_gpu(gpus(), "h100-sxm");
+  const auto unused = with_missing(1000, 1000);  // loads: the file is not read
+  const ProfiledCostModel fine(llama, h100_spec, 2, WeightsDtype::bf16, unused, h100_spec);
+  const double shipped = on("llama-3.1-8b", "h100-sxm", 2).prefill_attention_seconds(4096, 0);
+  CHECK(fine.prefill_attention_seconds(4096, 0) == shipped);
+  const auto picked = with_missing(16, 4);  // loads too; the model picks it, and reads it then
+  CHECK_THROWS_WITH_AS(ProfiledCostModel(llama, h100_spec, 2, WeightsDtype::bf16, picked, h100_spec),
+                       doctest::Contains("missing/attention.csv"), LynxError);
+  CHECK_NOTHROW(ProfiledCostModel(llama, h100_spec, 1, WeightsDtype::bf16, picked, h100_spec));  // TP 1: 32-8
 }
 
 TEST_CASE("H200 is derived from the H100 measurements by datasheet ratios and says so") {
