@@ -85,6 +85,16 @@ PlainSax json_plain_sax_parse(std::string_view text, Sax& sax) {
     stopped = !sax.number_float(v, token);
     return true;
   };
+  // A member's key at p, its colon and the space after it (accepted: p at its value).
+  auto member_key = [&]() -> PlainSax {
+    if (p == end || *p != '"' || !string()) return PlainSax::unsure;
+    if (!sax.key(scratch)) return PlainSax::handler_stopped;
+    skip_space();
+    if (p == end || *p != ':') return PlainSax::unsure;
+    ++p;
+    skip_space();
+    return PlainSax::accepted;
+  };
   // Containers open: true for an object. After a value: a comma or the container's end; in an object, a key first.
   std::vector<bool> open;
   bool expect_value = true;
@@ -106,12 +116,8 @@ PlainSax json_plain_sax_parse(std::string_view text, Sax& sax) {
         } else {
           open.push_back(object);
           if (object) {
-            if (p == end || *p != '"' || !string()) return PlainSax::unsure;
-            if (!sax.key(scratch)) return PlainSax::handler_stopped;
-            skip_space();
-            if (p == end || *p != ':') return PlainSax::unsure;
-            ++p;
-            skip_space();
+            const PlainSax k = member_key();
+            if (k != PlainSax::accepted) return k;
           }
           continue;  // the first value
         }
@@ -143,12 +149,8 @@ PlainSax json_plain_sax_parse(std::string_view text, Sax& sax) {
       ++p;
       skip_space();
       if (object) {
-        if (p == end || *p != '"' || !string()) return PlainSax::unsure;
-        if (!sax.key(scratch)) return PlainSax::handler_stopped;
-        skip_space();
-        if (p == end || *p != ':') return PlainSax::unsure;
-        ++p;
-        skip_space();
+        const PlainSax k = member_key();
+        if (k != PlainSax::accepted) return k;
       }
       expect_value = true;
       continue;
