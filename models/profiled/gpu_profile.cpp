@@ -19,16 +19,17 @@ struct AllReduceMeasurements {
   std::map<int, Curve> by_tp;
 };
 
-// One mlp.csv: the table (kept for the curves built later), its rows and token counts by TP degree, and the curves
-// built so far by (TP degree, column).
+// One attention measurement file as the manifest lists it, and its curve once a model has picked it.
 struct AttentionTable {
   std::string file;
-  int format = 0;  // an AttentionFormat (gpu_profile.cpp)
+  int format = 0;  // an AttentionFormat (below; an int here, as that enum has internal linkage)
   bool prefill = false;
   std::mutex mutex;  // `curve`
   std::unique_ptr<Curve> curve;
 };
 
+// One mlp.csv: the table (kept for the curves built later), its rows and token counts by TP degree, and the curves
+// built so far by (TP degree, column).
 struct DenseMeasurements {
   explicit DenseMeasurements(const std::string& path) : table(path) {}
   struct AtTp {
