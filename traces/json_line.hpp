@@ -36,8 +36,8 @@ bool json_parse_id_array(std::string_view raw, std::vector<uint64_t>& values);
 // A row in the one layout a trace's writer gives every row (Mooncake's: {"timestamp": 0, "input_length": 6758,
 // "output_length": 500, "hash_ids": [0, 1, 2]}): exactly the members `keys`, in that order, each key as written,
 // ": " after each key and ", " between members, no other space; every value an unsigned integer (digits), except
-// the last when `ids_last`: an id array in json_id_array_common_form. One pass and no member list: a fifth of the
-// instructions of json_line_scan, the member lookups and the id check on a Mooncake row.
+// the last when `ids_last`: an id array in json_id_array_common_form. One pass and no member list: on a Mooncake row
+// about 890 instructions, where json_line_scan, the member lookups and the id check took about 2,400 (callgrind).
 class JsonLineLayout {
  public:
   // Keys with a quote, a backslash or a control character make a layout that matches no line.
