@@ -40,8 +40,8 @@ struct AttentionTable;  // one attention measurement file, read when first asked
 
 // Attention kernel times for one head configuration on one GPU. Its heads come from the manifest; its times from
 // its file when a model first picks it (a model uses one prefill and one decode curve of the profile's dozen: reading
-// every one was a sixth of a one-request run's start-up), so a bad time in a file no simulated model uses is not
-// reported, as for the dense ops.
+// every one took 1.7 M more of a one-request run's 116 M instructions), so a bad time in a file no simulated model
+// uses is not reported, as for the dense ops.
 struct AttentionCurve {
   double q_heads_per_gpu = 0, kv_heads_per_gpu = 0, head_dim = 0;
   // prefill: against causal query-key pairs of one sequence; decode: against KV tokens read (summed over the
