@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_member_scan.hpp"
 #include "common/json_plain_sax.hpp"
@@ -159,12 +160,7 @@ TEST_CASE("plain JSON SAX: a handler that stops stops both readers at the same e
 }
 
 TEST_CASE("plain JSON SAX: every format entry of the shipped accuracy file is plain and reads as nlohmann reads it") {
-  std::FILE* f = std::fopen(LYNX_SOURCE_DIR "/models/accuracy/stories260k.json", "rb");
-  REQUIRE(f != nullptr);
-  std::string text;
-  char buffer[65536];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
-  std::fclose(f);
+  const std::string text = read_file(LYNX_SOURCE_DIR "/models/accuracy/stories260k.json");
   CHECK(compare(text) == PlainSax::accepted);
   const json root = json::parse(text);
   int entries = 0;
@@ -227,12 +223,7 @@ TEST_CASE("json_parse_text: every JSON file the project ships reads as nlohmann 
   for (const char* folder : {"/experiments", "/tests/golden", "/models", "/kernels/costs"}) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(LYNX_SOURCE_DIR) + folder)) {
       if (entry.path().extension() != ".json") continue;
-      std::FILE* f = std::fopen(entry.path().c_str(), "rb");
-      REQUIRE(f != nullptr);
-      std::string text;
-      char buffer[65536];
-      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
-      std::fclose(f);
+      const std::string text = read_file(entry.path().string());
       CAPTURE(entry.path().string());
       CHECK(parsed_or_error(text, true) == nlohmann_dump(text, true));
       Recorder r;

@@ -6,8 +6,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <tuple>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -199,7 +202,8 @@ TEST_CASE("an attention file is read when a model picks its curve, not before") 
   for (const nlohmann::json& g : manifest["gpus"])
     if (g["gpu"] == "h100-sxm") gpu = g;
   REQUIRE(gpu.is_object());
-  const std::string path = "/tmp/lynx_lazy_attention_profiles.json";
+  const std::string name = "lynx_lazy_attention_" + std::to_string(::getpid()) + ".json";
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
   auto with_missing = [&](double q_heads, double kv_heads) {
     nlohmann::json g = gpu;
     g["prefill_attention"].push_back({{"file", "missing/attention.csv"}, {"format", "blis-prefill"},
@@ -219,6 +223,7 @@ TEST_CASE("an attention file is read when a model picks its curve, not before") 
   CHECK_THROWS_WITH_AS(ProfiledCostModel(llama, h100_spec, 2, WeightsDtype::bf16, picked, h100_spec),
                        doctest::Contains("missing/attention.csv"), LynxError);
   CHECK_NOTHROW(ProfiledCostModel(llama, h100_spec, 1, WeightsDtype::bf16, picked, h100_spec));  // TP 1: 32-8
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("H200 is derived from the H100 measurements by datasheet ratios and says so") {
