@@ -45,6 +45,14 @@ TEST_CASE("write_fixed9 writes what printf's %.9f writes") {
     check(std::nextafter(v, 0.0));
     check(-v);
   }
+  // Every binary exponent from 2^-80 to 2^30 (the bits shifted out of the rounding go from none to all 128), each
+  // with its smallest, largest and a few random significands.
+  std::mt19937_64 bits_rng(20261206);
+  for (int e = -80; e <= 30; ++e) {
+    check(std::ldexp(1.0, e));
+    check(std::nextafter(std::ldexp(1.0, e + 1), 0.0));
+    for (int i = 0; i < 64; ++i) check(std::ldexp(1.0 + static_cast<double>(bits_rng() >> 12) * 0x1p-52, e));
+  }
   // Exact ties: k/1024 s is an odd number of half nanoseconds when k is odd.
   for (int64_t k = -5000; k <= 200000; ++k) check(static_cast<double>(k) / 1024.0);
   // Near-ties: one ulp either side of them.
