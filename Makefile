@@ -8,6 +8,8 @@
 #   make golden  rerun the golden cases (tests/golden/) and rewrite their expected summary.json and requests.json
 #   make asan-test  build the test suite with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and run it
 #   make fuzz   build the libFuzzer harnesses with clang (build-fuzz/) and run each for FUZZ_SECONDS (default 600)
+# demo, test, bench and the targets built on `build` compile the per-event code with a GCC profile trained on the
+# golden cases (scripts/pgo-build.sh; outputs identical to a plain cmake build, the simulator 2-5% faster).
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
@@ -22,16 +24,16 @@ deps:
 data:
 	./scripts/get-data.sh --quiet
 
-build: deps
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
-	cmake --build $(BUILD) -j $(JOBS)
+# Built with profile-guided optimisation of the per-event code, trained on the golden cases (scripts/pgo-build.sh,
+# cmake/profile_guided.cmake): the training needs the data folder's trace.
+build: deps data
+	./scripts/pgo-build.sh $(BUILD) $(JOBS) all $(CMAKE_FLAGS)
 
 # The demo builds the simulator alone (no tests, no CUDA kernels: the simulator reads the committed kernel cost
 # tables, not the kernels) in its own folder, so the first result comes after the shortest build.
 DEMO_BUILD ?= build-demo
 demo: deps data
-	cmake -S . -B $(DEMO_BUILD) $(CMAKE_FLAGS) -DLYNX_CUDA=OFF
-	cmake --build $(DEMO_BUILD) -j $(JOBS) --target lynxsim
+	./scripts/pgo-build.sh $(DEMO_BUILD) $(JOBS) lynxsim $(CMAKE_FLAGS) -DLYNX_CUDA=OFF
 	./scripts/demo.sh $(DEMO_BUILD)
 
 test: build data

@@ -322,6 +322,8 @@ int main(int argc, char** argv) {
   try {
     const lynx::SimConfig config = lynx::sim_config_load(config_path);
     std::printf("config: %s\n", config_path.c_str());
+    // The build measured: `make bench` builds with a profile of the per-event code (scripts/pgo-build.sh).
+    std::printf("lynxsim built with profile-guided optimisation: %s\n", LYNX_PGO_MODE);
 
     // 1. Speed, whole processes, against the bare replay of the same flows; the headline after both.
     if (!startup_only) {
