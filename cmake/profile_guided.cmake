@@ -1,7 +1,7 @@
 # Profile-guided optimisation (GCC) of the code a simulation runs per event and per request.
 #
 # Why: the simulator's hot code and SimGrid's together overflow the CPU's 64 KiB first-level instruction cache. Under
-# cachegrind, the Mooncake benchmark run misses it 25.6 M times against the bare SimGrid replay's 5.1 M
+# cachegrind, the Mooncake benchmark run misses it 25.5 M times against the bare SimGrid replay's 5.1 M
 # (docs/benchmarks.md, stop 51), so the simulator's own code costs twice: its instructions, and SimGrid's steps slowed
 # by the cache lines they lose. With a profile, GCC inlines and lays out blocks by measured counts, so fewer
 # instructions run and fewer lines hold them.
