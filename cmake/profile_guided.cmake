@@ -21,7 +21,8 @@
 # (-Wno-coverage-mismatch), and a file with no profile at all is built as without one (-Wno-missing-profile).
 set(LYNX_PGO OFF CACHE STRING "Profile-guided optimisation of the per-event code: OFF, generate or use (GCC)")
 set_property(CACHE LYNX_PGO PROPERTY STRINGS OFF generate use)
-set(LYNX_PGO_DIR "${CMAKE_BINARY_DIR}/pgo-profile" CACHE PATH "Where the training runs write their profile")
+# Where the training runs write their profile: fixed inside the build folder, where scripts/pgo-build.sh clears it.
+set(LYNX_PGO_DIR "${CMAKE_BINARY_DIR}/pgo-profile")
 
 if(NOT LYNX_PGO STREQUAL "OFF")
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR CMAKE_CXX_COMPILER_VERSION VERSION_LESS 10)

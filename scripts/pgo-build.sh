@@ -18,7 +18,7 @@ build=$1 jobs=$2 target=$3
 shift 3
 cmake_args=("$@")
 root=$(cd "$(dirname "$0")/.." && pwd)
-profile="$build/pgo-profile"
+profile="$build/pgo-profile"  # LYNX_PGO_DIR (cmake/profile_guided.cmake)
 stamp="$build/pgo-profile.sources"
 
 configure() { cmake -S "$root" -B "$build" "${cmake_args[@]}" -DLYNX_PGO="$1"; }
@@ -57,7 +57,8 @@ rm -f "$stamp"
 configure generate
 build_target lynxsim
 
-rm -rf "$profile"  # counters add up across runs: each build trains from zero
+# Counters add up across runs: each build trains from zero. Only the profile's own files go.
+if [[ -d $profile ]]; then find "$profile" -maxdepth 1 -type f -name '*.gcda' -delete; fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lynx-pgo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trained=0
@@ -81,4 +82,5 @@ fi
 echo "pgo-build: trained on $trained golden cases"
 configure use
 build_target "$target"
-echo "$digest" >"$stamp"
+echo "$digest" >"$stamp.tmp"
+mv -f "$stamp.tmp" "$stamp"  # replaces whatever was there (a link included), never what it points to
