@@ -11,7 +11,7 @@
 #include "common/output_paths.hpp"
 #include "common/data_folder.hpp"
 #include "kernels/kv_format.hpp"
-#include "models/catalog.hpp"
+#include "models/arch/catalog.hpp"
 #include "models/decoder/accuracy.hpp"
 #include "common/error.hpp"
 #include "common/sha256.hpp"

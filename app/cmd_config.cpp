@@ -15,16 +15,16 @@
 #include "common/schema_doc.hpp"
 #include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
-#include "sim/resolved_config.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/config/resolved_config.hpp"
+#include "sim/config/sim_config.hpp"
 
 namespace lynx {
 
 namespace {
 constexpr const char* kPreamble =
     "# lynxsim configuration reference\n\n"
-    "Printed by `lynxsim config --schema` from the field declarations the readers use (`sim/sim_config.cpp`, "
-    "`sim/network_config.cpp`, `traces/workload_spec.cpp`, `experiments/experiment.cpp`). Do not edit it by hand: "
+    "Printed by `lynxsim config --schema` from the field declarations the readers use (`sim/config/sim_config.cpp`, "
+    "`sim/network/network_config.cpp`, `traces/workload_spec.cpp`, `experiments/experiment.cpp`). Do not edit it by hand: "
     "a test compares it with the program's output; regenerate it with\n"
     "`build/app/lynxsim config --schema > docs/config.md`.\n\n"
     "`lynxsim config --example` prints a complete configuration with every field, annotated, that runs as it is. "

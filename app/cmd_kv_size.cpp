@@ -1,7 +1,7 @@
 // lynxsim kv-size: exact KV-cache bytes of a catalog model for each wire format (anchor, residual, total). The
 // header line says what a layer holds: K and V per KV head (GQA) or MLA's one latent, and any sliding window. With
 // --tp N also what a tensor-parallel replica of N GPUs holds (each KV head, or MLA's latent, on N / kv_shard_heads
-// GPUs when N exceeds them, models/kv_replication.hpp) and what crosses the wire to it under
+// GPUs when N exceeds them, models/arch/kv_replication.hpp) and what crosses the wire to it under
 // transfer.replicated_kv send_all and send_once.
 #include <cinttypes>
 #include <cstdio>
@@ -10,10 +10,10 @@
 
 #include "app/commands.hpp"
 #include "kernels/kv_format.hpp"
-#include "models/attention.hpp"
-#include "models/catalog.hpp"
-#include "models/kv_replication.hpp"
-#include "models/kv_size.hpp"
+#include "models/arch/attention.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/arch/kv_replication.hpp"
+#include "models/arch/kv_size.hpp"
 
 namespace lynx {
 

@@ -16,10 +16,10 @@
 #include "app/commands.hpp"
 #include "kernels/kv_format.hpp"
 #include "common/data_folder.hpp"
-#include "models/attention.hpp"
-#include "models/catalog.hpp"
-#include "models/hf_config.hpp"
-#include "models/kv_size.hpp"
+#include "models/arch/attention.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/arch/hf_config.hpp"
+#include "models/arch/kv_size.hpp"
 
 namespace lynx {
 
@@ -152,7 +152,7 @@ void show_hf_config(const ListOptions& o) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("# %s: %s, read by models/hf_config.cpp\n", m.hf_config.c_str(), m.architecture.c_str());
+  std::printf("# %s: %s, read by models/arch/hf_config.cpp\n", m.hf_config.c_str(), m.architecture.c_str());
   Table t{{"field", "value"}, {true, false}, {}};
   for (const auto& [key, value] : j.items()) {
     if (key == "name" || key == "source") continue;

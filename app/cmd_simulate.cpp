@@ -15,9 +15,9 @@
 #include "common/output_paths.hpp"
 #include "experiments/config_overrides.hpp"
 #include "experiments/run_outputs.hpp"
-#include "sim/run_config.hpp"
-#include "sim/resolved_config.hpp"
-#include "sim/simgrid_options.hpp"
+#include "sim/config/run_config.hpp"
+#include "sim/config/resolved_config.hpp"
+#include "sim/engine/simgrid_options.hpp"
 
 namespace lynx {
 

@@ -1,9 +1,9 @@
 // lynxsim validate: the profiled cost model (built only from per-op, attention, collective and CPU-overhead
 // measurements) against every end-to-end measurement in the calibration data folder; prints condition, measured,
 // predicted and ratio, the MAPE per group, and writes validation.csv and a predicted-vs-measured plot (log-log,
-// y = x line) into --out. See models/profiled/validation.hpp. The transfer group (sim/transfer_validation.hpp):
+// y = x line) into --out. See models/validation/validation.hpp. The transfer group (sim/transfer/transfer_validation.hpp):
 // the transfer engine presets against published engine micro-benchmarks they were not fitted on, printed in us.
-// The engine groups (models/profiled/engine_validation.hpp): published end-to-end rows of named engines
+// The engine groups (models/validation/engine_validation.hpp): published end-to-end rows of named engines
 // (models/validation/*_published.tsv) against the engine-composed model of their kernels.
 #include <cstdio>
 #include <filesystem>
@@ -12,12 +12,12 @@
 #include "common/atomic_file.hpp"
 #include "common/output_paths.hpp"
 #include "experiments/plot.hpp"
-#include "models/catalog.hpp"
-#include "models/profiled/csv_table.hpp"
-#include "models/profiled/engine_validation.hpp"
-#include "models/profiled/gpu_profile.hpp"
-#include "models/profiled/validation.hpp"
-#include "sim/transfer_validation.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/readers/csv_table.hpp"
+#include "models/validation/engine_validation.hpp"
+#include "models/cost/profiled/gpu_profile.hpp"
+#include "models/validation/validation.hpp"
+#include "sim/transfer/transfer_validation.hpp"
 
 namespace lynx {
 

@@ -7,9 +7,9 @@
 #include <xbt/log.h>
 
 #include "common/error.hpp"
-#include "sim/flow_priority.hpp"
-#include "sim/platform.hpp"
-#include "sim/simgrid_options.hpp"
+#include "sim/engine/flow_priority.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/engine/simgrid_options.hpp"
 
 namespace lynx {
 

@@ -1,4 +1,4 @@
-// The bare SimGrid replay of a flow log (sim/flow_log.hpp): the speed benchmark's baseline. It builds the same
+// The bare SimGrid replay of a flow log (sim/engine/flow_log.hpp): the speed benchmark's baseline. It builds the same
 // platform (platform_build, with the same SimGrid configuration items), starts each logged flow at its logged time
 // from maestro with the same size and sharing weight, re-weights a flow where the log says the simulator did (Lynx
 // residual aging), and does nothing else: no events of its own, no requests.
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/flow_log.hpp"
+#include "sim/engine/flow_log.hpp"
 
 namespace lynx {
 

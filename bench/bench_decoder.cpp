@@ -29,7 +29,7 @@
 #include "models/decoder/hf_export.hpp"
 
 #include "common/atomic_file.hpp"
-#include "models/catalog.hpp"
+#include "models/arch/catalog.hpp"
 #include "models/decoder/decoder.hpp"
 #include "models/decoder/eval_text.hpp"
 #include "models/decoder/known_files.hpp"

@@ -20,7 +20,7 @@ DataManifest data_manifest_read(const std::string& manifest_path);
 // <project>/scripts/data-manifest.tsv, read once.
 const DataManifest& data_manifest();
 // lynxsim's cache folder: $LYNX_CACHE_DIR, else $XDG_CACHE_HOME/lynxsim, else $HOME/.cache/lynxsim ("" when none
-// can be named). It holds this cache and the column caches of measurement tables (models/profiled/csv_column_cache.hpp).
+// can be named). It holds this cache and the column caches of measurement tables (models/readers/csv_column_cache.hpp).
 std::string lynx_cache_dir();
 // The cache file ("" when no cache folder can be named).
 std::string data_manifest_cache_path();

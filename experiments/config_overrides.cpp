@@ -8,7 +8,7 @@
 #include "common/json_reader.hpp"
 #include "common/json_schema.hpp"
 #include "experiments/experiment.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/config/sim_config.hpp"
 #include "traces/workload_spec.hpp"
 
 namespace lynx {

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/experiment.hpp"
-#include "sim/resolved_config.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/config/resolved_config.hpp"
+#include "sim/config/sim_config.hpp"
 
 namespace lynx {
 
@@ -35,7 +35,7 @@ void config_overrides_apply(nlohmann::json& config, const std::vector<ConfigOver
 std::string config_override_blame(const std::string& error, const std::vector<ConfigOverride>& overrides);
 
 // Loads a simulate configuration, applies the overrides, validates the result with its workload and resolves its
-// input paths (sim/resolved_config.hpp: what the run folder's config.json holds).
+// input paths (sim/config/resolved_config.hpp: what the run folder's config.json holds).
 ResolvedConfig resolve_config_file_with_overrides(const std::string& path, const std::vector<ConfigOverride>& overrides);
 
 // Loads an experiment with the overrides applied to its base configuration (before the sweep's axes, so every point

@@ -5,7 +5,7 @@
 
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/config/sim_config.hpp"
 #include "traces/workload_spec.hpp"
 
 namespace lynx {

@@ -8,7 +8,7 @@
 // {
 //   "name": "ttft_vs_bandwidth",
 //   "description": "...",
-//   "base": { ...a simulate configuration (sim/sim_config.hpp)... },
+//   "base": { ...a simulate configuration (sim/config/sim_config.hpp)... },
 //   "sweep": {"mode": "cross",                                  or "zip"
 //             "axes": [{"path": "cluster.network.nic_gbps", "values": [10, 25, 50, 100, 200, 400]},
 //                      {"path": "format", "values": ["bf16", "int8-g64", "int4-g64", "lynx-a4r4-g64"]},

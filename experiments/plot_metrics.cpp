@@ -3,7 +3,7 @@
 namespace lynx {
 
 namespace {
-// The plottable summary values that are not per-request distributions (their names are sim/metrics.cpp's).
+// The plottable summary values that are not per-request distributions (their names are sim/output/metrics.cpp's).
 const PlotMetric kSummaryValueMetrics[] = {
     {"itl", "ITL (mean gap between tokens, over all tokens)", "ms", PlotMetricKind::mean_only, nullptr,
      "mean_itl_ms", true},

@@ -1,5 +1,5 @@
 // The metrics `lynxsim plot --metric NAME` draws, declared once: name, label, unit, summary columns and whether a
-// per-request CDF exists. The per-request distributions are the summary's own (sim/request_distributions.hpp),
+// per-request CDF exists. The per-request distributions are the summary's own (sim/output/request_distributions.hpp),
 // with every statistic (p50, p90, p99, mean) and a CDF from requests.csv; the others are summary values that have
 // no per-request form: itl (only its mean: the simulator keeps no per-token gaps) and four values per point
 // (goodput, slo_attainment and the two throughputs). The command line's choices and the plotting script's table
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/request_distributions.hpp"
+#include "sim/output/request_distributions.hpp"
 
 namespace lynx {
 

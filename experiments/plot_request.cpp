@@ -9,8 +9,8 @@
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "experiments/results.hpp"
-#include "sim/requests_csv.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/output/requests_csv.hpp"
+#include "sim/config/sim_config.hpp"
 
 namespace lynx {
 

@@ -8,7 +8,7 @@
 // hands the result to experiments/plot_results.py with the metric table (experiments/plot_metrics.hpp), the axis
 // labels (from the schema's declarations, so a swept field reads as its meaning and unit, not as its JSON path) and
 // the per-request values each CDF needs, read from the points' requests.csv
-// (sim/requests_csv.hpp); the script draws what it is given and checks none of it again.
+// (sim/output/requests_csv.hpp); the script draws what it is given and checks none of it again.
 #pragma once
 #include <string>
 #include <vector>

@@ -9,7 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
-#include "sim/resolved_config.hpp"
+#include "sim/config/resolved_config.hpp"
 
 namespace lynx {
 

@@ -1,6 +1,6 @@
 // What a sweep point's results were computed from, recorded beside them as <point>/config.json, so that a rerun
 // reuses a finished point only when the point would run exactly the same thing now. The record is the point's
-// resolved configuration (sim/resolved_config.hpp: the experiment's base with the axis values set, every input
+// resolved configuration (sim/config/resolved_config.hpp: the experiment's base with the axis values set, every input
 // path resolved as the run resolves it), runnable as is with `lynxsim simulate --config`. Editing the experiment's
 // base or axes, moving it, or pointing the data folder elsewhere changes the record; editing its description or
 // plot section does not. A finished point whose record differs is not silently reused nor silently replaced: the

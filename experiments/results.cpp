@@ -11,8 +11,8 @@
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "experiments/point_record.hpp"
-#include "sim/requests_csv.hpp"
-#include "sim/resolved_config.hpp"
+#include "sim/output/requests_csv.hpp"
+#include "sim/config/resolved_config.hpp"
 
 namespace lynx {
 

@@ -6,7 +6,7 @@
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "experiments/point_record.hpp"
-#include "sim/resolved_config.hpp"
+#include "sim/config/resolved_config.hpp"
 
 namespace lynx {
 

@@ -21,9 +21,9 @@
 #include "common/error.hpp"
 #include "experiments/point_record.hpp"
 #include "experiments/results.hpp"
-#include "sim/run_config.hpp"
-#include "sim/resolved_config.hpp"
-#include "sim/simulation_setup.hpp"
+#include "sim/config/run_config.hpp"
+#include "sim/config/resolved_config.hpp"
+#include "sim/config/simulation_setup.hpp"
 
 namespace lynx {
 

@@ -1,4 +1,4 @@
-// Fuzz harness for the measurement tables' column cache (models/profiled/csv_column_cache.hpp), differential: the
+// Fuzz harness for the measurement tables' column cache (models/readers/csv_column_cache.hpp), differential: the
 // input is a CSV file. Where it reads as a table, the table is read again from the cache its first read wrote,
 // then once more with one byte of that cache changed (at a place the input chooses); every field's text, every
 // number and time and every error must be the same three times (a finding otherwise), and the damaged cache must
@@ -14,8 +14,8 @@
 
 #include "common/sha256.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "models/profiled/csv_column_cache.hpp"
-#include "models/profiled/csv_table.hpp"
+#include "models/readers/csv_column_cache.hpp"
+#include "models/readers/csv_table.hpp"
 #include "tests/models/csv_table_observe.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz harness for the project's Parquet reader (models/profiled/parquet_reader.hpp, the reader of
+// Fuzz harness for the project's Parquet reader (models/readers/parquet_reader.hpp, the reader of
 // AIConfigurator's kernel tables): the input is the file. Limits lower than the defaults (1M cells, 4 MB pages) keep
 // one input's memory under libFuzzer's 2 GB. Besides crashes, hangs and foreign exceptions, a table that breaks the
 // reader's promises is a finding: every column has rows() entries of its kind and of `present`, a string row points
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.hpp"
-#include "models/profiled/parquet_reader.hpp"
+#include "models/readers/parquet_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -10,7 +10,7 @@
 #include "experiments/config_overrides.hpp"
 #include "experiments/experiment.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "sim/resolved_config.hpp"
+#include "sim/config/resolved_config.hpp"
 
 namespace {
 const char* kBase = R"({"model": "llama-3.1-8b", "format": "bf16",

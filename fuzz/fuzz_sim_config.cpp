@@ -1,12 +1,12 @@
 // Fuzz harness for the simulation configuration reader: the input is JSON text, parsed as `lynxsim simulate
-// --config` parses a file (common/json_reader.hpp), then read by sim_config_from_json (sim/sim_config.hpp) and its
+// --config` parses a file (common/json_reader.hpp), then read by sim_config_from_json (sim/config/sim_config.hpp) and its
 // workload section by workload_spec_from_json (traces/workload_spec.hpp), as a sweep validates each point. Nothing
 // is simulated and no trace is read. LynxError is the expected outcome for bad input; anything else is a finding.
 #include <string>
 
 #include "common/json_reader.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "sim/sim_config.hpp"
+#include "sim/config/sim_config.hpp"
 #include "traces/workload_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -290,7 +290,7 @@ def headline(ctx):
                   "/ ttft_correct", "/ ttft"], rows)
 
 
-ENGINES = ["ideal", "mooncake-rdma", "nixl-ucx"]  # transfer.engine presets (sim/transfer_cost.cpp)
+ENGINES = ["ideal", "mooncake-rdma", "nixl-ucx"]  # transfer.engine presets (sim/transfer/transfer_cost.cpp)
 
 
 @generator("headline-engines", True, f"the headline ratios under each transfer.engine preset ({HEADLINE})")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Calibration data is checked (models/profiled/csv_table.hpp, common/data_manifest.hpp):
+# Calibration data is checked (models/readers/csv_table.hpp, common/data_manifest.hpp):
 # - validate on a copy of the calibration folder with an impossible time (NaN, 0, -1) in the end-to-end
 #   measurements: exit 2, one line naming the file, the row's line and the column, no MAPE printed;
 # - a data folder file the manifest lists, changed: exit 2, one line naming the file and both sha256s; unchanged:

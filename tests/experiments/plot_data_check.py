@@ -38,7 +38,7 @@ def summary_metrics(results, point):
 
 
 def percentile(sorted_values, pct):
-    """sim/metrics.cpp's percentile: linear between the two nearest ranks."""
+    """sim/output/metrics.cpp's percentile: linear between the two nearest ranks."""
     rank = pct / 100.0 * (len(sorted_values) - 1)
     lo = int(math.floor(rank))
     hi = min(lo + 1, len(sorted_values) - 1)

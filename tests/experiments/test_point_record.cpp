@@ -1,4 +1,4 @@
-// A sweep point's record is its resolved configuration (sim/resolved_config.hpp): input paths absolute, everything
+// A sweep point's record is its resolved configuration (sim/config/resolved_config.hpp): input paths absolute, everything
 // else as written; and the first differing JSON path that the refusal to reuse a stale point names.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "experiments/point_record.hpp"
-#include "sim/resolved_config.hpp"
+#include "sim/config/resolved_config.hpp"
 
 using namespace lynx;
 namespace fs = std::filesystem;

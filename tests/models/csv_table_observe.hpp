@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "models/profiled/csv_table.hpp"
+#include "models/readers/csv_table.hpp"
 
 namespace lynx::test {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "models/catalog.hpp"
+#include "models/arch/catalog.hpp"
 
 namespace lynx::test {
 

@@ -1,4 +1,4 @@
-// AIConfigurator's kernel database (models/profiled/aic_database.hpp) and its one interpolation rule
+// AIConfigurator's kernel database (models/cost/engine/aic_database.hpp) and its one interpolation rule
 // (aic_grid.hpp): the rule against closed forms on synthetic grids; every lookup family against HELD-OUT points of
 // the real tables (every point measured at one axis value is dropped, rebuilt from the rest, predicted, and the
 // error bounded: the bounds are the measured errors rounded up, stated in DESIGN.md); a bad latency in a table is
@@ -11,8 +11,8 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "models/profiled/aic_database.hpp"
-#include "models/profiled/csv_table.hpp"
+#include "models/cost/engine/aic_database.hpp"
+#include "models/readers/csv_table.hpp"
 #include "tests/models/parquet_writer_for_tests.hpp"
 
 using namespace lynx;

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "models/catalog.hpp"
+#include "models/arch/catalog.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "common/error.hpp"
-#include "models/attention.hpp"
-#include "models/catalog.hpp"
-#include "models/moe.hpp"
-#include "models/cost_model.hpp"
+#include "models/arch/attention.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/arch/moe.hpp"
+#include "models/cost/roofline/cost_model.hpp"
 
 using namespace lynx;
 

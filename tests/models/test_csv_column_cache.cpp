@@ -1,4 +1,4 @@
-// A measurement table read from its column cache (models/profiled/csv_column_cache.hpp) against the same table
+// A measurement table read from its column cache (models/readers/csv_column_cache.hpp) against the same table
 // read from its file: every field's text, every number and every error the same; a damaged, truncated, foreign or
 // stale cache is never used for a wrong value (the table reads its file instead).
 #include <doctest/doctest.h>
@@ -12,8 +12,8 @@
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
-#include "models/profiled/csv_column_cache.hpp"
-#include "models/profiled/csv_table.hpp"
+#include "models/readers/csv_column_cache.hpp"
+#include "models/readers/csv_table.hpp"
 #include "tests/models/csv_table_observe.hpp"
 
 using namespace lynx;

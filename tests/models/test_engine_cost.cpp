@@ -1,4 +1,4 @@
-// The engine-composed step cost (models/profiled/engine_cost.hpp): a TP 4 decode step of Llama-3.1-70B on H100
+// The engine-composed step cost (models/cost/engine/engine_cost.hpp): a TP 4 decode step of Llama-3.1-70B on H100
 // with vLLM 0.24 equals the sum of that engine's table lookups, written out here term by term from the formula
 // (not through the model's own component functions); a prefill step likewise; an H200 run reads H200's tables; a
 // GPU without tables is derived from the nearest one with latency-bound all-reduces kept; the choice in
@@ -12,11 +12,11 @@
 #include <set>
 
 #include "common/error.hpp"
-#include "models/compute_model.hpp"
-#include "models/profiled/aic_database.hpp"
-#include "models/profiled/csv_table.hpp"
-#include "models/profiled/engine_cost.hpp"
-#include "models/profiled/engine_validation.hpp"
+#include "models/cost/compute_model.hpp"
+#include "models/cost/engine/aic_database.hpp"
+#include "models/readers/csv_table.hpp"
+#include "models/cost/engine/engine_cost.hpp"
+#include "models/validation/engine_validation.hpp"
 
 #include "tests/models/shipped_catalogs.hpp"
 

@@ -1,4 +1,4 @@
-// The dynamic input quantization inside AIConfigurator's per-tensor fp8 GEMM rows (models/profiled/fp8_input_quant.hpp):
+// The dynamic input quantization inside AIConfigurator's per-tensor fp8 GEMM rows (models/cost/engine/fp8_input_quant.hpp):
 // the bandwidth fit recovers a synthetic table's line exactly and reads only the weight-bandwidth-bound rows; the
 // static-scale GEMM is the closed form, floored at the roofline; on the real tables the fitted intercepts and
 // bandwidths are the header's figures, and the fp8 and bf16 rows reach the same bandwidth (the assumption).
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "models/profiled/aic_database.hpp"
-#include "models/profiled/csv_table.hpp"
-#include "models/profiled/fp8_input_quant.hpp"
+#include "models/cost/engine/aic_database.hpp"
+#include "models/readers/csv_table.hpp"
+#include "models/cost/engine/fp8_input_quant.hpp"
 #include "tests/models/shipped_catalogs.hpp"
 
 using namespace lynx;

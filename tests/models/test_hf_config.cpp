@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
-#include "models/attention.hpp"
-#include "models/catalog.hpp"
-#include "models/hf_config.hpp"
-#include "models/kv_size.hpp"
-#include "models/moe.hpp"
+#include "models/arch/attention.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/arch/hf_config.hpp"
+#include "models/arch/kv_size.hpp"
+#include "models/arch/moe.hpp"
 
 using namespace lynx;
 

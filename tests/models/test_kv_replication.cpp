@@ -1,7 +1,7 @@
-// KV replication under tensor parallelism (models/kv_replication.hpp), against hand counts.
+// KV replication under tensor parallelism (models/arch/kv_replication.hpp), against hand counts.
 #include <doctest/doctest.h>
 
-#include "models/kv_replication.hpp"
+#include "models/arch/kv_replication.hpp"
 
 using namespace lynx;
 

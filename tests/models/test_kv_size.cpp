@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "models/catalog.hpp"
-#include "models/kv_size.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/arch/kv_size.hpp"
 
 using namespace lynx;
 

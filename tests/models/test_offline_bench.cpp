@@ -1,4 +1,4 @@
-// The offline maximum-throughput benchmark (models/profiled/offline_bench.hpp): the iteration schedule against
+// The offline maximum-throughput benchmark (models/validation/offline_bench.hpp): the iteration schedule against
 // schedules worked out by hand (a fake iteration cost that records what it is asked), trtllm-bench's limits against
 // the heuristic computed by hand, and the engine's mixed iteration against its prefill and decode steps.
 #include <doctest/doctest.h>
@@ -7,15 +7,15 @@
 #include <filesystem>
 #include <sstream>
 
-#include "models/profiled/csv_table.hpp"
+#include "models/readers/csv_table.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "models/catalog.hpp"
-#include "models/compute_model.hpp"
-#include "models/profiled/engine_cost.hpp"
-#include "models/profiled/engine_validation.hpp"
-#include "models/profiled/offline_bench.hpp"
-#include "models/profiled/validation.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/cost/compute_model.hpp"
+#include "models/cost/engine/engine_cost.hpp"
+#include "models/validation/engine_validation.hpp"
+#include "models/validation/offline_bench.hpp"
+#include "models/validation/validation.hpp"
 
 #include "tests/models/shipped_catalogs.hpp"
 

@@ -1,4 +1,4 @@
-// The project's Parquet reader (models/profiled/parquet_reader.hpp) against an independent reference: every
+// The project's Parquet reader (models/readers/parquet_reader.hpp) against an independent reference: every
 // AIConfigurator table in the data folder (3 GPUs, every engine) read whole, its row count equal to the footer's
 // and to DuckDB's, the sum of its latency column and three whole rows equal to what DuckDB read
 // (tests/models/aic_parquet_reference.tsv, written once by tests/models/aic_parquet_reference.mjs; see there).
@@ -18,8 +18,8 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "models/profiled/csv_table.hpp"
-#include "models/profiled/parquet_reader.hpp"
+#include "models/readers/csv_table.hpp"
+#include "models/readers/parquet_reader.hpp"
 #include "tests/models/parquet_writer_for_tests.hpp"
 
 using namespace lynx;

@@ -15,13 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
-#include "models/catalog.hpp"
-#include "models/compute_model.hpp"
-#include "models/profiled/csv_table.hpp"
-#include "models/profiled/curve.hpp"
-#include "models/profiled/gpu_profile.hpp"
-#include "models/profiled/profiled_cost.hpp"
-#include "models/profiled/validation.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/cost/compute_model.hpp"
+#include "models/readers/csv_table.hpp"
+#include "models/cost/profiled/curve.hpp"
+#include "models/cost/profiled/gpu_profile.hpp"
+#include "models/cost/profiled/profiled_cost.hpp"
+#include "models/validation/validation.hpp"
 
 #include "tests/models/shipped_catalogs.hpp"
 

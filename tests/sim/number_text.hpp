@@ -1,4 +1,4 @@
-// Doubles carried out of an isolated run (sim/isolated_run.hpp returns text) and back, to the last digit: each as
+// Doubles carried out of an isolated run (sim/engine/isolated_run.hpp returns text) and back, to the last digit: each as
 // %.17g followed by a space.
 #pragma once
 #include <cstdio>

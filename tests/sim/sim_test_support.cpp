@@ -2,11 +2,11 @@
 
 #include <cmath>
 
-#include "sim/isolated_run.hpp"
-#include "sim/metrics.hpp"
-#include "sim/request_columns.hpp"
-#include "sim/sim_config.hpp"
-#include "sim/simulation_setup.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim/output/metrics.hpp"
+#include "sim/output/request_columns.hpp"
+#include "sim/config/sim_config.hpp"
+#include "sim/config/simulation_setup.hpp"
 
 namespace lynx::test {
 
@@ -25,7 +25,7 @@ SimulationInputs make_inputs(nlohmann::json config, const std::vector<Request>& 
 }
 
 namespace {
-// A record as a JSON array of every member the requests.csv columns declare (sim/request_columns.hpp), in their
+// A record as a JSON array of every member the requests.csv columns declare (sim/output/request_columns.hpp), in their
 // order, exact (NaN as null): the child process hands its records back this way.
 nlohmann::json record_to_json(const RequestRecord& r) {
   nlohmann::json j = nlohmann::json::array();

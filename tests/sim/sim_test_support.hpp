@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/simulation.hpp"
+#include "sim/cluster/simulation.hpp"
 #include "traces/request.hpp"
 
 namespace lynx::test {

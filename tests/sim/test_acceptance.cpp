@@ -1,4 +1,4 @@
-// The acceptance model (sim/acceptance.hpp): the shipped file's histogram reproduced, no jump past its k_max,
+// The acceptance model (sim/acceptance/acceptance.hpp): the shipped file's histogram reproduced, no jump past its k_max,
 // statistics chosen by prompt length, and the draws following the distribution.
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include "common/data_folder.hpp"
 #include "common/json_reader.hpp"
 #include "common/error.hpp"
-#include "sim/acceptance.hpp"
+#include "sim/acceptance/acceptance.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;
@@ -92,7 +92,7 @@ TEST_CASE("draws follow the model's distribution (histogram with its tail, and a
                        "c.json: $.lynx.acceptance_histogram[0]: expected an array of 2 counts (m = 0..1)", LynxError);
 }
 
-// The published source (sim/published_acceptance.hpp): QuantSpec's bound as a per-token rate, its citation and
+// The published source (sim/acceptance/published_acceptance.hpp): QuantSpec's bound as a per-token rate, its citation and
 // conditions in the source, and a model outside the published sizes said so.
 TEST_CASE("acceptance_published: QuantSpec's > 90% as 0.9 per token, cited, with sizes outside its models named") {
   auto inputs_for = [](const char* model) {

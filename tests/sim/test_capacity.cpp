@@ -1,9 +1,9 @@
-// The memory arithmetic (sim/capacity.hpp) against closed forms written from the datasheet and catalog numbers:
+// The memory arithmetic (sim/cluster/capacity.hpp) against closed forms written from the datasheet and catalog numbers:
 // H200 141 GB, A100 80 GB; Llama-3.1-8B 8,030,261,248 parameters, 32 layers x 8 KV heads x 128 (bf16 KV 131,072
 // B/token); Llama-3.1-70B 70,553,706,496 parameters, 80 layers x 8 KV heads x 128.
 #include <doctest/doctest.h>
 
-#include "sim/capacity.hpp"
+#include "sim/cluster/capacity.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;

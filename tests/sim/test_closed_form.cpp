@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/cost_model.hpp"
+#include "models/cost/roofline/cost_model.hpp"
 #include "common/data_folder.hpp"
-#include "models/kv_size.hpp"
+#include "models/arch/kv_size.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;
@@ -17,7 +17,7 @@ namespace {
 constexpr double kRel = 1e-9;
 
 nlohmann::json base_config(const std::string& format, double nic_gbps, const std::string& mode) {
-  // The closed forms are the roofline's (models/cost_model.hpp), so the roofline is chosen explicitly.
+  // The closed forms are the roofline's (models/cost/roofline/cost_model.hpp), so the roofline is chosen explicitly.
   return {{"model", "llama-3.1-8b"},
           {"compute_model", "roofline"},
           {"format", format},

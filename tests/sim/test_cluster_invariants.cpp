@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/acceptance.hpp"
+#include "sim/acceptance/acceptance.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "kernels/cost_table.hpp"
-#include "sim/kernel_costs.hpp"
+#include "sim/transfer/kernel_costs.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;

@@ -11,8 +11,8 @@
 #include <simgrid/s4u/Exec.hpp>
 
 #include "common/error.hpp"
-#include "sim/event_loop.hpp"
-#include "sim/isolated_run.hpp"
+#include "sim/engine/event_loop.hpp"
+#include "sim/engine/isolated_run.hpp"
 #include "tests/sim/number_text.hpp"
 
 using namespace lynx;

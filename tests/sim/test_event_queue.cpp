@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "sim/event_queue.hpp"
+#include "sim/engine/event_queue.hpp"
 
 using namespace lynx;
 

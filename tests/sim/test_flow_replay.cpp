@@ -1,7 +1,7 @@
-// The speed benchmark's baseline (bench/bare_replay.hpp) and its input (sim/flow_log.hpp): the event loop's flow log
+// The speed benchmark's baseline (bench/bare_replay.hpp) and its input (sim/engine/flow_log.hpp): the event loop's flow log
 // read back as written, re-weightings included; the bare replay of it against closed forms (max-min with weights on
 // one NIC, a re-weighting mid-flow), with every flow started exactly at its logged time, also where a single
-// Engine::run_until returns early; and the SimGrid items `--cfg` accepts or refuses (sim/simgrid_options.hpp). Each simulation in its own process.
+// Engine::run_until returns early; and the SimGrid items `--cfg` accepts or refuses (sim/engine/simgrid_options.hpp). Each simulation in its own process.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -12,11 +12,11 @@
 
 #include "bench/bare_replay.hpp"
 #include "common/error.hpp"
-#include "sim/event_loop.hpp"
+#include "sim/engine/event_loop.hpp"
 #include "tests/sim/number_text.hpp"
-#include "sim/flow_log.hpp"
-#include "sim/isolated_run.hpp"
-#include "sim/simgrid_options.hpp"
+#include "sim/engine/flow_log.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim/engine/simgrid_options.hpp"
 
 using namespace lynx;
 

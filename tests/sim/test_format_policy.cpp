@@ -1,4 +1,4 @@
-// The adaptive format policy (sim/format_policy.hpp):
+// The adaptive format policy (sim/transfer/format_policy.hpp):
 //   its per-resource prediction against the closed forms it states (anchors first, then processor sharing);
 //   a run whose policy always picks one candidate gives that fixed format's records exactly (the plumbing of a
 //   per-request format changes nothing else), whichever candidate is the reference;
@@ -13,8 +13,8 @@
 
 #include "common/error.hpp"
 #include "kernels/kv_format.hpp"
-#include "models/kv_size.hpp"
-#include "sim/format_policy.hpp"
+#include "models/arch/kv_size.hpp"
+#include "sim/transfer/format_policy.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;
@@ -113,7 +113,7 @@ TEST_CASE("a policy that always picks one candidate gives that fixed format's re
 namespace {
 // The policy's predicted TTFT (from the prefill's start, after-prefill mode, one NIC at C bytes/s) of a request of
 // `tokens` on a route where `ahead_low` low-class bytes of one other request wait (and `ahead_high` anchor bytes),
-// written out from the closed forms of sim/format_policy.hpp.
+// written out from the closed forms of sim/transfer/format_policy.hpp.
 double predicted_s(const std::string& format, double gbps, int64_t tokens, double ahead_high, double ahead_low,
                    bool layer_wise = false) {
   nlohmann::json config = config_of(format, gbps);

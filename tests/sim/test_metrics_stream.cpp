@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "sim/metrics.hpp"
+#include "sim/output/metrics.hpp"
 
 using namespace lynx;
 

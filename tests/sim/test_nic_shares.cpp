@@ -1,11 +1,11 @@
-// NIC-pair shares of a KV transfer between tensor-parallel instances (sim/nic_shares.hpp), against hand counts.
+// NIC-pair shares of a KV transfer between tensor-parallel instances (sim/transfer/nic_shares.hpp), against hand counts.
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <numeric>
 #include <utility>
 
-#include "sim/nic_shares.hpp"
+#include "sim/transfer/nic_shares.hpp"
 
 using namespace lynx;
 

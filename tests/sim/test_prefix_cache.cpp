@@ -1,7 +1,7 @@
-// The prefill prefix cache (sim/prefix_cache.hpp): leading-run matching and least-recently-used eviction.
+// The prefill prefix cache (sim/cluster/prefix_cache.hpp): leading-run matching and least-recently-used eviction.
 #include <doctest/doctest.h>
 
-#include "sim/prefix_cache.hpp"
+#include "sim/cluster/prefix_cache.hpp"
 
 using namespace lynx;
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "common/error.hpp"
-#include "sim/request_state.hpp"
+#include "sim/cluster/request_state.hpp"
 
 using namespace lynx;
 

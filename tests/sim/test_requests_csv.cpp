@@ -1,4 +1,4 @@
-// requests.csv is derived from one declaration (sim/request_columns.hpp): every RequestRecord member has exactly one
+// requests.csv is derived from one declaration (sim/output/request_columns.hpp): every RequestRecord member has exactly one
 // entry (this file does not compile while a member has none), the header and a row are the bytes results have
 // always had, and a record survives the writer and the reader, field by field, empty cells included.
 #include <doctest/doctest.h>
@@ -13,7 +13,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "sim/requests_csv.hpp"
+#include "sim/output/requests_csv.hpp"
 
 using namespace lynx;
 

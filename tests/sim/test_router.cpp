@@ -1,4 +1,4 @@
-// The router alone (sim/router.hpp), driven with made-up loads: every choice of each policy equals a plain scan of
+// The router alone (sim/cluster/router.hpp), driven with made-up loads: every choice of each policy equals a plain scan of
 // the same loads (least-loaded: the first strict minimum; prefix-aware: the most cached blocks, then the fewest
 // outstanding tokens, then the lowest index), over random load changes and pool sizes, ties included.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "sim/router.hpp"
+#include "sim/cluster/router.hpp"
 
 namespace lynx {
 namespace {

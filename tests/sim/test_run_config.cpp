@@ -15,8 +15,8 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
-#include "sim/isolated_run.hpp"
-#include "sim/run_config.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim/config/run_config.hpp"
 
 using namespace lynx;
 namespace fs = std::filesystem;

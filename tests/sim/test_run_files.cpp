@@ -1,5 +1,5 @@
-// A run's result files (sim/run_files.hpp): streaming the records to requests.csv and the summary as they finish
-// writes the bytes that writing them from kept records does, and requests.csv reads back (sim/requests_csv.hpp) to
+// A run's result files (sim/output/run_files.hpp): streaming the records to requests.csv and the summary as they finish
+// writes the bytes that writing them from kept records does, and requests.csv reads back (sim/output/requests_csv.hpp) to
 // the records the simulation made, to the nanosecond the file keeps.
 #include <doctest/doctest.h>
 
@@ -9,10 +9,10 @@
 #include <filesystem>
 
 #include "common/atomic_file.hpp"
-#include "sim/isolated_run.hpp"
-#include "sim/request_columns.hpp"
-#include "sim/requests_csv.hpp"
-#include "sim/run_files.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim/output/request_columns.hpp"
+#include "sim/output/requests_csv.hpp"
+#include "sim/output/run_files.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;

@@ -1,10 +1,10 @@
-// The Chrome trace-event timeline (sim/timeline.hpp) of small closed-form runs, through run_config as `lynxsim
+// The Chrome trace-event timeline (sim/output/timeline.hpp) of small closed-form runs, through run_config as `lynxsim
 // simulate --timeline` writes it: valid JSON whose every track is named, spans that never overlap on a lane when
 // ts and dur are read as doubles (as viewers read them), one flow per request linking all its spans when the flow
 // events are resolved as Perfetto does, each request's spans in its state machine's order at the times of its
 // requests.csv row (to the timeline's 1/8 us), a closed-form prefill and transfer, the same spans with one process
 // per request, the same requests.csv and summary.json bytes as without a timeline, and nothing left behind on error.
-// Also the progress meter's line and its pacing (sim/progress_meter.hpp).
+// Also the progress meter's line and its pacing (sim/output/progress_meter.hpp).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -18,13 +18,13 @@
 #include <tuple>
 
 #include "common/atomic_file.hpp"
-#include "models/cost_model.hpp"
-#include "models/kv_size.hpp"
-#include "sim/isolated_run.hpp"
-#include "sim/progress_meter.hpp"
-#include "sim/requests_csv.hpp"
-#include "sim/run_config.hpp"
-#include "sim/timeline.hpp"
+#include "models/cost/roofline/cost_model.hpp"
+#include "models/arch/kv_size.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim/output/progress_meter.hpp"
+#include "sim/output/requests_csv.hpp"
+#include "sim/config/run_config.hpp"
+#include "sim/output/timeline.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;
@@ -69,7 +69,7 @@ void run(const nlohmann::json& config, const std::string& dir, const std::string
   });
 }
 
-// requests.csv read back by its declared reader (sim/requests_csv.hpp), each row as its named cells (an empty cell
+// requests.csv read back by its declared reader (sim/output/requests_csv.hpp), each row as its named cells (an empty cell
 // is NaN).
 std::vector<std::map<std::string, double>> read_requests_csv(const std::string& path) {
   RequestsCsvReader reader(path);

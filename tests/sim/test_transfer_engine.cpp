@@ -1,4 +1,4 @@
-// The transfer engine alone (sim/transfer_engine.hpp), on a real SimGrid platform of one prefill and one decode
+// The transfer engine alone (sim/transfer/transfer_engine.hpp), on a real SimGrid platform of one prefill and one decode
 // instance, with the instances' side played by the test: every closed form of an idle link.
 //   one stream: the last byte arrives at bytes / B + latency after the memory grant (chunks leave back to back);
 //   tp 2 with a NIC per GPU: two NIC pairs carry half each, bytes / 2B + latency;
@@ -16,12 +16,12 @@
 #include <memory>
 
 #include "common/error.hpp"
-#include "models/kv_replication.hpp"
-#include "models/kv_size.hpp"
-#include "sim/cross_traffic.hpp"
-#include "sim/isolated_run.hpp"
-#include "sim/simulation.hpp"
-#include "sim/transfer_engine.hpp"
+#include "models/arch/kv_replication.hpp"
+#include "models/arch/kv_size.hpp"
+#include "sim/network/cross_traffic.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim/cluster/simulation.hpp"
+#include "sim/transfer/transfer_engine.hpp"
 #include "sim_test_support.hpp"
 
 using namespace lynx;
@@ -400,7 +400,7 @@ TEST_CASE("mixed tp (prefill 2, decode 4): pieces cut by head slices, each prefi
   }
 }
 
-// Topology sites (sim/site_config.hpp): the pools in two sites joined by a site link; a lone transfer on an idle
+// Topology sites (sim/network/site_config.hpp): the pools in two sites joined by a site link; a lone transfer on an idle
 // link still ends at the closed form, with the site link's capacity as the bottleneck where it is the narrowest
 // and its latency (plus each leaf-spine site's spine latency) added once to the route's.
 namespace {
@@ -493,7 +493,7 @@ TEST_CASE("a field the chosen topology ignores is an error naming its JSON path"
         std::string::npos);
 }
 
-// Cross traffic on a site link (sim/cross_traffic.hpp).
+// Cross traffic on a site link (sim/network/cross_traffic.hpp).
 TEST_CASE("cross traffic: 50% of a site link, constant or in a long on period, halves a lone KV flow's rate exactly") {
   const int64_t tokens = 6000;
   const nlohmann::json link = {{"bandwidth_gbps", 100}, {"latency_ms", 5}};

@@ -1,12 +1,12 @@
-// The transfer group of `lynxsim validate` (sim/transfer_validation.hpp) and the presets' rate-vs-size curve: the
+// The transfer group of `lynxsim validate` (sim/transfer/transfer_validation.hpp) and the presets' rate-vs-size curve: the
 // calibration rows reproduce what each preset took from them, the MAPE is the held-out rows' mean error, and a
 // transfer's achieved rate at a piece size comes out of the three terms (no curve of its own).
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "sim/transfer_cost.hpp"
-#include "sim/transfer_validation.hpp"
+#include "sim/transfer/transfer_cost.hpp"
+#include "sim/transfer/transfer_validation.hpp"
 
 using namespace lynx;
 

@@ -1,0 +1,240 @@
+#include "sim/cluster/simulation.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "models/arch/kv_size.hpp"
+#include "sim/network/cross_traffic.hpp"
+#include "sim/cluster/decode_instance.hpp"
+#include "sim/engine/event_loop.hpp"
+#include "sim/transfer/format_policy.hpp"
+#include "sim/config/input_checks.hpp"
+#include "sim/cluster/prefill_instance.hpp"
+#include "sim/cluster/router.hpp"
+#include "sim/cluster/sim_context.hpp"
+#include "sim/transfer/transfer_engine.hpp"
+
+// GCC's -fsanitize=address defines __SANITIZE_ADDRESS__; Clang's answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define LYNX_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LYNX_UNDER_ASAN 1
+#endif
+#endif
+
+namespace lynx {
+
+namespace {
+
+// The run: assembles the parts (event loop, protocol, instances, router, transfer engine), reads the workload one
+// request ahead, routes each arrival, and hands each finished record on in workload order.
+class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestDoneListener {
+ public:
+  ClusterSimulation(const SimulationInputs& inputs, const RecordSink* sink) : inputs_(inputs), sink_(sink) {
+    const SimConfig& c = inputs.config;
+    const std::vector<PlatformNode> nodes = cluster_platform_nodes(c);
+    int max_nics = 1;
+    for (const PlatformNode& n : nodes) max_nics = std::max(max_nics, n.nics);
+    loop_ = std::make_unique<EventLoop>(engine_network(c.network, c.transfer.cost, max_nics), nodes, inputs.simgrid_cfg);
+    protocol_ = transfer_protocol_for(inputs_, run_format_);
+    context_.loop = loop_.get();
+    context_.inputs = &inputs_;
+    context_.protocol = protocol_.get();
+    context_.chunks = static_cast<int>((inputs.model.n_layers + c.transfer.chunk_layers - 1) / c.transfer.chunk_layers);
+    context_.done = this;
+    for (int i = 0; i < c.prefill.instances; ++i) prefill_.emplace_back(std::make_unique<PrefillInstance>(i, i, context_));
+    for (int i = 0; i < c.decode.instances; ++i)
+      decode_.emplace_back(std::make_unique<DecodeInstance>(i, c.prefill.instances + i, context_));
+    router_ = router_make(c.router, *this);  // reads the instances' loads
+    context_.loads = router_.get();
+    transfer_ = std::make_unique<TransferEngine>(context_, *this, nodes.front().nics, nodes.back().nics);
+    context_.transfer = transfer_.get();
+    if (!inputs_.format_candidates.empty()) {
+      std::vector<const TransferProtocol*> candidates;
+      for (const FormatInputs& f : inputs_.format_candidates) {
+        candidate_protocols_.push_back(transfer_protocol_for(inputs_, f));
+        candidates.push_back(candidate_protocols_.back().get());
+      }
+      std::vector<int> node_nics;
+      for (const PlatformNode& n : nodes) node_nics.push_back(n.nics);
+      format_policy_ = std::make_unique<FormatChooser>(inputs_, std::move(candidates), node_nics, *transfer_);
+    }
+    if (!inputs_.flow_log_path.empty()) loop_->log_flows_to(inputs_.flow_log_path);
+  }
+
+  SimulationResult run() {
+    schedule_next_arrival();
+    const CrossTraffic cross_traffic(*loop_, inputs_.config.network, inputs_.config.seed);
+    loop_->run();
+    if (!in_flight_.empty()) {
+      const RequestState& r = *in_flight_.begin()->second;
+      throw_internal_error("request %lld did not complete (left %s)", static_cast<long long>(r.request.id),
+                           request_phase_name(r.phase));
+    }
+    result_.flows = loop_->flows_delivered();
+    result_.bytes_sent = loop_->bytes_sent();
+    result_.bytes_delivered = loop_->bytes_delivered();
+    if (format_policy_) result_.format_requests = format_policy_->chosen_counts();
+    return std::move(result_);
+  }
+
+  // PoolLoads: what the router reads.
+  int prefill_count() const override { return static_cast<int>(prefill_.size()); }
+  int decode_count() const override { return static_cast<int>(decode_.size()); }
+  int64_t prefill_outstanding_tokens(int i) const override { return prefill_[static_cast<size_t>(i)]->outstanding_tokens(); }
+  int64_t prefill_cached_blocks(int i, const Request& r) const override {
+    return prefill_[static_cast<size_t>(i)]->cached_blocks(r);
+  }
+  double decode_assigned_bytes(int j) const override { return decode_[static_cast<size_t>(j)]->load_bytes(); }
+
+  // TransferEnds: the request's own instances.
+  int prefill_node(const RequestState& r) const override { return prefill_of(r).node(); }
+  int decode_node(const RequestState& r) const override { return decode_of(r).node(); }
+  void request_decode_memory(RequestState& r) override { decode_of(r).request_memory(r); }
+  void kv_sent(RequestState& r) override { prefill_of(r).release(r); }
+  void kv_usable(RequestState& r) override { decode_of(r).on_kv_ready(r); }
+  void kv_changed(RequestState& r) override { decode_of(r).replan_for(r); }
+  void kv_bytes_delivered(RequestState& r, int stream, uint64_t bytes) override {
+    if (format_policy_) format_policy_->delivered(r, stream, bytes, prefill_node(r), decode_node(r));
+  }
+
+  // A finished request: its record leaves in workload order, then its state is freed.
+  void request_done(RequestState& r) override {
+    result_.requests += 1;
+    result_.makespan_s = std::max(result_.makespan_s, r.record.end_s);
+    const KvFormat& format = context_.protocol_of(r).format().format;
+    result_.bytes_expected += model_kv_bytes(inputs_.model, format, r.request.input_tokens).total();
+    const auto offset = static_cast<size_t>(r.sequence - next_record_);
+    if (finished_.size() <= offset) finished_.resize(offset + 1);
+    finished_[offset] = std::move(r.record);
+    const auto it = in_flight_.find(r.sequence);
+    if (kReuseStates) {
+      it->second->reset();
+      spare_states_.push_back(std::move(it->second));
+    }
+    in_flight_.erase(it);
+    while (!finished_.empty() && finished_.front()) {
+      if (sink_ != nullptr)
+        (*sink_)(*finished_.front());
+      else
+        result_.records.push_back(std::move(*finished_.front()));
+      finished_.pop_front();
+      ++next_record_;
+    }
+  }
+
+ private:
+  // The workload is read one request ahead: the next arrival is queued when the previous one happens.
+  bool next_request(Request& r) {
+    if (inputs_.request_source) {
+      if (!inputs_.request_source(r)) return false;
+      check_request(inputs_, r);
+      return true;
+    }
+    if (next_index_ >= inputs_.requests.size()) return false;
+    r = inputs_.requests[next_index_];
+    return true;
+  }
+
+  void schedule_next_arrival() {
+    std::unique_ptr<RequestState> state;
+    if (spare_states_.empty()) {
+      state = std::make_unique<RequestState>();
+    } else {
+      state = std::move(spare_states_.back());
+      spare_states_.pop_back();
+    }
+    if (!next_request(state->request)) return;
+    state->sequence = static_cast<int64_t>(next_index_++);
+    RequestRecord& rec = state->record;
+    rec.id = state->request.id;
+    rec.arrival_s = state->request.arrival_s;
+    rec.input_tokens = state->request.input_tokens;
+    rec.output_tokens = state->request.output_tokens;
+    RequestState* r = state.get();
+    in_flight_.emplace(r->sequence, std::move(state));
+    loop_->at_first(r->request.arrival_s, static_cast<uint64_t>(r->sequence), [this, r] {
+      schedule_next_arrival();
+      on_arrival(*r);
+    });
+  }
+
+  void on_arrival(RequestState& r) {
+    const int pi = router_->choose_prefill(r.request), di = router_->choose_decode();
+    if (format_policy_) {
+      const int from = prefill_[static_cast<size_t>(pi)]->node(), to = decode_[static_cast<size_t>(di)]->node();
+      format_policy_->assign(r, from, to);
+    }
+    decode_[static_cast<size_t>(di)]->assign(r);
+    prefill_[static_cast<size_t>(pi)]->enqueue(r);
+  }
+
+  PrefillInstance& prefill_of(const RequestState& r) const {
+    return *prefill_[static_cast<size_t>(r.record.prefill_instance)];
+  }
+  DecodeInstance& decode_of(const RequestState& r) const { return *decode_[static_cast<size_t>(r.record.decode_instance)]; }
+
+  const SimulationInputs& inputs_;
+  const RecordSink* sink_ = nullptr;
+  std::unique_ptr<EventLoop> loop_;
+  const FormatInputs run_format_ = run_format_inputs(inputs_);  // the run's format (the fixed policy's protocol)
+  std::unique_ptr<TransferProtocol> protocol_;
+  std::vector<std::unique_ptr<TransferProtocol>> candidate_protocols_;  // adaptive: one per candidate format
+  std::unique_ptr<FormatChooser> format_policy_;                         // adaptive: chooses each request's format
+  std::unique_ptr<Router> router_;
+  SimContext context_;
+  std::vector<std::unique_ptr<PrefillInstance>> prefill_;
+  std::vector<std::unique_ptr<DecodeInstance>> decode_;
+  std::unique_ptr<TransferEngine> transfer_;
+  SimulationResult result_;
+  size_t next_index_ = 0;                                                // requests read so far
+  std::unordered_map<int64_t, std::unique_ptr<RequestState>> in_flight_;  // by sequence
+  // Finished requests' states, reset, for the next arrivals (a request then allocates nothing of its own). Not
+  // under AddressSanitizer, so that it still finds a handler touching a finished request's state.
+#if defined(LYNX_UNDER_ASAN)
+  static constexpr bool kReuseStates = false;
+#else
+  static constexpr bool kReuseStates = true;
+#endif
+  std::vector<std::unique_ptr<RequestState>> spare_states_;
+  std::deque<std::optional<RequestRecord>> finished_;                    // from sequence next_record_ on
+  int64_t next_record_ = 0;
+};
+
+}  // namespace
+
+std::vector<PlatformNode> cluster_platform_nodes(const SimConfig& c) {
+  const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
+  const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
+  std::vector<PlatformNode> nodes;
+  const bool sites = c.network.topology == Topology::sites;
+  const int prefill_site = sites ? c.network.sites.prefill_site : 0, decode_site = sites ? c.network.sites.decode_site : 0;
+  for (int i = 0; i < c.prefill.instances; ++i) nodes.push_back({"prefill" + std::to_string(i), prefill_nics, prefill_site});
+  for (int i = 0; i < c.decode.instances; ++i) nodes.push_back({"decode" + std::to_string(i), decode_nics, decode_site});
+  return nodes;
+}
+
+namespace {
+SimulationResult simulate_with(const SimulationInputs& inputs, const RecordSink* sink) {
+  const auto start = std::chrono::steady_clock::now();
+  check_simulation_inputs(inputs);  // before SimGrid's engine exists
+  ClusterSimulation simulation(inputs, sink);
+  SimulationResult result = simulation.run();
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+}  // namespace
+
+SimulationResult simulate(const SimulationInputs& inputs) { return simulate_with(inputs, nullptr); }
+
+SimulationResult simulate(const SimulationInputs& inputs, const RecordSink& on_record) {
+  return simulate_with(inputs, &on_record);
+}
+
+}  // namespace lynx

@@ -1,0 +1,106 @@
+#include "sim/config/input_checks.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace lynx {
+
+namespace {
+std::string where(const SimulationInputs& in, const Request& r) {
+  char text[64];
+  if (r.source_line > 0) {
+    std::snprintf(text, sizeof text, ":%lld: request %lld", static_cast<long long>(r.source_line),
+                  static_cast<long long>(r.id));
+    return in.workload_source + text;
+  }
+  std::snprintf(text, sizeof text, "request %lld", static_cast<long long>(r.id));
+  return in.workload_source.empty() ? std::string(text) : in.workload_source + ": " + text;
+}
+
+void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const GpuSpec& gpu, const char* path) {
+  const double weights = weight_bytes(in);
+  const double usable = pool_usable_bytes(gpu, pool);
+  if (weights >= usable)
+    throw_error("%s: %s: the weights of %s (%.1f GB in %s) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
+                "raise tp or choose a larger GPU",
+                in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, weights_dtype_name(in.config.weights_dtype), pool.tensor_parallel,
+                gpu.name.c_str(), gpu.hbm_gb, pool.memory_reserve_fraction * 100);
+}
+}  // namespace
+
+void apply_over_context(SimulationInputs& in, OverContextPolicy policy) {
+  if (policy == OverContextPolicy::error) return;
+  const int64_t context = in.model.context_tokens;
+  std::vector<Request> kept;
+  kept.reserve(in.requests.size());
+  for (Request& r : in.requests) {
+    if (r.input_tokens + r.output_tokens <= context) {
+      kept.push_back(std::move(r));
+      continue;
+    }
+    if (policy == OverContextPolicy::skip) {
+      ++in.over_context_skipped;
+      continue;
+    }
+    ++in.over_context_truncated;
+    const int64_t input = std::max<int64_t>(1, context - r.output_tokens);
+    r.output_tokens = std::min(r.output_tokens, context - input);
+    // The kept tokens are the prompt's last ones: its leading prefix blocks no longer apply.
+    r.prefix_block_hashes.clear();
+    r.input_tokens = input;
+    kept.push_back(std::move(r));
+  }
+  for (size_t i = 0; i < kept.size(); ++i) kept[i].id = static_cast<int64_t>(i);
+  in.requests = std::move(kept);
+}
+
+void check_simulation_inputs(const SimulationInputs& in) {
+  check_weights_fit(in, in.config.prefill, in.prefill_gpu, "$.cluster.prefill");
+  check_weights_fit(in, in.config.decode, in.decode_gpu, "$.cluster.decode");
+  for (const Request& r : in.requests) check_request(in, r);
+}
+
+void check_request(const SimulationInputs& in, const Request& r) {
+  const double prefill_capacity = prefill_kv_capacity_bytes(in);
+  const double capacity = decode_kv_capacity_bytes(in);
+  // Under the adaptive format policy the request must fit in whichever candidate it is given: the largest.
+  const KvFormat* format = &in.format;
+  double per_token = kv_bytes_per_token(in).full;
+  for (const FormatInputs& f : in.format_candidates) {
+    const double candidate = kv_bytes_per_token(in, f.format).full;
+    if (candidate > per_token) per_token = candidate, format = &f.format;
+  }
+  {
+    if (r.input_tokens <= 0)
+      throw_error("%s: %lld input tokens (expected at least 1)", where(in, r).c_str(),
+                  static_cast<long long>(r.input_tokens));
+    if (r.output_tokens <= 0)
+      throw_error("%s: %lld output tokens (a failed row kept by keep_failed?); the simulator serves requests that "
+                  "produce at least 1 token",
+                  where(in, r).c_str(), static_cast<long long>(r.output_tokens));
+    const int64_t tokens = r.input_tokens + r.output_tokens;
+    if (tokens > in.model.context_tokens)
+      throw_error("%s: %lld input + %lld output tokens exceed the %lld-token context of %s (workload.over_context "
+                  "\"skip\" or \"truncate\" serves such traces)",
+                  where(in, r).c_str(),
+                  static_cast<long long>(r.input_tokens), static_cast<long long>(r.output_tokens),
+                  static_cast<long long>(in.model.context_tokens), in.model.name.c_str());
+    const double prompt_bytes = prefill_kv_bytes(in, r.input_tokens);
+    if (prompt_bytes > prefill_capacity)
+      throw_error("%s: its prompt's KV (%.2f GB in bf16, %lld tokens) does not fit in a prefill instance's memory "
+                  "(%.2f GB after weights and the %.0f%% reserve)",
+                  where(in, r).c_str(), prompt_bytes / 1e9, static_cast<long long>(r.input_tokens),
+                  prefill_capacity / 1e9, in.config.prefill.memory_reserve_fraction * 100);
+    const double bytes = decode_reservation_bytes(per_token, r.input_tokens, r.output_tokens);
+    if (bytes > capacity)
+      throw_error("%s: needs %.2f GB of KV memory (%lld tokens in %s), more than a decode instance holds (%.2f GB "
+                  "after weights and the %.0f%% reserve)",
+                  where(in, r).c_str(), bytes / 1e9, static_cast<long long>(tokens), format->name.c_str(),
+                  capacity / 1e9, in.config.decode.memory_reserve_fraction * 100);
+  }
+}
+
+}  // namespace lynx

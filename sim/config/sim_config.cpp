@@ -1,0 +1,400 @@
+#include "sim/config/sim_config.hpp"
+
+#include "sim/acceptance/published_acceptance.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "kernels/kv_format.hpp"
+#include "traces/workload_spec.hpp"
+
+namespace lynx {
+
+namespace {
+// Every field, declared once (common/json_schema.hpp) and listed per JSON object in the sections below: the reader
+// reads through them and `lynxsim config --schema` prints them. Ranges bound what a simulation can represent
+// (counts that fit the simulator's int and its memory, times SimGrid resolves); they are far beyond any real
+// deployment.
+constexpr IntegerField kInstances{"instances", "instances", 1, 1, 65536, "model replicas in the pool"};
+constexpr StringField kGpu{"gpu", "h200-sxm", "a GPU of the GPU catalog (models/catalog/gpus.json)",
+                           "the pool's GPU"};
+constexpr IntegerField kTensorParallel{"tp", "GPUs", 1, 1, 64, "tensor-parallel degree: GPUs per replica"};
+constexpr IntegerField kExpertParallel{"ep", "GPU groups", 1, 1, 64,
+                                       "expert-parallel degree, a divisor of tp (and of the model's routed experts): "
+                                       "a MoE layer's experts are split over ep groups of tp/ep GPUs and its "
+                                       "all-reduce becomes an all-to-all (models/arch/moe.hpp); 1 = experts "
+                                       "tensor-parallel like the dense layers"};
+constexpr NumberField kMoeLoadImbalance{"moe_load_imbalance", "ratio", 1, 1, 64, false,
+                                        "with ep > 1: the busiest GPU's expert work over the mean, scaling the "
+                                        "expert FLOPs and bytes (default 1: uniform routing, the assumption of the "
+                                        "distinct-experts closed form; enter a measured max/mean, e.g. from a routing "
+                                        "trace)"};
+constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", 0, 0, 1 << 24,
+                                       "prefill token budget per iteration (0: whole prompts, one at a time)"};
+constexpr IntegerField kMaxBatch{"max_batch", "sequences", 256, 1, 1 << 20, "decode: sequences per iteration"};
+constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", 0.1, 0, 0.99, false,
+                                     "share of GPU memory kept for activations and fragmentation"};
+constexpr BoolField kPrefixCache{"prefix_cache", false,
+                                 "keep prompt blocks' KV in the memory left free, least recently used out first "
+                                 "(sim/cluster/prefix_cache.hpp)"};
+constexpr BoolField kPlanIterations{"plan_iterations", true,
+                                    "compute runs of unchanged decode iterations at once (false: one event per "
+                                    "iteration, slower, the same timeline; for checking)"};
+constexpr ChoiceField kEngineField{"engine", "vidur-2024", kEngineNames,
+                                   "the serving engine whose measured kernels set the pool's step times: "
+                                   "vidur-2024 (vidur's sarathi-serve layers, BLIS attention, NCCL and Ray-era CPU "
+                                   "overheads, DESIGN.md's profiled model), or vllm-0.24, sglang-0.5.14, trtllm-1.3 "
+                                   "(that engine's own GEMM, attention, MoE, MLA and all-reduce kernels measured by "
+                                   "NVIDIA AIConfigurator on H100/H200/B200, docs/engines.md; a sliding-window model, or "
+                                   "an MLA model of heads the tables did not measure, takes the roofline and says so)"};
+constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
+                                          {kExpertParallel},  {kMoeLoadImbalance},
+                                          {kChunkedPrefill},  {kMemoryReserve}, {kPrefixCache},
+                                          {kEngineField, ExampleUse::commented, "\"vllm-0.24\""}};
+constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
+                                         {kExpertParallel}, {kMoeLoadImbalance},
+                                         {kMaxBatch},       {kMemoryReserve}, {kPlanIterations},
+                                         {kEngineField, ExampleUse::commented, "\"vllm-0.24\""}};
+constexpr SchemaSection kPrefillSection = schema_section(
+    "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
+constexpr SchemaSection kDecodeSection = schema_section(
+    "Decode pool", "The instances that receive the KV and decode (continuous batching).", kDecodeFields);
+
+constexpr ObjectField kPrefill{"prefill", &kPrefillSection, "the prefill pool"};
+constexpr ObjectField kDecode{"decode", &kDecodeSection, "the decode pool"};
+constexpr ObjectField kNetwork{"network", &kNetworkSection, "the network between the pools (sim/network/network_config.hpp)"};
+constexpr const char* kRouters[] = {"least-loaded", "round-robin", "prefix-aware", nullptr};
+constexpr ChoiceField kRouter{"router", "least-loaded", kRouters,
+                              "how a request picks its prefill and decode instances (prefix-aware: the prefill "
+                              "instance holding its longest cached prefix, then the least loaded)"};
+constexpr SchemaField kClusterFields[] = {{kPrefill}, {kDecode}, {kNetwork}, {kRouter}};
+constexpr SchemaSection kClusterSection =
+    schema_section("Cluster", "The serving cluster: two pools of instances and the network.", kClusterFields);
+
+constexpr IntegerField kChunkLayers{"chunk_layers", "layers", 4, 1, 1024, "layers per KV transfer chunk"};
+constexpr NumberField kAnchorWeight{"anchor_weight", "", 1000, 0, 1e6, true,
+                                    "sharing weight of Lynx anchor flows against others' 1 (1e6: strict priority)"};
+constexpr const char* kModes[] = {"layer-wise", "after-prefill", nullptr};
+constexpr ChoiceField kMode{"mode", "layer-wise", kModes,
+                            "chunks leave as their layers finish, or all after the prefill"};
+constexpr const char* kResidualPolicies[] = {"weighted", "aging", nullptr};
+constexpr ChoiceField kResidualPolicy{"residual_policy", "weighted", kResidualPolicies,
+                                      "Lynx residuals: weight 1 against the anchors' anchor_weight, or aging (see "
+                                      "residual_max_wait_ms)"};
+constexpr NumberField kResidualMaxWaitMs{"residual_max_wait_ms", "ms", NAN, 0, 1e9, false,
+                                         "with residual_policy aging only, and required there: a residual chunk that "
+                                         "leaves this long after the request's transfer started gets the anchor "
+                                         "weight"};
+constexpr const char* kFormatPolicies[] = {"fixed", "adaptive", nullptr};
+constexpr ChoiceField kFormatPolicy{"format_policy", "fixed", kFormatPolicies,
+                                    "every request's KV in the run's format (fixed), or each request's format chosen "
+                                    "at its arrival among format and adaptive_formats by its predicted transfer on "
+                                    "its route's current load (adaptive, sim/transfer/format_policy.hpp)"};
+constexpr ArrayField kAdaptiveFormats{"adaptive_formats", "[\"lynx-a4r4-g64\", ...]: KV format names, none equal to "
+                                      "format, at most one lynx-*",
+                                      "with format_policy adaptive only, and required there: the candidates besides "
+                                      "the run's format (the reference)"};
+constexpr const char* kAdaptiveObjectives[] = {"ttft_correct", "ttft_spec", "ttft", nullptr};
+constexpr ChoiceField kAdaptiveObjective{"adaptive_objective", "ttft_correct", kAdaptiveObjectives,
+                                         "with format_policy adaptive: the predicted first token minimised, by the "
+                                         "definition of the metric of that name (speculative, correct, verified)"};
+constexpr NumberField kAdaptiveMinGain{"adaptive_min_gain", "ratio", 1, 1, 1e6, false,
+                                       "with format_policy adaptive: a candidate other than format is chosen only "
+                                       "where format's predicted time is at least this multiple of its own"};
+// The transfer engine's costs (sim/transfer/transfer_cost.hpp): a preset, and each of its parameters overridable. A
+// parameter's default is the preset's; the presets' numbers and their sources are in sim/transfer/transfer_cost.cpp.
+constexpr const char* kEngines[] = {"ideal", "mooncake-rdma", "nixl-ucx", nullptr};
+constexpr ChoiceField kEngine{
+    "engine", "mooncake-rdma", kEngines,
+    "the transfer engine's cost preset: ideal (a fluid flow at line rate, no per-transfer or per-message cost: the "
+    "model before issue 22), mooncake-rdma (Mooncake Transfer Engine over RDMA), nixl-ucx (NIXL's UCX backend); "
+    "calibrated from the engines' published micro-benchmarks (sim/transfer/transfer_cost.cpp cites each number)"};
+constexpr NumberField kSetupUs{"setup_us", "us", NAN, 0, 1e6, false,
+                               "fixed cost per transfer (one request's stream) before its first byte: metadata "
+                               "exchange (default: the engine's; ideal 0, mooncake-rdma 66.6 from uccl PR #265's "
+                               "single writes, nixl-ucx 9.73 from LMCache PR #4161's sweep)"};
+constexpr NumberField kNotifyUs{"notify_us", "us", NAN, 0, 1e6, false,
+                                "fixed cost per transfer after its last byte has arrived: the completion "
+                                "notification (default: the engine's; 0 in every preset, whose sources measure it "
+                                "inside setup_us)"};
+constexpr NumberField kPerMessageUs{"per_message_us", "us", NAN, 0, 1e6, false,
+                                    "cost of each message (post + completion), paid before the flow that carries "
+                                    "it whether or not the link is shared (default: the engine's; ideal 0, "
+                                    "mooncake-rdma 0.126 from Mooncake issue #1096's 4 KiB blocks, nixl-ucx 0.501 "
+                                    "from LMCache PR #4161's 4 KiB descriptors)"};
+constexpr NumberField kEfficiency{"efficiency", "fraction", NAN, 0, 1, true,
+                                  "achieved rate ceiling as a fraction of a NIC's line rate: each NIC's capacity "
+                                  "in the simulation (default: the engine's; ideal 1, mooncake-rdma 0.87 from "
+                                  "Mooncake's README, 87 GB/s on 4 x 200 Gbps, nixl-ucx 0.98 from LMCache PR "
+                                  "#4161)"};
+constexpr IntegerField kBlockTokens{"block_tokens", "tokens", -1, 1, 1 << 20,
+                                    "tokens per paged KV block: one message is a block of one layer, one KV tensor "
+                                    "(K or V), one GPU pair's head slice (default: the engine's; 16 in every "
+                                    "preset, vLLM's default --block-size)"};
+constexpr IntegerField kMaxMessageBytes{"max_message_bytes", "bytes", -1, 0, int64_t{1} << 40,
+                                        "coalesce a slice's contiguous blocks into messages of up to this many "
+                                        "bytes (0: one message per block; default: the engine's, 0 in every "
+                                        "preset)"};
+constexpr const char* kReplicatedKvs[] = {"engine", "send_all", "send_once", nullptr};
+constexpr ChoiceField kReplicatedKv{"replicated_kv", "engine", kReplicatedKvs,
+                                    "when a pool's tp exceeds the model's KV heads each head lives on several GPUs: "
+                                    "send_all sends every decode GPU all it holds (bytes x the decode copies), "
+                                    "send_once each head once; engine: the preset's (ideal send_once, the model "
+                                    "before issue 22; mooncake-rdma and nixl-ucx send_all: each decode rank pulls "
+                                    "its heads from a prefill rank)"};
+constexpr SchemaField kTransferFields[] = {{kChunkLayers},
+                                           {kAnchorWeight},
+                                           {kMode},
+                                           {kResidualPolicy},
+                                           {kResidualMaxWaitMs, ExampleUse::commented, "100"},
+                                           {kEngine},
+                                           {kSetupUs, ExampleUse::commented, "1000"},
+                                           {kNotifyUs, ExampleUse::commented, "10"},
+                                           {kPerMessageUs, ExampleUse::commented, "0.5"},
+                                           {kEfficiency, ExampleUse::commented, "0.8"},
+                                           {kBlockTokens, ExampleUse::commented, "16"},
+                                           {kMaxMessageBytes, ExampleUse::commented, "262144"},
+                                           {kReplicatedKv},
+                                           {kFormatPolicy},
+                                           {kAdaptiveFormats, ExampleUse::commented, "[\"lynx-a4r4-g64\"]"},
+                                           {kAdaptiveObjective, ExampleUse::commented, "\"ttft_correct\""},
+                                           {kAdaptiveMinGain, ExampleUse::commented, "1.1"}};
+enum class ReplicatedKvSetting { engine, send_all, send_once };
+constexpr SchemaSection kTransferSection =
+    schema_section("KV transfer", "How each request's KV crosses the network.", kTransferFields);
+
+constexpr PathField kAcceptanceFile{"acceptance", "the model's accuracy file, else stories260k's as a stand-in",
+                                    "accuracy file written by `lynxsim accuracy` (one acceptance source at most)"};
+constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", NAN, 0, 1, false,
+                                      "per-token acceptance of drafted tokens, used instead of any accuracy file"};
+constexpr ArrayField kAcceptanceHistogram{"acceptance_histogram",
+                                          "[[m=0, m=1], [m=0, m=1, m=2], ...]: row k-1 holds k+1 counts",
+                                          "counts of m drafts accepted out of k, used instead of any accuracy file"};
+constexpr ChoiceField kAcceptancePublished{"acceptance_published", nullptr, kPublishedAcceptanceNames,
+                                           "published acceptance figures (sim/acceptance/published_acceptance.hpp: citation "
+                                           "and conditions), used instead of any accuracy file"};
+constexpr IntegerField kMaxSpeculative{"max_speculative_tokens", "tokens", 0, 0, 1 << 20,
+                                       "cap on tokens drafted before verification (0: up to the output length)"};
+constexpr SchemaField kLynxFields[] = {{kAcceptanceFile, ExampleUse::commented, "\"lynx_accuracy.json\""},
+                                       {kAcceptanceRate, ExampleUse::commented, "0.9"},
+                                       {kAcceptanceHistogram, ExampleUse::commented, "[[1, 9], [1, 2, 7]]"},
+                                       {kAcceptancePublished, ExampleUse::commented, "\"quantspec\""},
+                                       {kMaxSpeculative}};
+constexpr SchemaSection kLynxSection = schema_section(
+    "Lynx speculation", "Where the acceptance of drafted tokens comes from (one source at most), and the drafting cap.",
+    kLynxFields);
+
+constexpr NumberField kSloTtft{"ttft_ms", "ms", 5000, 0, 1e9, true, "TTFT target of the goodput metric"};
+constexpr NumberField kSloTpot{"tpot_ms", "ms", 100, 0, 1e9, true, "TPOT target of the goodput metric"};
+constexpr SchemaField kSloFields[] = {{kSloTtft}, {kSloTpot}};
+constexpr SchemaSection kSloSection =
+    schema_section("Service-level objectives", "The targets request_goodput counts against.", kSloFields);
+
+constexpr StringField kModel{"model", "llama-3.1-8b", "a model of the models catalog (models/catalog/models.json)",
+                             "the served model"};
+constexpr StringField kFormat{"format", "bf16",
+                              "a KV format name: fp32, bf16, fp8-e4m3, int<B>-g<G>, kivi<B>-g<G>, "
+                              "lynx-a<A>r<R>-g<G>[-rq] (kernels/kv_format.hpp)",
+                              "the KV cache's wire format"};
+constexpr IntegerField kSeed{"seed", "", 1, 0, INT64_MAX, "seed of every random draw (workload, acceptance)"};
+constexpr ObjectField kCluster{"cluster", &kClusterSection, "pools, network and router"};
+constexpr ObjectField kTransfer{"transfer", &kTransferSection, "KV transfer"};
+constexpr ObjectField kLynx{"lynx", &kLynxSection, "Lynx speculation (formats lynx-*)"};
+constexpr PathField kKernelCosts{"kernel_costs", "kernels/costs/<gpu>.json if shipped, else roofline defaults",
+                                 "kernel cost table written by `lynxsim bench-kernels`"};
+constexpr const char* kComputeModels[] = {"auto", "profiled", "roofline", nullptr};
+constexpr ChoiceField kComputeModel{"compute_model", "auto", kComputeModels,
+                                    "prefill and decode times: profiled (published measurements), roofline, or auto "
+                                    "(profiled where the measurements cover the GPU and model shape)"};
+constexpr const char* kWeightsDtypes[] = {"bf16", "fp8", nullptr};
+constexpr ChoiceField kWeightsDtype{"weights_dtype", "bf16", kWeightsDtypes,
+                                   "weight bytes (fp8: the decoder blocks at 1 byte, the embedding table and LM head "
+                                   "kept bf16) and the peak the compute model uses"};
+constexpr ObjectField kSlo{"slo", &kSloSection, "service-level objectives"};
+constexpr PathField kModelsCatalog{"models_catalog", "the shipped models/catalog/models.json", "model catalog"};
+constexpr PathField kGpusCatalog{"gpus_catalog", "the shipped models/catalog/gpus.json", "GPU catalog"};
+constexpr ObjectField kWorkload{"workload", &kWorkloadSection, "the requests (traces/workload_spec.hpp)", true};
+constexpr SchemaField kTopFields[] = {{kModel},
+                                      {kFormat, ExampleUse::shown, "\"lynx-a4r4-g64\""},
+                                      {kSeed},
+                                      {kCluster},
+                                      {kTransfer},
+                                      {kLynx},
+                                      {kKernelCosts, ExampleUse::commented, "\"kernels/costs/h200.json\""},
+                                      {kComputeModel},
+                                      {kWeightsDtype},
+                                      {kSlo},
+                                      {kModelsCatalog, ExampleUse::commented, "\"models.json\""},
+                                      {kGpusCatalog, ExampleUse::commented, "\"gpus.json\""},
+                                      {kWorkload}};
+
+// transfer.format_policy and its adaptive_* fields; the adaptive fields only with the adaptive policy.
+void read_format_policy(JsonObject& t, const std::string& format, TransferConfig& transfer) {
+  transfer.format_policy = t.get_enum<FormatPolicy>(kFormatPolicy);
+  const bool adaptive = transfer.format_policy == FormatPolicy::adaptive;
+  for (const char* key : {kAdaptiveFormats.key, kAdaptiveObjective.key, kAdaptiveMinGain.key})
+    if (!adaptive && t.has(key)) t.fail(key, std::string("no ") + key + " without \"format_policy\": \"adaptive\"");
+  if (!adaptive) return;
+  if (!t.has(kAdaptiveFormats.key)) t.fail(kAdaptiveFormats.key, "the candidate formats besides format (required with "
+                                                                 "\"format_policy\": \"adaptive\")");
+  const nlohmann::json& list = t.get(kAdaptiveFormats);
+  if (list.empty()) t.fail(kAdaptiveFormats.key, "at least one KV format name besides format");
+  int speculating = kv_format_parse(format).is_lynx() ? 1 : 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto fail_at = [&](const std::string& expected) {
+      throw_error("%s: %s: expected %s, got %s", t.origin().c_str(),
+                  json_index_path(t.path_of(kAdaptiveFormats.key), i).c_str(), expected.c_str(),
+                  list[i].dump().c_str());
+    };
+    if (!list[i].is_string()) fail_at("a KV format name (a string)");
+    const std::string name = list[i].get<std::string>();
+    KvFormat parsed;
+    try {
+      parsed = kv_format_parse(name);
+    } catch (const LynxError&) {
+      fail_at(std::string("a KV format name (") + kv_format_grammar() + ")");
+    }
+    if (name == format) fail_at("a format other than the run's format (already the reference candidate)");
+    for (const std::string& earlier : transfer.adaptive_formats)
+      if (earlier == name) fail_at("a format not listed before");
+    if (parsed.is_lynx() && ++speculating > 1)
+      fail_at("at most one lynx-* format among format and adaptive_formats (one acceptance source)");
+    transfer.adaptive_formats.push_back(name);
+  }
+  transfer.adaptive_objective = t.get_enum<AdaptiveObjective>(kAdaptiveObjective);
+  transfer.adaptive_min_gain = t.get(kAdaptiveMinGain);
+}
+
+PoolConfig pool_from_json(JsonObject o, bool decode) {
+  PoolConfig p;
+  p.instances = static_cast<int>(o.get(kInstances));
+  p.gpu = o.get(kGpu);
+  p.tensor_parallel = static_cast<int>(o.get(kTensorParallel));
+  p.expert_parallel = static_cast<int>(o.get(kExpertParallel));
+  p.moe_load_imbalance = o.get(kMoeLoadImbalance);
+  if (p.tensor_parallel % p.expert_parallel != 0) o.fail(kExpertParallel.key, "a divisor of tp");
+  p.memory_reserve_fraction = o.get(kMemoryReserve);
+  p.engine = o.get(kEngineField);
+  if (decode) {
+    p.max_batch = static_cast<int>(o.get(kMaxBatch));
+    p.plan_iterations = o.get(kPlanIterations);
+  } else {
+    p.chunked_prefill_tokens = o.get(kChunkedPrefill);
+    p.prefix_cache = o.get(kPrefixCache);
+  }
+  o.finish();
+  return p;
+}
+}  // namespace
+
+extern constexpr SchemaSection kSimConfigSection = schema_section(
+    "Simulation", "One simulated cluster, model, KV format and workload. Relative paths resolve against the "
+    "configuration file's directory.", kTopFields);
+
+const char* router_policy_name(RouterPolicy router) { return choice_name(kRouter, static_cast<size_t>(router)); }
+const char* transfer_mode_name(TransferMode mode) { return choice_name(kMode, static_cast<size_t>(mode)); }
+const char* residual_policy_name(ResidualPolicy policy) {
+  return choice_name(kResidualPolicy, static_cast<size_t>(policy));
+}
+const char* format_policy_name(FormatPolicy policy) { return choice_name(kFormatPolicy, static_cast<size_t>(policy)); }
+const char* adaptive_objective_name(AdaptiveObjective objective) {
+  return choice_name(kAdaptiveObjective, static_cast<size_t>(objective));
+}
+const char* transfer_engine_name(TransferEngineKind engine) {
+  return choice_name(kEngine, static_cast<size_t>(engine));
+}
+const char* replicated_kv_name(ReplicatedKv mode) {
+  return choice_name(kReplicatedKv, mode == ReplicatedKv::send_all ? 1 : 2);
+}
+const char* compute_model_name(ComputeModelKind model) {
+  return choice_name(kComputeModel, static_cast<size_t>(model));
+}
+
+SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir) {
+  SimConfig c;
+  c.origin = origin;
+  c.base_dir = base_dir;
+  JsonObject top(root, origin, "$", &kSimConfigSection);
+  c.model = top.get(kModel);
+  if (c.model.empty()) top.fail(kModel.key, "a model name of the models catalog, not \"\"");
+  c.format = top.get(kFormat);
+  try {
+    kv_format_parse(c.format);
+  } catch (const LynxError&) {
+    top.fail(kFormat.key, std::string("a KV format name (") + kv_format_grammar() + ")");
+  }
+  c.seed = static_cast<uint64_t>(top.get(kSeed));
+  {
+    JsonObject cluster = top.get(kCluster);
+    c.prefill = pool_from_json(cluster.get(kPrefill), false);
+    c.decode = pool_from_json(cluster.get(kDecode), true);
+    JsonObject network = cluster.get(kNetwork);
+    c.network = network_config_from_json(network);
+    c.router = cluster.get_enum<RouterPolicy>(kRouter);
+    cluster.finish();
+  }
+  {
+    JsonObject t = top.get(kTransfer);
+    c.transfer.chunk_layers = static_cast<int>(t.get(kChunkLayers));
+    c.transfer.anchor_weight = t.get(kAnchorWeight);
+    c.transfer.mode = t.get_enum<TransferMode>(kMode);
+    c.transfer.residual_policy = t.get_enum<ResidualPolicy>(kResidualPolicy);
+    if (c.transfer.residual_policy == ResidualPolicy::aging) c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
+    else if (t.has(kResidualMaxWaitMs.key))
+      t.fail(kResidualMaxWaitMs.key, "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
+    c.transfer.engine = t.get_enum<TransferEngineKind>(kEngine);
+    TransferCost& cost = c.transfer.cost;
+    cost = transfer_engine_preset(c.transfer.engine);
+    if (t.has(kSetupUs.key)) cost.setup_us = t.get(kSetupUs);
+    if (t.has(kNotifyUs.key)) cost.notify_us = t.get(kNotifyUs);
+    if (t.has(kPerMessageUs.key)) cost.per_message_us = t.get(kPerMessageUs);
+    if (t.has(kEfficiency.key)) cost.efficiency = t.get(kEfficiency);
+    if (t.has(kBlockTokens.key)) cost.block_tokens = t.get(kBlockTokens);
+    if (t.has(kMaxMessageBytes.key)) cost.max_message_bytes = t.get(kMaxMessageBytes);
+    const auto replicated = t.get_enum<ReplicatedKvSetting>(kReplicatedKv);
+    if (replicated != ReplicatedKvSetting::engine)
+      cost.replicated_kv = replicated == ReplicatedKvSetting::send_all ? ReplicatedKv::send_all : ReplicatedKv::send_once;
+    read_format_policy(t, c.format, c.transfer);
+    t.finish();
+  }
+  {
+    JsonObject l = top.get(kLynx);
+    const bool file = l.has(kAcceptanceFile.key), rate = l.has(kAcceptanceRate.key),
+               histogram = l.has(kAcceptanceHistogram.key), published = l.has(kAcceptancePublished.key);
+    if (file) c.lynx.acceptance_file = l.get(kAcceptanceFile, base_dir);
+    if (rate) c.lynx.acceptance_rate = l.get(kAcceptanceRate);
+    if (histogram) c.lynx.acceptance_histogram = l.get(kAcceptanceHistogram);
+    if (published) c.lynx.acceptance_published = l.get(kAcceptancePublished);
+    if (file + rate + histogram + published > 1)
+      l.fail(published ? kAcceptancePublished.key : rate ? kAcceptanceRate.key : kAcceptanceHistogram.key,
+             "one acceptance source: acceptance (a file), acceptance_rate, acceptance_histogram or "
+             "acceptance_published, not several");
+    c.lynx.max_speculative_tokens = l.get(kMaxSpeculative);
+    l.finish();
+  }
+  c.kernel_costs = top.get(kKernelCosts, base_dir);
+  c.compute_model = top.get_enum<ComputeModelKind>(kComputeModel);
+  c.weights_dtype = top.get_enum<WeightsDtype>(kWeightsDtype);
+  {
+    JsonObject s = top.get(kSlo);
+    c.slo.ttft_ms = s.get(kSloTtft);
+    c.slo.tpot_ms = s.get(kSloTpot);
+    s.finish();
+  }
+  c.models_catalog = top.get(kModelsCatalog, base_dir);
+  c.gpus_catalog = top.get(kGpusCatalog, base_dir);
+  if (!top.has(kWorkload.key)) top.fail(kWorkload.key, "a JSON object (a trace or a synthetic workload)");
+  c.workload = top.get(kWorkload).value();  // parsed by the traces library (run_config.cpp)
+  top.finish();
+  return c;
+}
+
+SimConfig sim_config_load(const std::string& path) {
+  nlohmann::json root = json_parse_file(path, true);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return sim_config_from_json(root, path, dir);
+}
+
+}  // namespace lynx

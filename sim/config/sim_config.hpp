@@ -1,0 +1,118 @@
+// One simulation's configuration (the JSON that `lynxsim simulate --config` takes), validated field by field:
+// an unknown field, a wrong type or an out-of-range value is a LynxError naming the file and JSON path.
+//
+// Every field is declared once in sim_config.cpp (kSimConfigSection and the sections under it: cluster, prefill,
+// decode, network, transfer, lynx, slo, workload) with its unit, default, range and meaning; the reader reads
+// through those declarations and docs/config.md (`lynxsim config --schema`) is printed from them. Relative paths
+// resolve against the configuration file's directory; the file may hold // comments.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/cost/compute_model.hpp"
+#include "models/cost/roofline/cost_model.hpp"
+#include "sim/network/network_config.hpp"
+#include "sim/transfer/transfer_cost.hpp"
+
+namespace lynx {
+
+struct PoolConfig {
+  int instances = 1;
+  std::string gpu = "h200-sxm";
+  int tensor_parallel = 1;
+  int expert_parallel = 1;              // ep: GPU groups a MoE layer's experts are split over (models/arch/moe.hpp)
+  double moe_load_imbalance = 1;        // with ep > 1: busiest GPU's expert work over the mean (1: uniform routing)
+  bool prefix_cache = false;            // prefill: keep prompt blocks' KV in free memory, LRU (sim/cluster/prefix_cache.hpp)
+  int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
+  int max_batch = 256;                  // decode: sequences per iteration
+  double memory_reserve_fraction = 0.1; // HBM kept for activations and fragmentation
+  std::string engine = "vidur-2024";    // serving engine whose kernels set step times (models/cost/compute_model.hpp)
+  bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
+                                        // per iteration, slower, the same timeline; for checking)
+};
+
+// The configuration's choices as enums, in the order sim_config.cpp declares their names (the *_name functions
+// below give them back for messages and result files).
+enum class RouterPolicy { least_loaded, round_robin, prefix_aware };
+enum class TransferMode { layer_wise, after_prefill };
+enum class ResidualPolicy { weighted, aging };
+enum class FormatPolicy { fixed, adaptive };
+// What the adaptive format policy minimises per request (sim/transfer/format_policy.hpp): the predicted first token by one of
+// the three definitions (sim/output/request_record.hpp).
+enum class AdaptiveObjective { ttft_correct, ttft_spec, ttft };
+
+struct TransferConfig {
+  int chunk_layers = 4;          // layers per KV transfer chunk
+  double anchor_weight = 1000;   // lynx anchor flows' sharing weight against residual (and other) flows' 1;
+                                 // 1e6 behaves as strict priority (tested against 100 residual flows)
+  TransferMode mode = TransferMode::layer_wise;  // chunks leave as their layers finish, or all after the prefill
+  // Lynx residuals: "weighted" (every residual chunk weight 1 against anchors' anchor_weight) or "aging" (a residual
+  // chunk that leaves residual_max_wait_ms or more after the request's transfer started gets the anchor weight:
+  // newer anchors no longer pre-empt it).
+  ResidualPolicy residual_policy = ResidualPolicy::weighted;
+  double residual_max_wait_ms = 0;
+  // The transfer engine's costs (sim/transfer/transfer_cost.hpp): the preset's parameters with the configured overrides.
+  TransferEngineKind engine = TransferEngineKind::mooncake_rdma;
+  TransferCost cost = transfer_engine_preset(TransferEngineKind::mooncake_rdma);
+  // The KV format of each request: the run's `format` ("fixed"), or chosen per request at its arrival among `format`
+  // and adaptive_formats by the predicted transfer on its route's load ("adaptive", sim/transfer/format_policy.hpp). The
+  // run's `format` is the reference: another candidate is chosen only where it is predicted adaptive_min_gain times
+  // better by adaptive_objective.
+  FormatPolicy format_policy = FormatPolicy::fixed;
+  std::vector<std::string> adaptive_formats;
+  AdaptiveObjective adaptive_objective = AdaptiveObjective::ttft_correct;
+  double adaptive_min_gain = 1;
+};
+
+struct LynxConfig {
+  std::string acceptance_file;   // accuracy JSON written by `lynxsim accuracy`; "" = the shipped default if present
+  std::optional<double> acceptance_rate;  // set: per-token acceptance rate used instead of any file (0 is a rate)
+  nlohmann::json acceptance_histogram;    // set (an array): [k-1][m] counts, used instead of any file
+  std::string acceptance_published;      // set: a published source's name (sim/acceptance/published_acceptance.hpp)
+  int64_t max_speculative_tokens = 0;  // cap on tokens drafted before verification; 0 = up to the output length
+};
+
+struct SloConfig {
+  double ttft_ms = 5000;
+  double tpot_ms = 100;
+};
+
+struct SimConfig {
+  std::string origin;        // file the configuration came from (for messages)
+  std::string base_dir;      // its directory: relative paths resolve against it
+  std::string model = "llama-3.1-8b";
+  std::string format = "bf16";
+  uint64_t seed = 1;
+  PoolConfig prefill, decode;
+  NetworkConfig network;
+  RouterPolicy router = RouterPolicy::least_loaded;
+  TransferConfig transfer;
+  LynxConfig lynx;
+  std::string kernel_costs;  // "" = kernels/costs/<gpu>.json if shipped, else roofline defaults
+  ComputeModelKind compute_model = ComputeModelKind::automatic;
+  WeightsDtype weights_dtype = WeightsDtype::bf16;
+  SloConfig slo;
+  std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs; else entries added to or overriding them
+  nlohmann::json workload;   // parsed by the traces library
+};
+
+// The root section of a configuration file, for the reference and the annotated example.
+extern const SchemaSection kSimConfigSection;
+
+const char* router_policy_name(RouterPolicy router);
+const char* transfer_mode_name(TransferMode mode);
+const char* residual_policy_name(ResidualPolicy policy);
+const char* format_policy_name(FormatPolicy policy);
+const char* adaptive_objective_name(AdaptiveObjective objective);
+const char* compute_model_name(ComputeModelKind model);
+const char* transfer_engine_name(TransferEngineKind engine);
+const char* replicated_kv_name(ReplicatedKv mode);
+
+SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
+SimConfig sim_config_load(const std::string& path);
+
+}  // namespace lynx

@@ -1,0 +1,57 @@
+// lynx_sim's input: everything one run needs, resolved (sim/config/simulation_setup.hpp builds it from a configuration):
+// the configuration with its choices as enums, the catalog entries, the KV format, the kernel costs, the compute
+// models of both pools, the acceptance model and the workload (a list, or a source read as it is needed). The
+// simulator's parts read it and never change it.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/kv_format.hpp"
+#include "models/arch/catalog.hpp"
+#include "models/cost/step_cost.hpp"
+#include "sim/acceptance/acceptance.hpp"
+#include "sim/transfer/kernel_costs.hpp"
+#include "sim/config/sim_config.hpp"
+#include "traces/request.hpp"
+
+namespace lynx {
+
+// One KV format's part of the inputs: the format, its kernel costs on both pools and its acceptance model.
+struct FormatInputs {
+  KvFormat format;
+  KernelCosts prefill_kernels, decode_kernels;
+  AcceptanceModel acceptance;  // used by lynx formats
+};
+
+struct SimulationInputs {
+  SimConfig config;
+  ModelSpec model;
+  GpuSpec prefill_gpu, decode_gpu;
+  KvFormat format;
+  KernelCosts prefill_kernels, decode_kernels;
+  std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/cost/compute_model.hpp
+  AcceptanceModel acceptance;        // used by lynx formats
+  // transfer.format_policy "adaptive": every candidate, the run's format (the fields above) first, then
+  // transfer.adaptive_formats in their order (sim/transfer/format_policy.hpp). Empty with the fixed policy.
+  std::vector<FormatInputs> format_candidates;
+  std::vector<Request> requests;     // sorted by arrival (unless request_source is set)
+  // Optional: the workload read as it is needed instead of `requests`. Each call fills the next request (sorted by
+  // arrival) and returns false at the end. Each request is checked as it arrives (check_request).
+  std::function<bool(Request&)> request_source;
+  std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
+  nlohmann::json workload_record;    // the summary's "workload" (sim/config/run_config.cpp): trace and sha256, or the
+                                     // synthetic spec, and the transforms applied; null: left out
+  int64_t prefix_block_tokens = 512; // tokens per entry of Request::prefix_block_hashes (Mooncake: 512)
+  int64_t over_context_skipped = 0, over_context_truncated = 0;  // workload.over_context's work, for the summary
+  // Optional (`lynxsim simulate --flow-log`, benchmarks): every flow written to this flow log (sim/engine/flow_log.hpp).
+  std::string flow_log_path;
+  // SimGrid configuration items given on top of the defaults (`--cfg`, sim/engine/simgrid_options.hpp), already checked.
+  std::vector<std::string> simgrid_cfg;
+};
+
+}  // namespace lynx

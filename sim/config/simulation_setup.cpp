@@ -1,0 +1,184 @@
+#include "sim/config/simulation_setup.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "common/atomic_file.hpp"
+#include "common/data_folder.hpp"
+#include "common/error.hpp"
+#include "common/sha256.hpp"
+#include "common/json_member_scan.hpp"
+#include "common/json_reader.hpp"
+#include "models/cost/compute_model.hpp"
+#include "sim/acceptance/published_acceptance.hpp"
+#include "sim/transfer/transfer_protocol.hpp"
+
+namespace lynx {
+
+namespace {
+constexpr double kPriorAcceptanceRate = 0.9;  // QuantSpec reports > 90% acceptance (arXiv 2502.10424)
+
+// The acceptance statistics of `format` in the accuracy file at `path`, if the file exists and holds speculation
+// statistics of that format; else none. The shipped and `lynxsim accuracy`-written files hold every format (0.7 MB
+// for stories260k, a fifth of a one-request run's start-up when parsed whole, twice): only the format's entry is
+// found (json_member_scan.hpp) and read as it is lexed (AcceptanceModel::from_accuracy_entry_text). Where that
+// reader is unsure (the scan finds no entry, or the entry is not one it reads without an error), the entry is
+// parsed as a JSON document, and where it does not parse, the whole file, so that a malformed file is reported by
+// line and JSON path as before.
+std::optional<AcceptanceModel> accuracy_model(const std::string& path, const std::string& format) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  const std::string text = read_file(path);
+  const std::string_view entry = json_member_text(text, {"formats", format});
+  nlohmann::json root;
+  bool scanned = false;
+  if (!entry.empty()) {
+    const std::string entry_text(entry);
+    AcceptanceModel model;
+    switch (AcceptanceModel::from_accuracy_entry_text(entry_text, path, format, &model)) {
+      case AcceptanceModel::EntryRead::model: return model;
+      case AcceptanceModel::EntryRead::no_speculation: return std::nullopt;
+      case AcceptanceModel::EntryRead::unsure: break;
+    }
+    try {
+      root["formats"][format] = json_parse_text(entry_text, path);
+      scanned = true;
+    } catch (const LynxError&) {
+    }
+  }
+  if (!scanned) root = json_parse_text(text, path);
+  const bool has = root.is_object() && root.contains("formats") && root["formats"].is_object() &&
+                   root["formats"].contains(format) && root["formats"][format].contains("speculation");
+  if (!has) return std::nullopt;
+  return AcceptanceModel::from_accuracy_json(root, path, format);
+}
+
+// The acceptance source, explicit in the summary: a configured rate, histogram or file; else the model's own
+// accuracy file (models/accuracy/<model>.json); else the shipped stories260K file as a stand-in, said so; else a
+// sourced prior rate.
+AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, const ModelSpec& spec) {
+  const std::string& model = spec.name;
+  if (!c.lynx.acceptance_published.empty()) {
+    const PublishedAcceptance& p = *published_acceptance(c.lynx.acceptance_published);  // the reader checked it
+    return AcceptanceModel::from_rate(p.per_token_rate, published_acceptance_source(p, spec.params, model));
+  }
+  if (c.lynx.acceptance_rate)
+    return AcceptanceModel::from_rate(*c.lynx.acceptance_rate,
+                                      "configured rate " + std::to_string(*c.lynx.acceptance_rate) + " per token");
+  if (!c.lynx.acceptance_histogram.is_null())
+    return AcceptanceModel::from_histogram(c.lynx.acceptance_histogram, c.origin, "$.lynx.acceptance_histogram");
+  if (!c.lynx.acceptance_file.empty()) return AcceptanceModel::from_accuracy_file(c.lynx.acceptance_file, format.name);
+  if (!transfer_protocol_speculates(format)) return AcceptanceModel::from_rate(0, "not used (no speculation)");
+  const std::string own = default_accuracy_path(model);
+  if (std::optional<AcceptanceModel> m = accuracy_model(own, format.name)) return *m;
+  const std::string stand_in = default_accuracy_path("stories260k");
+  if (std::optional<AcceptanceModel> m = accuracy_model(stand_in, format.name)) {
+    m->set_source(m->source() + "; measured on stories260k, a stand-in: no accuracy file for " + model);
+    return *m;
+  }
+  return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
+                                                              format.name + ")");
+}
+MoeParallel pool_moe_parallel(const SimConfig& config, const ModelSpec& model, const PoolConfig& pool,
+                              const char* path) {
+  const MoeParallel parallel{pool.expert_parallel, pool.moe_load_imbalance};
+  check_moe_parallel(model, parallel, pool.tensor_parallel, config.origin + ": " + path);
+  return parallel;
+}
+
+std::shared_ptr<const StepCostModel> pool_step_cost(const SimConfig& config, const ModelSpec& model,
+                                                    const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
+                                                    const PoolConfig& pool, const MoeParallel& moe) {
+  ComputeChoice c;
+  c.model = config.compute_model;
+  c.weights = config.weights_dtype;
+  c.engine = pool.engine;
+  return make_step_cost(model, gpu, gpus, pool.tensor_parallel, c, moe);
+}
+}  // namespace
+
+void preload_compute_tables(const SimConfig& config) {
+  try {
+    const std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog, config.model);
+    const std::vector<GpuSpec> gpus = load_gpu_catalog_with(config.gpus_catalog);
+    const ModelSpec model = find_model(models, config.model);
+    for (const PoolConfig* pool : {&config.prefill, &config.decode}) {
+      const GpuSpec gpu = find_gpu(gpus, pool->gpu);
+      pool_step_cost(config, model, gpu, gpus, *pool, pool_moe_parallel(config, model, *pool, ""))->preload_tables();
+    }
+  } catch (const std::exception&) {
+    // The run itself reports whatever stopped this, with its JSON path.
+  }
+}
+
+std::string default_accuracy_path(const std::string& model) {
+  return project_dir() + "/models/accuracy/" + model + ".json";
+}
+
+SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request> requests) {
+  SimulationInputs in;
+  in.config = config;
+  std::vector<ModelSpec> models = load_model_catalog_with(config.models_catalog, config.model);
+  std::vector<GpuSpec> gpus = load_gpu_catalog_with(config.gpus_catalog);
+  auto located = [&](const char* path, auto&& lookup) {
+    try {
+      return lookup();
+    } catch (const LynxError& e) {
+      throw_error("%s: %s: %s", config.origin.c_str(), path, e.what());
+    }
+  };
+  in.model = located("$.model", [&] { return find_model(models, config.model); });
+  in.prefill_gpu = located("$.cluster.prefill.gpu", [&] { return find_gpu(gpus, config.prefill.gpu); });
+  in.decode_gpu = located("$.cluster.decode.gpu", [&] { return find_gpu(gpus, config.decode.gpu); });
+  in.format = kv_format_parse(config.format);
+  if (config.transfer.chunk_layers > in.model.n_layers)
+    throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
+                config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
+  // Each cost table read once, whatever the pools and candidate formats that use it; parsed and hashed from the same bytes.
+  std::map<std::string, std::pair<CostTable, std::string>> tables;  // path -> (table, sha256)
+  auto kernels = [&](const GpuSpec& gpu, int tp, const KvFormat& format) {
+    const std::string table = config.kernel_costs.empty() ? default_cost_table_path(gpu) : config.kernel_costs;
+    if (table.empty()) return kernel_costs_roofline(gpu, format, tp);
+    try {
+      auto it = tables.find(table);
+      if (it == tables.end()) {
+        const std::string text = json_file_text(table);
+        it = tables.emplace(table, std::make_pair(cost_table_parse(text, table), sha256_hex(text))).first;
+      }
+      KernelCosts k = kernel_costs_from_table(it->second.first, format, tp);
+      k.file_sha256 = it->second.second;
+      return k;
+    } catch (const LynxError& e) {
+      throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());
+    }
+  };
+  in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, in.format);
+  in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, in.format);
+  const MoeParallel prefill_moe = pool_moe_parallel(config, in.model, config.prefill, "$.cluster.prefill");
+  const MoeParallel decode_moe = pool_moe_parallel(config, in.model, config.decode, "$.cluster.decode");
+  in.prefill_cost = located("$.compute_model", [&] {
+    return pool_step_cost(config, in.model, in.prefill_gpu, gpus, config.prefill, prefill_moe);
+  });
+  in.decode_cost = located("$.compute_model", [&] {
+    return pool_step_cost(config, in.model, in.decode_gpu, gpus, config.decode, decode_moe);
+  });
+  in.acceptance = resolve_acceptance(config, in.format, in.model);
+  if (config.transfer.format_policy == FormatPolicy::adaptive) {
+    in.format_candidates.push_back(run_format_inputs(in));
+    for (const std::string& name : config.transfer.adaptive_formats) {
+      FormatInputs f;
+      f.format = kv_format_parse(name);
+      f.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, f.format);
+      f.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, f.format);
+      f.acceptance = resolve_acceptance(config, f.format, in.model);
+      // The summary's one acceptance source and the extrapolation count are the speculating candidate's.
+      if (transfer_protocol_speculates(f.format)) in.acceptance = f.acceptance;
+      in.format_candidates.push_back(std::move(f));
+    }
+  }
+  in.requests = std::move(requests);
+  return in;
+}
+
+}  // namespace lynx

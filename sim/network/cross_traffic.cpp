@@ -1,0 +1,77 @@
+#include "sim/network/cross_traffic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "traces/random.hpp"
+
+namespace lynx {
+
+namespace {
+constexpr uint64_t kCrossTrafficStream = 0x63726f7373ULL;  // "cross": the streams apart from the workload's
+
+}  // namespace
+
+struct CrossTraffic::OnOff {
+  EventLoop* loop;
+  simgrid::s4u::Link* link;
+  double full_bytes_per_s, fraction, on_s, off_s;
+  Rng rng;
+  void enter(bool on) {
+    link->set_bandwidth(full_bytes_per_s * (on ? 1 - fraction : 1.0));
+    const double stay_s = rng.exponential(on ? on_s : off_s);
+    loop->at_background(loop->now() + stay_s, [this, on] { enter(!on); });
+  }
+};
+
+struct CrossTraffic::PoissonFlows {
+  EventLoop* loop;
+  int src, dst;
+  double mean_gap_s, mean_bytes, pareto_shape;
+  FlowSizeDistribution sizes;
+  Rng rng;
+  void arrive() {
+    const double bytes = cross_flow_bytes(sizes, mean_bytes, pareto_shape, rng.uniform01_open_low());
+    loop->send_background(src, dst, static_cast<uint64_t>(std::llround(bytes)));
+    loop->at_background(loop->now() + rng.exponential(mean_gap_s), [this] { arrive(); });
+  }
+};
+
+double cross_flow_bytes(FlowSizeDistribution sizes, double mean_bytes, double pareto_shape, double u) {
+  double bytes = mean_bytes;
+  if (sizes == FlowSizeDistribution::exponential) bytes = -mean_bytes * std::log(u);
+  if (sizes == FlowSizeDistribution::pareto)
+    bytes = mean_bytes * (pareto_shape - 1) / pareto_shape / std::pow(u, 1 / pareto_shape);
+  return std::max(1.0, bytes);
+}
+
+CrossTraffic::~CrossTraffic() = default;
+
+CrossTraffic::CrossTraffic(EventLoop& loop, const NetworkConfig& network, uint64_t seed) {
+  if (network.topology != Topology::sites) return;
+  const Platform& p = loop.platform();
+  for (size_t l = 0; l < network.sites.links.size(); ++l) {
+    const CrossTrafficConfig& x = network.sites.links[l].cross_traffic;
+    if (!x.enabled || x.fraction <= 0 || x.kind == CrossTrafficKind::constant) continue;
+    const PlatformSiteLink& link = p.site_links[l];
+    Rng rng(seed_derive(seed, kCrossTrafficStream + l));
+    if (x.kind == CrossTrafficKind::on_off) {
+      const double on_s = x.on_ms * 1e-3, off_s = x.off_ms * 1e-3;
+      on_offs_.push_back(std::make_unique<OnOff>(
+          OnOff{&loop, link.up, link.capacity_bytes_per_s, x.fraction, on_s, off_s, rng}));
+      OnOff& process = *on_offs_.back();
+      const bool on = process.rng.uniform01() < on_s / (on_s + off_s);
+      loop.at_background(0, [&process, on] { process.enter(on); });
+    } else {
+      const double mean_bytes = x.mean_flow_mb * 1e6;
+      const double mean_gap_s = mean_bytes / (x.fraction * link.capacity_bytes_per_s);
+      poissons_.push_back(std::make_unique<PoissonFlows>(
+          PoissonFlows{&loop, link.cross_src, link.cross_dst, mean_gap_s, mean_bytes, x.pareto_shape, x.sizes, rng}));
+      PoissonFlows& process = *poissons_.back();
+      loop.at_background(process.rng.exponential(mean_gap_s), [&process] { process.arrive(); });
+    }
+  }
+}
+
+}  // namespace lynx
