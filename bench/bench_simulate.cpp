@@ -1,6 +1,6 @@
 // Simulator speed, start-up, memory and scale, each figure against a baseline measured in the same run.
 //  1. Speed, as whole processes: `lynxsim simulate` (inputs read from files, results written, as a user runs it)
-//     against `flow_replay` (bench/bare_replay.hpp), a bare SimGrid program replaying the flows that simulation
+//     against `flow_replay` (sim/engine/bare_replay.hpp), a bare SimGrid program replaying the flows that simulation
 //     logged (`--flow-log`: the same platform, SimGrid items, sizes, weights and start times; each flow started
 //     exactly at its time, each finished Comm freed). Wall time of each process from fork to exit, alternated
 //     (simulate, replay, simulate, ...), min / median / max over the rounds; the in-process figures (the run's own

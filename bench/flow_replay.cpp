@@ -1,4 +1,4 @@
-// flow_replay: the bare SimGrid replay of a flow log as a whole process (bench/bare_replay.hpp), the baseline
+// flow_replay: the bare SimGrid replay of a flow log as a whole process (sim/engine/bare_replay.hpp), the baseline
 // bench_simulate times `lynxsim simulate` against; with --platform-only it creates the engine and the platform and
 // replays nothing (the baseline of a run's start-up); with --naive it calls run_until once per start time, as a
 // naive driver does, and reports the flows that started before their time.
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <exception>
 
-#include "bench/bare_replay.hpp"
+#include "sim/engine/bare_replay.hpp"
 
 int main(int argc, char** argv) {
   const bool platform_only = argc == 3 && std::strcmp(argv[2], "--platform-only") == 0;

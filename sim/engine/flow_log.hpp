@@ -1,7 +1,7 @@
 // The flow log: every network flow of a run as it starts (time, endpoints, bytes, sharing weight), after a header
 // that describes the platform it ran on (the network as the platform was built from it, each node's NICs, and the
 // SimGrid configuration items applied). A bare SimGrid program can rebuild the same platform from it and replay
-// the same flows without the simulator (bench/bare_replay.hpp): the honest baseline of the speed benchmark.
+// the same flows without the simulator (sim/engine/bare_replay.hpp): the honest baseline of the speed benchmark.
 // Written by the event loop when asked (`lynxsim simulate --flow-log FILE`); nothing is done per flow otherwise.
 // Binary, host byte order (a benchmark artefact, read back on the machine that wrote it).
 #pragma once

@@ -1,5 +1,5 @@
-// The one place lynxsim touches SimGrid's kernel layer: weighted max-min sharing between flows, and the kernel
-// timer the event loop runs its due events from where a step's completions coincide with them.
+// Weighted max-min sharing between flows, and SimGrid's kernel timer (the fast driver's, driver_fast.cpp): with the
+// fast driver's model, the places lynxsim touches SimGrid's kernel layer. Both drivers need the weights.
 // SimGrid 3.32 has no flow priority in its public API. Its CM02/LV08 solvers compute a weighted max-min share in
 // which a flow with sharing penalty p gets bandwidth proportional to 1/p on its bottleneck; the kernel Action of a
 // started Comm exposes set_sharing_penalty(). Weight w = penalty 1/w; weight 1000 against 1 behaves as strict

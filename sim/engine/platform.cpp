@@ -1,4 +1,4 @@
-#include "sim/engine/platform.hpp"
+#include "sim/engine/simgrid_platform.hpp"
 
 #include <algorithm>
 
@@ -59,7 +59,7 @@ sg4::Host* add_endpoint(sg4::NetZone* zone, const std::string& name, double byte
 // Routes are per endpoint, not per pair (a full zone with a route for every pair grew as n^2: 1M routes and 0.5 s
 // at 512+512 instances).
 void build_fabric(sg4::NetZone* zone, const Fabric& f, const std::vector<PlatformNode>& nodes,
-                  const std::vector<size_t>& node_ids, bool split_duplex, bool record_sites, Platform& p) {
+                  const std::vector<size_t>& node_ids, bool split_duplex, bool record_sites, Platform& p, SimGridPlatform& g) {
   const int first_rack = p.rack_of.empty() ? 0 : *std::max_element(p.rack_of.begin(), p.rack_of.end()) + 1;
   const size_t per_rack = static_cast<size_t>(f.hosts_per_rack);
   const int racks = f.leaf_spine ? static_cast<int>((node_ids.size() + per_rack - 1) / per_rack) : 1;
@@ -72,17 +72,17 @@ void build_fabric(sg4::NetZone* zone, const Fabric& f, const std::vector<Platfor
     rack_zones.push_back(leaf);
   }
   int max_nics = 1;
-  const size_t first_host = p.hosts.size();
+  const size_t first_host = g.hosts.size();
   for (size_t k = 0; k < node_ids.size(); ++k) {
     const PlatformNode& node = nodes[node_ids[k]];
     const int rack = f.leaf_spine ? static_cast<int>(k / per_rack) : 0;
     sg4::NetZone* host_zone = f.leaf_spine ? rack_zones[static_cast<size_t>(rack)] : zone;
     max_nics = std::max(max_nics, node.nics);
-    p.first_endpoint[node_ids[k]] = static_cast<int>(p.hosts.size());
+    p.first_endpoint[node_ids[k]] = static_cast<int>(g.hosts.size());
     for (int n = 0; n < node.nics; ++n) {
       // A single-NIC node keeps its plain name (the NIC link is "<name>-nic").
       const std::string name = node.nics == 1 ? node.name : node.name + "-gpu" + std::to_string(n);
-      p.hosts.push_back(add_endpoint(host_zone, name, p.nic_bytes_per_s, split_duplex));
+      g.hosts.push_back(add_endpoint(host_zone, name, p.nic_bytes_per_s, split_duplex));
       p.rack_of.push_back(first_rack + rack);
       if (record_sites) p.site_of.push_back(node.site);
     }
@@ -93,7 +93,7 @@ void build_fabric(sg4::NetZone* zone, const Fabric& f, const std::vector<Platfor
                                                       : f.hosts_per_rack * max_nics * p.nic_bytes_per_s / f.oversubscription;
   p.uplink_bytes_per_s = uplink_bytes_per_s;
   std::vector<double> rack_nic_bytes_per_s(static_cast<size_t>(racks), 0.0);
-  for (size_t e = first_host; e < p.hosts.size(); ++e)
+  for (size_t e = first_host; e < g.hosts.size(); ++e)
     rack_nic_bytes_per_s[static_cast<size_t>(p.rack_of[e] - first_rack)] += p.nic_bytes_per_s;
   for (int r = 0; r < racks; ++r) {
     sg4::NetZone* leaf = rack_zones[static_cast<size_t>(r)];
@@ -117,13 +117,15 @@ void build_fabric(sg4::NetZone* zone, const Fabric& f, const std::vector<Platfor
 // topology sites: a full root zone whose routes between site zones are the site links (a few sites: a route per
 // pair is cheap), each site zone a fabric of its own with a gateway router.
 void build_sites(const NetworkConfig& network, const std::vector<PlatformNode>& nodes, bool split_duplex,
-                 double latency_factor, Platform& p) {
+                 double latency_factor, Platform& p, SimGridPlatform& g) {
   const SitesConfig& s = network.sites;
   const size_t n_sites = s.sites.size();
   sg4::NetZone* root = sg4::create_full_zone("cluster");
   std::vector<sg4::NetZone*> zones;
   std::vector<NetPoint*> gateways;
   p.site_links.resize(s.links.size());
+  g.site_link_up.resize(s.links.size());
+  g.site_link_down.resize(s.links.size());
   p.site_spine_latency_s.assign(n_sites, 0.0);
   p.site_link_latency_s.assign(n_sites, std::vector<double>(n_sites, 0.0));
   for (size_t i = 0; i < n_sites; ++i) {
@@ -149,7 +151,7 @@ void build_sites(const NetworkConfig& network, const std::vector<PlatformNode>& 
     std::vector<size_t> ids;
     for (size_t n = 0; n < nodes.size(); ++n)
       if (nodes[n].site == static_cast<int>(i)) ids.push_back(n);
-    build_fabric(zone, f, nodes, ids, split_duplex, true, p);
+    build_fabric(zone, f, nodes, ids, split_duplex, true, p, g);
     if (f.leaf_spine) p.site_spine_latency_s[i] = site.spine_latency_us * 1e-6 * latency_factor;
   }
   for (size_t l = 0; l < s.links.size(); ++l) {
@@ -162,8 +164,8 @@ void build_sites(const NetworkConfig& network, const std::vector<PlatformNode>& 
     const double bytes_per_s = built.capacity_bytes_per_s * (constant ? 1 - link.cross_traffic.fraction : 1.0);
     const DirectedLink d = make_link(root, "site-link-" + s.sites[a].name + "-" + s.sites[b].name, bytes_per_s,
                                      split_duplex);
-    built.up = d.up;
-    built.down = d.down;
+    g.site_link_up[l] = d.up;
+    g.site_link_down[l] = d.down;
     root->add_route(zones[a]->get_netpoint(), zones[b]->get_netpoint(), gateways[a], gateways[b],
                     {sg4::LinkInRoute(d.up)}, false);
     root->add_route(zones[b]->get_netpoint(), zones[a]->get_netpoint(), gateways[b], gateways[a],
@@ -174,8 +176,8 @@ void build_sites(const NetworkConfig& network, const std::vector<PlatformNode>& 
       const std::string name = "cross" + std::to_string(l);
       for (size_t end = 0; end < 2; ++end) {
         const size_t site = end == 0 ? a : b;
-        (end == 0 ? built.cross_src : built.cross_dst) = static_cast<int>(p.hosts.size());
-        p.hosts.push_back(add_endpoint(zones[site], name + (end == 0 ? "-src" : "-dst"), built.capacity_bytes_per_s,
+        (end == 0 ? built.cross_src : built.cross_dst) = static_cast<int>(g.hosts.size());
+        g.hosts.push_back(add_endpoint(zones[site], name + (end == 0 ? "-src" : "-dst"), built.capacity_bytes_per_s,
                                        split_duplex));
         p.rack_of.push_back(-1 - static_cast<int>(2 * l + end));
         p.site_of.push_back(static_cast<int>(site));
@@ -187,7 +189,8 @@ void build_sites(const NetworkConfig& network, const std::vector<PlatformNode>& 
 }
 }  // namespace
 
-Platform platform_build(const NetworkConfig& network, const std::vector<PlatformNode>& nodes) {
+Platform platform_build(const NetworkConfig& network, const std::vector<PlatformNode>& nodes, SimGridPlatform& g) {
+  g = SimGridPlatform{};
   if (network.model == NetworkModel::exact) {
     sg4::Engine::set_config("network/model:CM02");
     sg4::Engine::set_config("network/crosstraffic:0");
@@ -203,7 +206,8 @@ Platform platform_build(const NetworkConfig& network, const std::vector<Platform
   p.first_endpoint.assign(nodes.size(), 0);
   const bool split_duplex = network.link_sharing == LinkSharing::split_duplex;
   if (network.topology == Topology::sites) {
-    build_sites(network, nodes, split_duplex, latency_factor, p);
+    build_sites(network, nodes, split_duplex, latency_factor, p, g);
+    p.endpoints = g.hosts.size();
     return p;
   }
   sg4::NetZone* root = sg4::create_star_zone("cluster");
@@ -214,8 +218,9 @@ Platform platform_build(const NetworkConfig& network, const std::vector<Platform
   f.uplink_gbps = network.uplink_gbps;
   std::vector<size_t> ids(nodes.size());
   for (size_t n = 0; n < nodes.size(); ++n) ids[n] = n;
-  build_fabric(root, f, nodes, ids, split_duplex, false, p);
+  build_fabric(root, f, nodes, ids, split_duplex, false, p, g);
   root->seal();
+  p.endpoints = g.hosts.size();
   return p;
 }
 

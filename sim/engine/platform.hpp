@@ -1,17 +1,11 @@
-// Builds the SimGrid platform of a cluster: each serving instance (prefill instances first, then decode) has one
-// or more NICs (one per GPU in real nodes), each a SimGrid host with its own link to the switch ("endpoints"), and,
-// for leaf-spine, one aggregate uplink per leaf (see network_config.hpp); for sites, each site is a star or a
-// leaf-spine of its own under a root zone whose routes between sites are the site links (site_config.hpp), and
-// a site link with Poisson cross traffic gets two more endpoints, one in each of its sites, for the other
-// tenants' flows. All links have zero latency in SimGrid: propagation delay is added by the event loop after a
-// flow's last byte (see flow_priority.hpp for why). Must be called once per process, before the first simulation
-// event.
+// A cluster's platform as the simulator sees it: each serving instance (prefill instances first, then decode) has
+// one or more NICs (one per GPU in real nodes), each an endpoint with its own link to its switch; racks of a
+// leaf-spine share an uplink; sites are joined by site links. The facts here (endpoint numbering, racks, sites,
+// propagation latencies, capacities) are what the simulator reads; the SimGrid objects that carry them are the
+// engine's (simgrid_platform.hpp builds both).
 #pragma once
 #include <string>
 #include <vector>
-
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
 
 #include "sim/network/network_config.hpp"
 
@@ -24,17 +18,16 @@ struct PlatformNode {
   int site = 0;
 };
 
-// A site link as built: its SimGrid links (a -> b is `up`; `up == down` when links are shared), its capacity
-// before cross traffic, and the endpoints of its Poisson cross traffic (-1 without).
+// A site link as built: its capacity before cross traffic, and the endpoints of its Poisson cross traffic (-1
+// without). Its SimGrid links are the engine's (sim/engine/simgrid_platform.hpp).
 struct PlatformSiteLink {
-  simgrid::s4u::Link* up = nullptr;
-  simgrid::s4u::Link* down = nullptr;
   double capacity_bytes_per_s = 0;
   int cross_src = -1, cross_dst = -1;
 };
 
+// The platform's facts, as the simulator reads them (no SimGrid object: those are the engine's).
 struct Platform {
-  std::vector<simgrid::s4u::Host*> hosts;   // index = endpoint id: node n's NICs are first_endpoint[n] + 0..nics-1
+  size_t endpoints = 0;                     // endpoint ids 0..endpoints-1: node n's NICs are first_endpoint[n] + 0..nics-1
   std::vector<int> first_endpoint;          // node -> its first NIC's endpoint id
   std::vector<int> rack_of;                 // endpoint id -> rack of its node (0 for star; unique across sites)
   double latency_s = 0;                     // one way, same switch
@@ -58,7 +51,5 @@ struct Platform {
   }
 };
 
-// Applies the network model's SimGrid configuration and creates the zone with the nodes and their NICs.
-Platform platform_build(const NetworkConfig& network, const std::vector<PlatformNode>& nodes);
 
 }  // namespace lynx

@@ -15,11 +15,11 @@ constexpr uint64_t kCrossTrafficStream = 0x63726f7373ULL;  // "cross": the strea
 
 struct CrossTraffic::OnOff {
   EventLoop* loop;
-  simgrid::s4u::Link* link;
+  size_t link;  // its site link
   double full_bytes_per_s, fraction, on_s, off_s;
   Rng rng;
   void enter(bool on) {
-    link->set_bandwidth(full_bytes_per_s * (on ? 1 - fraction : 1.0));
+    loop->set_site_link_bandwidth(link, full_bytes_per_s * (on ? 1 - fraction : 1.0));
     const double stay_s = rng.exponential(on ? on_s : off_s);
     loop->at_background(loop->now() + stay_s, [this, on] { enter(!on); });
   }
@@ -59,7 +59,7 @@ CrossTraffic::CrossTraffic(EventLoop& loop, const NetworkConfig& network, uint64
     if (x.kind == CrossTrafficKind::on_off) {
       const double on_s = x.on_ms * 1e-3, off_s = x.off_ms * 1e-3;
       on_offs_.push_back(std::make_unique<OnOff>(
-          OnOff{&loop, link.up, link.capacity_bytes_per_s, x.fraction, on_s, off_s, rng}));
+          OnOff{&loop, l, link.capacity_bytes_per_s, x.fraction, on_s, off_s, rng}));
       OnOff& process = *on_offs_.back();
       const bool on = process.rng.uniform01() < on_s / (on_s + off_s);
       loop.at_background(0, [&process, on] { process.enter(on); });

@@ -12,7 +12,9 @@
 
 #include "common/error.hpp"
 #include "sim/engine/event_loop.hpp"
+#include "sim/engine/event_driver.hpp"
 #include "sim/engine/isolated_run.hpp"
+#include "sim/engine/simgrid_parts.hpp"
 #include "tests/sim/number_text.hpp"
 
 using namespace lynx;
@@ -269,17 +271,17 @@ TEST_CASE("an exception in a handler stops the loop cleanly and comes out of run
 
 // The per-step scans read the network's model alone: the loop starts nothing but comms. With the check on, work
 // in another of SimGrid's models (a computation, in its CPU model) is an internal error, not a silent look-ahead.
-TEST_CASE("with LYNX_CHECK_LOOK_AHEAD, an action in a SimGrid model other than the network's is an internal error") {
+TEST_CASE("fast driver: with LYNX_CHECK_LOOK_AHEAD, an action in a SimGrid model other than the network's is an internal error") {
   setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);
   std::string message;
   try {
     run_isolated([&]() -> std::string {
       NetworkConfig net;
       net.nic_gbps = 100;
-      EventLoop loop(net, names(2));
+      EventLoop loop(net, names(2), EventDriver::fast);
       simgrid::s4u::ExecPtr exec;  // kept to the end: SimGrid must not lose the last handle of an activity it runs
       loop.at(0.01, [&] {
-        exec = simgrid::s4u::Exec::init()->set_flops_amount(1.0)->set_host(loop.platform().hosts[0]);
+        exec = simgrid::s4u::Exec::init()->set_flops_amount(1.0)->set_host(simgrid_parts(loop).platform.hosts[0]);
         exec->start();
       });
       loop.send(0, 1, 1000000000, 1.0, nullptr, [] {});  // running until 0.08 s: the loop looks ahead meanwhile
@@ -349,12 +351,14 @@ struct AheadRun {
 };
 // Runs `scenario` (it returns its recorded times as text) in its own process, with the look-ahead on or off
 // (LYNX_NO_LOOK_AHEAD, read when the loop is created), each look-ahead checked against a solve.
-AheadRun run_with_look_ahead(bool look_ahead, const std::function<std::pair<std::string, uint64_t>()>& scenario) {
+AheadRun run_with_look_ahead(bool look_ahead,
+                             const std::function<std::pair<std::string, uint64_t>(EventDriver)>& scenario,
+                             EventDriver driver = EventDriver::fast) {
   if (look_ahead) unsetenv("LYNX_NO_LOOK_AHEAD");
   else setenv("LYNX_NO_LOOK_AHEAD", "1", 1);
   setenv("LYNX_CHECK_LOOK_AHEAD", "1", 1);
-  const std::string out = run_isolated([&scenario] {
-    const auto [times, ahead] = scenario();
+  const std::string out = run_isolated([&scenario, driver] {
+    const auto [times, ahead] = scenario(driver);
     return times + "ahead " + std::to_string(ahead);
   });
   unsetenv("LYNX_NO_LOOK_AHEAD");
@@ -370,8 +374,8 @@ NetworkConfig nic_100g_5us() {
   return net;
 }
 
-std::pair<std::string, uint64_t> look_ahead_scenario() {
-  EventLoop loop(nic_100g_5us(), names(3));
+std::pair<std::string, uint64_t> look_ahead_scenario(EventDriver driver) {
+  EventLoop loop(nic_100g_5us(), names(3), driver);
   std::vector<double> times;
   EventLoop::FlowHandle a = nullptr;
   loop.at(1.0, [&] { a = loop.send(0, 2, 1000000000, 1.0, nullptr, [&] { record_at(times, 0, loop); }); });
@@ -384,8 +388,8 @@ std::pair<std::string, uint64_t> look_ahead_scenario() {
 }
 
 // Two flows on disjoint links; the short one's delivery (5 us after its end) queues an event 1 ms later.
-std::pair<std::string, uint64_t> completion_scenario() {
-  EventLoop loop(nic_100g_5us(), names(4));
+std::pair<std::string, uint64_t> completion_scenario(EventDriver driver) {
+  EventLoop loop(nic_100g_5us(), names(4), driver);
   std::vector<double> times;
   loop.at(1.0, [&] {
     loop.send(0, 1, 125000000, 1.0, nullptr, [&] {
@@ -399,12 +403,16 @@ std::pair<std::string, uint64_t> completion_scenario() {
 }
 }  // namespace
 
-TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are those of a step per event") {
+TEST_CASE("fast driver: events that touch no flow run ahead of SimGrid's clock; the times are those of a step per "
+          "event, and the plain driver's") {
   const AheadRun ahead = run_with_look_ahead(true, look_ahead_scenario);
   const AheadRun stepped = run_with_look_ahead(false, look_ahead_scenario);
+  const AheadRun plain = run_with_look_ahead(true, look_ahead_scenario, EventDriver::plain);
   CHECK(ahead.times == stepped.times);  // the same doubles, to the last digit
+  CHECK(ahead.times == plain.times);
   CHECK(ahead.ahead >= 3);              // the events at 1.01-1.03 at least
   CHECK(stepped.ahead == 0);
+  CHECK(plain.ahead == 0);
   // Closed form of the second flow: A alone to 1.04 (5e8 bytes sent), then half each of 12.5 GB/s until 1.045,
   // then A at weight 3 takes 3/4: B's 1e8 bytes are 6.25e6 x 5 ms = 3.125e7 by 1.045, the rest at 3.125 GB/s.
   const std::vector<double> t = parse_numbers_text(ahead.times);
@@ -415,10 +423,12 @@ TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are
   CHECK(t[6] == 1.03);
 }
 
-TEST_CASE("after a flow's completion, the events before SimGrid's next change run ahead of its clock") {
+TEST_CASE("fast driver: after a flow's completion, the events before SimGrid's next change run ahead of its clock") {
   const AheadRun ahead = run_with_look_ahead(true, completion_scenario);
   const AheadRun stepped = run_with_look_ahead(false, completion_scenario);
+  const AheadRun plain = run_with_look_ahead(true, completion_scenario, EventDriver::plain);
   CHECK(ahead.times == stepped.times);
+  CHECK(ahead.times == plain.times);
   // The short flow's delivery and the event it queues run ahead of the long flow's end (1.1 s), and so does the
   // long flow's delivery (nothing is left to change): none of the three is a SimGrid step.
   CHECK(ahead.ahead == 3);
@@ -435,8 +445,8 @@ namespace {
 // The event re-weights A (refused: its last byte has gone, though its on_sent has not run yet); A's completion queues
 // an event for now, which sends B; B's completion queues one too.
 // Returns what ran, in order, then the times, then the SimGrid timers the loop set.
-std::string coinciding_step_scenario() {
-  EventLoop loop(nic_100g_5us(), names(4));
+std::string coinciding_step_scenario(EventDriver driver) {
+  EventLoop loop(nic_100g_5us(), names(4), driver);
   std::string labels;
   std::vector<double> times;
   const auto note = [&](const std::string& what) {
@@ -463,7 +473,11 @@ std::string coinciding_step_scenario() {
 }  // namespace
 
 TEST_CASE("a step with an event due and a completion: the event, then the completion, then what it queues for now") {
-  const std::string out = run_isolated(coinciding_step_scenario);
+  const std::string out = run_isolated([] { return coinciding_step_scenario(EventDriver::fast); });
+  const std::string plain = run_isolated([] { return coinciding_step_scenario(EventDriver::plain); });
+  // The plain driver: the same order and times, with no SimGrid timer.
+  CHECK(plain.substr(0, plain.rfind('\n')) == out.substr(0, out.rfind('\n')));
+  CHECK(plain.substr(plain.rfind('\n') + 1) == "0");
   const size_t first = out.find('\n'), second = out.rfind('\n');
   CHECK(out.substr(0, first) ==
         "event, A done;A sent;after A;A delivered;B sent;after B;B delivered;");
@@ -482,4 +496,41 @@ TEST_CASE("a step with an event due and a completion: the event, then the comple
   // finding nothing due, the other running the event queued for now. B's end coincides with no event: the event
   // its completion queues runs at a zero-length step, with no timer.
   CHECK(out.substr(second + 1) == "2");
+}
+
+TEST_CASE("the fast driver runs on SimGrid 3.32 alone; elsewhere the loop falls back to the plain driver and says so") {
+  CHECK(fast_driver_version_refusal(3, 32).empty());
+  CHECK(fast_driver_version_refusal(3, 36).find("SimGrid 3.32's kernel; this is SimGrid 3.36") != std::string::npos);
+  CHECK(fast_driver_version_refusal(4, 1).find("this is SimGrid 4.1") != std::string::npos);
+  std::string outs[2];
+  for (int declined = 0; declined < 2; ++declined) {
+    setenv("LYNX_FAST_DRIVER_SIMGRID_VERSION", declined ? "3.36" : "", 1);
+    outs[declined] = run_isolated([] {
+      EventLoop loop(nic_100g_5us(), names(2), EventDriver::fast);
+      std::vector<double> times;
+      loop.send(0, 1, 1250000000, 1.0, nullptr, [&] { record_at(times, 0, loop); });
+      loop.run();
+      return std::string(event_driver_name(loop.driver())) + " " + numbers_text(times);
+    });
+    unsetenv("LYNX_FAST_DRIVER_SIMGRID_VERSION");
+  }
+  REQUIRE(outs[0].rfind("fast ", 0) == 0);
+  REQUIRE(outs[1].rfind("plain ", 0) == 0);
+  // The same flow at the same time, whichever driver ran it.
+  CHECK(outs[0].substr(5) == outs[1].substr(6));
+  CHECK(parse_numbers_text(outs[1].substr(6)).at(0) == doctest::Approx(0.1 + 5e-6).epsilon(1e-12));
+}
+
+TEST_CASE("LYNX_EVENT_DRIVER chooses the driver: plain or fast, anything else an error") {
+  const char* outer = std::getenv("LYNX_EVENT_DRIVER");
+  const std::string saved = outer != nullptr ? outer : "";
+  setenv("LYNX_EVENT_DRIVER", "plain", 1);
+  CHECK(event_driver_default() == EventDriver::plain);
+  setenv("LYNX_EVENT_DRIVER", "fast", 1);
+  CHECK(event_driver_default() == EventDriver::fast);
+  setenv("LYNX_EVENT_DRIVER", "quick", 1);
+  CHECK_THROWS_WITH_AS(event_driver_default(), "LYNX_EVENT_DRIVER=quick: expected plain or fast", LynxError);
+  unsetenv("LYNX_EVENT_DRIVER");
+  CHECK(event_driver_default() == EventDriver::fast);
+  if (outer != nullptr) setenv("LYNX_EVENT_DRIVER", saved.c_str(), 1);
 }

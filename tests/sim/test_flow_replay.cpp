@@ -1,4 +1,4 @@
-// The speed benchmark's baseline (bench/bare_replay.hpp) and its input (sim/engine/flow_log.hpp): the event loop's flow log
+// The speed benchmark's baseline (sim/engine/bare_replay.hpp) and its input (sim/engine/flow_log.hpp): the event loop's flow log
 // read back as written, re-weightings included; the bare replay of it against closed forms (max-min with weights on
 // one NIC, a re-weighting mid-flow), with every flow started exactly at its logged time, also where a single
 // Engine::run_until returns early; and the SimGrid items `--cfg` accepts or refuses (sim/engine/simgrid_options.hpp). Each simulation in its own process.
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bench/bare_replay.hpp"
+#include "sim/engine/bare_replay.hpp"
 #include "common/error.hpp"
 #include "sim/engine/event_loop.hpp"
 #include "tests/sim/number_text.hpp"

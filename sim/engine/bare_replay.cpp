@@ -1,4 +1,4 @@
-#include "bench/bare_replay.hpp"
+#include "sim/engine/bare_replay.hpp"
 
 #include <chrono>
 
@@ -8,7 +8,7 @@
 
 #include "common/error.hpp"
 #include "sim/engine/flow_priority.hpp"
-#include "sim/engine/platform.hpp"
+#include "sim/engine/simgrid_platform.hpp"
 #include "sim/engine/simgrid_options.hpp"
 
 namespace lynx {
@@ -24,7 +24,8 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
   sg4::Engine engine(&argc, argv);
   xbt_log_control_set("root.thresh:critical");
   simgrid_options_apply(log.simgrid_cfg);
-  const Platform platform = platform_build(log.network, log.nodes);
+  SimGridPlatform platform;
+  platform_build(log.network, log.nodes, platform);
   simgrid::kernel::resource::Model* const network_model = flow_network_model();
 
   // In-flight comms by slot (the comm's data is slot + 1); a finished comm moves to `done`, dropped from maestro.
