@@ -4,7 +4,7 @@
 # ASan aborts at its first report. Leak checking stays on. Child processes (sweep points, lynxsim run by the shell
 # tests) inherit these settings.
 # SimGrid: ASan can misread SimGrid's actor context switches (stacks swapped under it). lynxsim starts no actor: the
-# engine runs in maestro only, on the main stack (DESIGN.md, "One timeline"), so no switch happens and no option is
+# engine runs in maestro only, on the main stack (DESIGN.md, "The event loop and SimGrid"), so no switch happens and no option is
 # needed; the suite runs clean with ASan's defaults. Should actors ever appear, run them with SimGrid's thread
 # contexts (--cfg=contexts/factory:thread), which ASan understands, rather than silencing reports.
 set -euo pipefail

@@ -35,7 +35,7 @@ struct ValidationReport {
   std::vector<ValidationGroup> groups;
   // Diagnostic split of the splitwise-sim groups (not a second headline): by TP degree, and for prefill by the
   // batch's prompt tokens up to / above kSplitTokens, where the measured prefill time per token stops falling and
-  // jumps at TP 4 and 8 on both GPUs while every component measurement stays linear (DESIGN.md, "Cost model").
+  // jumps at TP 4 and 8 on both GPUs while every component measurement stays linear (DESIGN.md, "Compute cost models").
   std::vector<ValidationGroup> breakdown;
   static constexpr double kSplitTokens = 2048;
 };
