@@ -62,6 +62,19 @@ class StepCostModel {
       ends_s.push_back(t);
     }
   }
+  // One pass that computes prompt pieces and a batch of decodes together (a co-located engine's step), its dense
+  // layers run at `run_tokens` tokens (at least the pieces' tokens plus work.query_tokens; more where the engine
+  // pads the step to a captured CUDA graph). The default costs the two apart, prefill_seconds + decode_seconds
+  // (each reading the weights: an upper bound); the engine-composed model costs one pass
+  // (EngineCostModel::iteration_seconds).
+  virtual double mixed_seconds(const std::vector<PrefillPiece>& pieces, const DecodeWork& work,
+                               int64_t run_tokens) const {
+    (void)run_tokens;
+    double s = 0;
+    if (!pieces.empty()) s += prefill_seconds(pieces);
+    if (work.query_tokens > 0) s += decode_seconds(work);
+    return s;
+  }
   virtual double weight_bytes() const = 0;  // the replica's weights, all tp GPUs together
   // For the run summary's `sources`: which model, from which data; and whether any time so far was extrapolated
   // beyond the measurements.

@@ -22,12 +22,15 @@ bool request_phase_edge_legal(RequestPhase from, RequestPhase to) {
   using P = RequestPhase;
   switch (from) {
     case P::queued: return to == P::prefilling;
-    case P::prefilling: return to == P::awaiting_memory;
+    // A co-located instance also takes prefilling -> decoding | done (no KV crosses) and prefilling | decoding ->
+    // queued (preempted or retracted: recomputed later).
+    case P::prefilling:
+      return to == P::awaiting_memory || to == P::decoding || to == P::done || to == P::queued;
     case P::awaiting_memory: return to == P::transferring;
     case P::transferring: return to == P::drafting || to == P::decoding;
     case P::drafting: return to == P::awaiting_verification;
     case P::awaiting_verification: return to == P::decoding;
-    case P::decoding: return to == P::done;
+    case P::decoding: return to == P::done || to == P::queued;
     case P::done: return false;
   }
   return false;

@@ -11,7 +11,8 @@
 // reserved the request's KV memory; transferring: memory reserved, chunks on the wire, the KV not yet usable;
 // drafting (speculative protocols): decoding on the anchor alone while the residual is in flight;
 // awaiting_verification: the residual is in, the verification pass is next; decoding: on the full KV; done.
-// Each event moves a request along one legal edge; any other move is a LynxError naming the request and both
+// A co-located instance (colocated_instance.hpp) moves queued -> prefilling -> decoding -> done, and back to queued
+// when the engine preempts a request (it recomputes). Each event moves a request along one legal edge; any other move is a LynxError naming the request and both
 // phases (a bug, caught where it happens).
 #pragma once
 #include <cstdint>

@@ -299,6 +299,14 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
   return ms / 1e3;
 }
 
+double EngineCostModel::mixed_seconds(const std::vector<PrefillPiece>& pieces, const DecodeWork& work,
+                                      int64_t run_tokens) const {
+  int64_t context_tokens = 0;
+  for (const PrefillPiece& p : pieces) context_tokens += p.new_tokens;
+  // The padding goes with the generation batch (a prefill-only step is costed at its own tokens).
+  return iteration_seconds(pieces, work, std::max(work.query_tokens, run_tokens - context_tokens));
+}
+
 std::string EngineCostModel::source() const {
   const AicEngineInfo& e = aic_engine_info(db_->engine());
   std::string s = std::string("engine ") + e.name + " (" + e.folder + " " + e.version + ") kernels measured by "

@@ -105,6 +105,9 @@ class EngineCostModel : public StepCostModel {
   // work.query_tokens it equals decode_seconds to rounding (tests/models/test_offline_bench.cpp).
   double iteration_seconds(const std::vector<PrefillPiece>& context, const DecodeWork& generation,
                            int64_t generation_tokens) const;
+  // A co-located step: iteration_seconds with the generation batch run as run_tokens less the pieces' tokens.
+  double mixed_seconds(const std::vector<PrefillPiece>& pieces, const DecodeWork& work,
+                       int64_t run_tokens) const override;
   double weight_bytes() const override { return weight_bytes_; }
   std::string source() const override;
   bool extrapolated() const override { return db_->extrapolated(); }
