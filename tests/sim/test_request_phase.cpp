@@ -17,7 +17,9 @@ TEST_CASE("the request state machine has exactly the diagram's edges") {
       {P::queued, P::prefilling},         {P::prefilling, P::awaiting_memory},
       {P::awaiting_memory, P::transferring}, {P::transferring, P::drafting},
       {P::transferring, P::decoding},     {P::drafting, P::awaiting_verification},
-      {P::awaiting_verification, P::decoding}, {P::decoding, P::done}};
+      {P::awaiting_verification, P::decoding}, {P::decoding, P::done},
+      // co-located: no KV crosses; preempted requests go back to the queue
+      {P::prefilling, P::decoding}, {P::prefilling, P::done}, {P::prefilling, P::queued}, {P::decoding, P::queued}};
   const P all[] = {P::queued,   P::prefilling,          P::awaiting_memory, P::transferring,
                    P::drafting, P::awaiting_verification, P::decoding,      P::done};
   int legal = 0;
@@ -26,7 +28,7 @@ TEST_CASE("the request state machine has exactly the diagram's edges") {
       CHECK(request_phase_edge_legal(from, to) == (edges.count({from, to}) == 1));
       legal += request_phase_edge_legal(from, to);
     }
-  CHECK(legal == 8);
+  CHECK(legal == 12);
 }
 
 TEST_CASE("an illegal transition is an error naming the request and both phases") {
