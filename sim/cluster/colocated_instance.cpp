@@ -8,8 +8,8 @@
 
 namespace lynx {
 
-double ServingHost::exposed_s(double gpu_s, int64_t seqs) const {
-  const double host_s = (step_ms + per_seq_us * 1e-3 * static_cast<double>(seqs)) * 1e-3;
+double ServingHost::exposed_s(double gpu_s, int64_t seqs, bool captured) const {
+  const double host_s = ((captured ? graph_step_ms : eager_step_ms) + per_seq_us * 1e-3 * static_cast<double>(seqs)) * 1e-3;
   return overlapped ? std::max(0.0, host_s - gpu_s) : host_s;
 }
 
@@ -53,12 +53,14 @@ void ColocatedInstance::enqueue(RequestState& r) {
   maybe_start_step();
 }
 
-int64_t ColocatedInstance::run_tokens(const StepPlan& step) const {
+int64_t ColocatedInstance::graph_tokens(const StepPlan& step) const {
   const int64_t tokens = step.tokens();
   const auto& sizes = settings_.graph_token_sizes;
   const bool decode_only = step.decodes() == static_cast<int64_t>(step.items.size());
-  if (sizes.empty() || tokens > sizes.back() || !(decode_only || settings_.graphs_for_mixed_steps)) return tokens;
-  return *std::lower_bound(sizes.begin(), sizes.end(), tokens);
+  if (sizes.empty() || tokens > sizes.back() || !(decode_only || settings_.graphs_for_mixed_steps)) return 0;
+  const int64_t size = *std::lower_bound(sizes.begin(), sizes.end(), tokens);
+  if (!settings_.graph_padding && size != tokens) return 0;
+  return size;
 }
 
 void ColocatedInstance::maybe_start_step() {
@@ -90,8 +92,9 @@ void ColocatedInstance::maybe_start_step() {
       pieces.push_back(PrefillPiece{item.tokens, item.computed});
     }
   }
-  const double gpu_s = cost_.mixed_seconds(pieces, work, run_tokens(step_));
-  const double step_s = gpu_s + settings_.host.exposed_s(gpu_s, static_cast<int64_t>(step_.items.size()));
+  const int64_t graph = graph_tokens(step_);
+  const double gpu_s = cost_.mixed_seconds(pieces, work, graph > 0 ? graph : step_.tokens());
+  const double step_s = gpu_s + settings_.host.exposed_s(gpu_s, static_cast<int64_t>(step_.items.size()), graph > 0);
   ++steps_;
   context_.loop->at(now + step_s, [this, now] { finish_step(now); });
 }

@@ -22,22 +22,26 @@
 
 namespace lynx {
 
-// The host (CPU) time of one step that the GPU does not hide: the engine's scheduling, input preparation and output
-// processing, base + per_seq x requests in the step. With an overlapping scheduler (vLLM's async scheduling,
-// SGLang's and TensorRT-LLM's overlap schedulers) the host prepares step n + 1 during step n, so a step exposes
-// max(0, host - GPU time); without, all of it.
+// The host (CPU) time of one step that the GPU does not hide: the engine's scheduling, input preparation, kernel
+// launches and output processing: a base per step (larger for a step that is not a captured CUDA graph, whose
+// kernels the host launches one by one) plus a part per request in the step. With an overlapping scheduler (vLLM's
+// async scheduling, SGLang's and TensorRT-LLM's overlap schedulers) the host prepares step n + 1 during step n, so a
+// step exposes max(0, host - GPU time); without, all of it.
 struct ServingHost {
-  double step_ms = 0;
+  double graph_step_ms = 0;
+  double eager_step_ms = 0;
   double per_seq_us = 0;
   bool overlapped = false;
-  double exposed_s(double gpu_s, int64_t seqs) const;
+  double exposed_s(double gpu_s, int64_t seqs, bool captured) const;
 };
 
 struct ColocatedSettings {
   SchedulerLimits limits;
   int64_t kv_blocks = 0;                    // the instance's KV cache, all its GPUs together
   std::vector<int64_t> graph_token_sizes;   // captured CUDA-graph sizes (tokens), ascending; empty: none
-  bool graphs_for_mixed_steps = false;      // vLLM's piecewise graphs also pad mixed steps; else decode-only steps
+  bool graph_padding = true;                // a step is padded to the next captured size (else only an exact size runs
+                                            // as a graph)
+  bool graphs_for_mixed_steps = false;      // vLLM's piecewise graphs also take mixed steps; else decode-only steps
   ServingHost host;
   double kv_bytes_per_token = 0;            // the cache's bytes per token (its dtype), for the decode work
 };
@@ -60,8 +64,9 @@ class ColocatedInstance {
  private:
   void maybe_start_step();
   void finish_step(double start_s);
-  // The tokens the step runs as: padded to the next captured CUDA-graph size where the engine captures it.
-  int64_t run_tokens(const StepPlan& step) const;
+  // The tokens the step runs as: padded to the next captured CUDA-graph size where the engine captures it (0: it
+  // runs eagerly, at its own tokens).
+  int64_t graph_tokens(const StepPlan& step) const;
 
   int index_, node_;
   const SimContext& context_;

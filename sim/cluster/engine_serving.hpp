@@ -1,0 +1,71 @@
+// Each named serving engine as it serves, beyond its kernels: its scheduler's defaults, how it sizes its KV cache,
+// which steps it runs as captured CUDA graphs, and the host and front-end time it adds. Every default is the
+// engine's own for the version its kernel tables are of, with its source beside it (docs/engines.md, "As they
+// serve"); the host and front-end terms, which no component measurement gives, are fitted on a declared training
+// part of the GPUStack H100 runs (models/validation/serving_fit.hpp) and checked on the rest.
+//
+// KV cache per GPU, as each engine computes it at start-up:
+//   vllm    gpu_memory_utilization (0.9) x the GPU's total - weights - the start-up profile's peak of activations,
+//           NCCL and CUDA-context memory (vllm/v1/worker/gpu_worker.py determine_available_memory)
+//   sglang  mem_fraction_static x the GPU's total - weights; mem_fraction_static from the memory nvidia-smi reports
+//           less a reserve for activations and CUDA graphs (server_args.py: (total - max(512 + 1.5 x
+//           max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + 1024 x tp / 8 MiB, 10 GiB)) / total)
+//   trtllm  free_gpu_memory_fraction (0.9) x (the GPU's total - the start-up profile's peak: weights, activations
+//           of max_num_tokens, NCCL, CUDA context) (tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator)
+// The profile's peak besides the weights is AIConfigurator's model of TensorRT-LLM's memory, which AIConfigurator
+// also uses for vLLM (sdk/backends/vllm_backend.py _get_memory_usage): trtllm_runtime_bytes_per_gpu. Against vLLM
+// 0.10.2's own start-up log on one H100 (Mistral-7B, 16,384 batched tokens: 1.97 GiB of activations and 0.07 GiB
+// outside torch) it gives 1.91 GiB for the 2.04.
+// "The GPU's total" is what CUDA reports: 79.19 GiB of an H100's 80 GiB (vLLM 0.10.2's start-up log,
+// "Free memory on device (78.66/79.19 GiB)"; nvidia-smi's 81,559 MiB for SGLang's formula); other GPUs are taken
+// at the same share of their catalog memory (an assumption until their own figure is read).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/arch/catalog.hpp"
+#include "models/cost/engine/aic_database.hpp"
+#include "sim/cluster/colocated_instance.hpp"
+#include "sim/cluster/engine_scheduler.hpp"
+
+namespace lynx {
+
+// A pool's engine options as configured (negative or NaN: the engine's default).
+struct EngineOptions {
+  int64_t max_num_batched_tokens = -1;  // vLLM; SGLang chunked_prefill_size; TRT-LLM max_num_tokens
+  int64_t max_num_seqs = -1;            // vLLM; SGLang max_running_requests; TRT-LLM max_batch_size
+  double memory_fraction = -1;          // vLLM gpu_memory_utilization; SGLang mem_fraction_static;
+                                        // TRT-LLM free_gpu_memory_fraction
+  int chunked_prefill = -1;             // 0/1: TRT-LLM enable_chunked_prefill (the others always chunk)
+  int overlap_scheduling = -1;          // 0/1: vLLM async scheduling, SGLang / TRT-LLM overlap scheduler
+  double host_step_ms = -1;             // exposed host time terms (ServingHost), per step and per request in it
+  double host_per_seq_us = -1;
+  double frontend_ms = -1;              // per request, before it reaches the engine (HTTP, tokenization)
+};
+
+// What one instance of the engine does, resolved for a model, GPU and TP.
+struct EngineServing {
+  AicEngine engine = AicEngine::vllm;
+  SchedulerLimits limits;
+  int64_t kv_tokens = 0;                     // the instance's KV cache
+  double kv_bytes_per_gpu = 0;               // the KV cache's memory on each GPU
+  double memory_fraction = 0;
+  std::vector<int64_t> graph_token_sizes;    // captured CUDA-graph sizes
+  bool graphs_for_mixed_steps = false;
+  ServingHost host;
+  double frontend_ms = 0;
+  std::string source;                        // the summary's one-line account of the above
+  ColocatedSettings colocated(double kv_bytes_per_token) const;
+};
+
+// The CUDA-visible memory of one GPU, in bytes (see above).
+double cuda_total_bytes(const GpuSpec& gpu);
+
+// The engine's defaults and KV cache for `model` on `tp` GPUs of `gpu`, with `weight_bytes` of weights in all and
+// `kv_bytes_per_token_per_gpu` of KV per token on each GPU; `options` override the defaults. A KV cache of no token
+// (the weights do not leave room) is a LynxError naming the engine, the GPU and the memory.
+EngineServing engine_serving(AicEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp,
+                             double weight_bytes, double kv_bytes_per_token_per_gpu, const EngineOptions& options);
+
+}  // namespace lynx
