@@ -9,7 +9,7 @@
 //   count    an int64 member, as a decimal integer
 //   index    an int member that is always set (an instance index), as a decimal integer
 //   flag     an int member where -1 means "does not apply" (first_draft_kept): empty then, else a decimal integer
-//   seconds  a double member, as "%.9f" (std::to_chars, fixed with 9 decimals); empty where NaN (the step does not apply)
+//   seconds  a double member, as "%.9f" (common/fixed_decimal.hpp); empty where NaN (the step does not apply)
 //   derived  a double computed by a RequestRecord method, written as `seconds` is; read back into the record only
 //            where it carries a member that has no column of its own (`restores`: ttft_correct_s carries
 //            first_correct_token_s as arrival_s + ttft_correct_s)

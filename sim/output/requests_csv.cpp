@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/fixed_decimal.hpp"
 
 namespace lynx {
 
@@ -33,17 +34,13 @@ const char* request_column_kind_name(RequestColumnKind kind) {
 namespace {
 // A row's cells are written into a buffer on the stack and appended to the output once (an append per cell checked
 // the string's capacity each time: 20 of a cell's 100 or so instructions).
-// A time's room: the longest "%.9f" of a double is 320 characters (a sign, 309 whole digits of DBL_MAX, the point
-// and 9 decimals); an integer takes at most 20.
-constexpr size_t kCellRoom = 320;
+constexpr size_t kCellRoom = kFixed9Room;  // a time's; an integer takes at most 20 characters
+static_assert(kCellRoom >= 24);
 
 char* write_int(char* out, int64_t v) { return std::to_chars(out, out + kCellRoom, v).ptr; }  // room for any int64
 
-// A time as printf's "%.9f" (nanoseconds) writes it, by std::to_chars (exact, rounded half to even like glibc's
-// printf); nothing for NaN (the step does not apply).
-char* write_seconds(char* out, double seconds) {
-  return std::isnan(seconds) ? out : std::to_chars(out, out + kCellRoom, seconds, std::chars_format::fixed, 9).ptr;
-}
+// A time as "%.9f" (nanoseconds) writes it (common/fixed_decimal.hpp); nothing for NaN (the step does not apply).
+char* write_seconds(char* out, double seconds) { return std::isnan(seconds) ? out : write_fixed9(out, seconds); }
 
 char* write_cell(char* out, const RequestColumn& c, const RequestRecord& r) {
   switch (c.kind) {
