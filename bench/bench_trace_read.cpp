@@ -1,12 +1,15 @@
 // Trace reading speed: reads the shipped Mooncake trace (3 MB JSONL) with the project's reader and reports MB/s,
-// next to two baselines measured in the same run on the same file: a raw fread of the file, and a plain
-// line-splitting pass (LineReader alone, no parsing). The target is >= 50 MB/s single-threaded.
+// next to baselines measured in the same run on the same file: a raw fread of the file, a plain line-splitting pass
+// (LineReader alone, no parsing), and each line parsed by nlohmann::json::parse (what a general JSON library costs
+// in the reader's place: traces/json_line.hpp). The target is >= 50 MB/s single-threaded.
 //   bench_trace_read [trace file] [repetitions]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
@@ -42,7 +45,7 @@ int main(int argc, char** argv) {
     double mb = static_cast<double>(std::ftell(f)) / 1e6;
     std::fclose(f);
 
-    uint64_t sum_fread = 0, sum_lines = 0, sum_read = 0;
+    uint64_t sum_fread = 0, sum_lines = 0, sum_read = 0, sum_nlohmann = 0;
     double t_fread = best_time_s(reps, [&] {
       std::vector<char> buffer(1 << 20);
       FILE* in = std::fopen(path.c_str(), "rb");
@@ -63,16 +66,26 @@ int main(int argc, char** argv) {
       lynx::TraceReadResult r = lynx::trace_read(path);
       return static_cast<uint64_t>(r.requests.size() + r.requests.back().prefix_block_hashes.size());
     }, sum_read);
+    double t_nlohmann = best_time_s(reps, [&] {
+      lynx::LineReader reader(path);
+      std::string_view line;
+      uint64_t n = 0;
+      while (reader.next(line))
+        if (!line.empty()) n += nlohmann::json::parse(line)["hash_ids"].size();
+      return n;
+    }, sum_nlohmann);
 
     std::printf("file: %s (%.3f MB), best of %d runs\n", path.c_str(), mb, reps);
     std::printf("%-34s %10s %12s\n", "pass", "MB/s", "vs fread");
     std::printf("%-34s %10.1f %12.3f\n", "fread (baseline)", mb / t_fread, 1.0);
     std::printf("%-34s %10.1f %12.3f\n", "line split (LineReader)", mb / t_lines, t_fread / t_lines);
     std::printf("%-34s %10.1f %12.3f\n", "trace_read (parse + Requests)", mb / t_read, t_fread / t_read);
+    std::printf("%-34s %10.1f %12.3f\n", "nlohmann::json::parse per line", mb / t_nlohmann, t_fread / t_nlohmann);
     std::printf("trace_read vs line split: %.3f; target >= 50 MB/s: %s\n", t_lines / t_read,
                 mb / t_read >= 50 ? "met" : "NOT met");
-    std::fprintf(stderr, "(checksums %llu %llu %llu)\n", static_cast<unsigned long long>(sum_fread),
-                 static_cast<unsigned long long>(sum_lines), static_cast<unsigned long long>(sum_read));
+    std::fprintf(stderr, "(checksums %llu %llu %llu %llu)\n", static_cast<unsigned long long>(sum_fread),
+                 static_cast<unsigned long long>(sum_lines), static_cast<unsigned long long>(sum_read),
+                 static_cast<unsigned long long>(sum_nlohmann));
   } catch (const lynx::LynxError& e) {
     std::fprintf(stderr, "bench_trace_read: error: %s\n", e.what());
     return 1;

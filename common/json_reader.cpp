@@ -11,7 +11,6 @@
 
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
-#include "common/json_plain_sax.hpp"
 
 namespace lynx {
 
@@ -114,11 +113,6 @@ class DuplicateKeyCheck {
 }  // namespace
 
 nlohmann::json json_parse_text(const std::string& text, const std::string& origin, bool allow_comments) {
-  {  // Plain text: nlohmann's own DOM builder and the same callback, fed the same events without its lexer.
-    nlohmann::json result;
-    nlohmann::detail::json_sax_dom_callback_parser<nlohmann::json> dom(result, DuplicateKeyCheck(origin), true);
-    if (json_plain_sax_parse(text, dom) == PlainSax::accepted) return result;
-  }  // else nlohmann's parse from the start: its result or its error (json_plain_sax.hpp)
   try {
     return nlohmann::json::parse(text, DuplicateKeyCheck(origin), true, allow_comments);
   } catch (const nlohmann::json::out_of_range& e) {

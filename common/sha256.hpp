@@ -1,8 +1,13 @@
-// SHA-256 (FIPS 180-4), small and dependency-free: the decoder checks that the shipped model, tokenizer and
-// evaluation text are the known files (a same-named stories260K.bin with wrong weights circulates) and records
-// the model's hash in the accuracy file; a simulation's summary records the hash of its trace and tables.
-// Incremental, so that a multi-GB checkpoint is hashed while it is read.
+// SHA-256 (FIPS 180-4), computed by Nettle (Debian's nettle-dev; its sha256 uses the x86 SHA instructions where
+// the CPU has them): the decoder checks that the shipped model, tokenizer and evaluation text are the known files
+// (a same-named stories260K.bin with wrong weights circulates) and records the model's hash in the accuracy file; a
+// simulation's summary records the hash of its trace and tables. Incremental, so that a multi-GB checkpoint is
+// hashed while it is read. Nettle rather than OpenSSL's libcrypto: every lynxsim process loads the library, and
+// loading libcrypto costs about 10 M instructions (callgrind of a program that only hashes "abc" against one that
+// does not, both linked with SimGrid), Nettle about 1.7 M, against about 116 M for a whole one-request simulation.
 #pragma once
+#include <nettle/sha2.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,10 +22,7 @@ class Sha256 {
   std::string hex();
 
  private:
-  uint32_t state_[8];
-  uint64_t size_ = 0;   // bytes so far
-  uint8_t block_[64];   // a partial block
-  size_t buffered_ = 0;
+  sha256_ctx context_;
 };
 
 // Lower-case hex digest of `size` bytes.
@@ -30,10 +32,5 @@ inline std::string sha256_hex(const std::string& bytes) {
 }
 // Lower-case hex digest of a file's bytes, read in blocks; a file that cannot be read is a LynxError naming it.
 std::string sha256_file(const std::string& path);
-
-// The compression runs on the CPU's SHA instructions where it has them (x86 SHA-NI), else as portable C++; the
-// digests are the same. For tests: `use` false forces the portable loop, true the instructions where available;
-// returns whether they are now in use.
-bool sha256_use_hardware(bool use);
 
 }  // namespace lynx

@@ -5,6 +5,7 @@
 set -euo pipefail
 packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libcli11-dev doctest-dev
           libzstd-dev libsnappy-dev  # the Parquet reader's codecs (models/readers/parquet_reader.hpp)
+          nettle-dev  # SHA-256 (common/sha256.hpp)
           libsentencepiece-dev  # optional: SentencePiece tokenizer models for the decoder (models/decoder/sp_tokenizer.hpp)
           python3 python3-matplotlib
           slurmctld slurmd slurm-client munge)  # the Slurm test starts a one-node cluster of its own

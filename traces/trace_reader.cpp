@@ -52,10 +52,10 @@ class RowChecker {
     bad(line, what + ": \"" + text_excerpt(row_text) + "\" (expected " + schema_.row_form + ")");
   }
 
-  // The fields of one row; hashes_text is null when the schema has none (hashes_in_common_form: known valid,
-  // json_id_array_common_form). Returns false when the caller asked to stop.
+  // The fields of one row; hashes_text is null when the schema has none. Returns false when the caller asked to
+  // stop.
   bool row(size_t line, std::string_view time_text, std::string_view input_text, std::string_view output_text,
-           const std::string_view* hashes_text, bool hashes_in_common_form = false) {
+           const std::string_view* hashes_text) {
     int64_t time_ns = 0;
     if (schema_.time_unit == TimeUnit::datetime) {
       if (!parse_datetime_ns(time_text, time_ns))
@@ -76,10 +76,7 @@ class RowChecker {
       return field_error(line, schema_.output_tokens, status_text(status), output_text,
                          "a non-negative integer token count");
     hashes_.clear();
-    const bool hashes_valid =
-        hashes_text == nullptr || (options_.keep_prefix_hashes ? json_parse_id_array(*hashes_text, hashes_)
-                                   : hashes_in_common_form || json_check_id_array(*hashes_text, hashes_));
-    if (!hashes_valid)
+    if (hashes_text != nullptr && !json_parse_id_array(*hashes_text, hashes_))
       return field_error(line, schema_.prefix_hashes, "is not a list of block ids", *hashes_text,
                          "a JSON array of non-negative integers");
     if (have_previous_ && time_ns < previous_ns_) {
@@ -155,7 +152,6 @@ struct TraceRowStream::State {
   bool first_row_unread = false;
   bool finished = false;
   std::vector<JsonMember> members;  // JSONL scratch
-  std::unique_ptr<JsonLineLayout> layout;  // JSONL: the rows' common layout
   JsonLineError json_error;
   std::vector<std::string_view> fields;  // CSV scratch
   std::vector<std::string> names;        // CSV header
@@ -191,11 +187,6 @@ struct TraceRowStream::State {
   }
 
   void jsonl_row(std::string_view line, size_t n) {
-    std::string_view v[4];
-    if (layout && layout->match(line, v)) {  // the common layout: its id array already checked
-      checker.row(n, v[0], v[1], v[2], layout->size() == 4 ? &v[3] : nullptr, true);
-      return;
-    }
     if (!json_line_scan(line, members, json_error)) {
       checker.structural(n, "malformed JSON at column " + std::to_string(json_error.column) + " (" +
                                 json_error.reason + ")",
@@ -283,11 +274,6 @@ TraceRowStream::TraceRowStream(const std::string& path, const TraceReadOptions& 
   if (s.schema.jsonl) {
     s.first_row.assign(line);
     s.first_row_unread = true;
-    // The layout of a row as Mooncake's writer gives it, with the schema's members in its order: such a row is read
-    // in one pass (json_line.hpp), any other by the full scan.
-    std::vector<std::string> keys = {s.schema.arrival, s.schema.input_tokens, s.schema.output_tokens};
-    if (!s.schema.prefix_hashes.empty()) keys.push_back(s.schema.prefix_hashes);
-    s.layout = std::make_unique<JsonLineLayout>(std::move(keys), !s.schema.prefix_hashes.empty());
   } else {
     s.read_header(line);
   }

@@ -1,9 +1,17 @@
 // A measurement CSV's fields kept column by column in a cache file, so that a run reads only the columns it uses.
 // Why: a run's profiled cost model needs, of the H100 profile's 3.9 MB of CSV (five vidur mlp.csv of 58 columns,
 // NCCL, CPU overheads), two columns of every mlp.csv row (TP degree, token count), one row's shape and then the
-// dozen median columns its model picks; reading and scanning every byte was a fifth of a one-request run (issue
-// 29). The cache holds the same field texts as the file, so a table read from it gives the same numbers and the
-// same errors (csv_table.hpp converts the text either way).
+// dozen median columns its model picks. The cache holds the same field texts as the file, so a table read from it
+// gives the same numbers and the same errors (csv_table.hpp converts the text either way). The plain twin is
+// CsvTable's full read of the file, which every table falls back to.
+//
+// What it saves, measured with and without it (a cache folder holding the manifest's sha256 cache, with the tables'
+// caches in it, against one where "tables" is a file, so that no cache is read or written):
+//   a one-request simulation, `lynxsim simulate --config experiments/configs/mooncake_8x8_h200_100g.json
+//   --set workload.first_n=1` (vidur-2024, the profiled model): 138 M instructions against 323 M (callgrind), and
+//   0.54x the CPU time (median of 15 alternated pairs, whole processes);
+//   `lynxsim validate`: 14.1 s of CPU against 16.8 s (one run each).
+// Reproduce: LYNX_CACHE_DIR=DIR for each folder, DIR/data-sha256.tsv copied from the user's cache folder.
 //
 // Which files: only a file whose sha256 is known to be the data manifest's (common/data_manifest.hpp: checked in
 // this process, by hash or by the size+mtime cache). The cache file is named by that sha256, and says it in its

@@ -35,23 +35,6 @@ size_t split(const std::string& data, size_t begin, size_t end, std::vector<uint
   }
   return count;
 }
-// Commas in [p, p + n): 8 bytes at a time, each byte equal to ',' counted exactly (the zero-byte test of
-// x = word ^ ",,,,,,,,": a byte's high bit is set in ~(((x & 0x7f..) + 0x7f..) | x | 0x7f..) iff the byte is 0;
-// those bits summed by one multiplication, no popcount instruction assumed).
-size_t count_commas(const char* p, size_t n) {
-  constexpr uint64_t kCommas = 0x2c2c2c2c2c2c2c2cULL, kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-  size_t count = 0, i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t word;
-    std::memcpy(&word, p + i, 8);
-    const uint64_t x = word ^ kCommas;
-    const uint64_t high = ~(((x & kLow7) + kLow7) | x | kLow7);  // 0x80 in each comma byte, else 0
-    count += static_cast<size_t>(((high >> 7) * 0x0101010101010101ULL) >> 56);  // the bytes' sum (at most 8)
-  }
-  for (; i < n; ++i) count += p[i] == ',';
-  return count;
-}
-
 // The file read whole, each line's field count checked against the header's.
 struct CsvText {
   std::string data;
@@ -85,7 +68,7 @@ CsvText read_csv_text(const std::string& path) {
       for (size_t i = 0; i < columns; ++i)
         out.header.push_back(data.substr(header_bounds[2 * i], header_bounds[2 * i + 1] - header_bounds[2 * i]));
     } else {
-      const size_t fields = count_commas(base + begin, end - begin) + 1;
+      const size_t fields = static_cast<size_t>(std::count(base + begin, base + end, ',')) + 1;
       if (fields != columns)
         throw_error("%s:%d: %zu fields, expected %zu as in the header", path.c_str(), number, fields, columns);
       out.line_bounds.push_back(static_cast<uint32_t>(begin));

@@ -4,7 +4,7 @@
 // calibration_dir(): where those measurements live (read at run time, never copied into the repository).
 // The file is held as one string with each line's start and end (not a string per field: the h100 profile reads
 // 3.4 MB of CSV, 300,000 fields, at every run's start-up, and a run uses a few of its columns); each line's field
-// count is checked when the file is read (8 bytes at a time), a field is found when asked for by skipping commas
+// count is checked when the file is read (std::count of its commas), a field is found when asked for by skipping commas
 // from the nearer end of its line (vidur's mlp.csv rows have 58 fields, the TP degree and token count among the
 // last: a start-up reads those two of every row), and converted only then (std::from_chars, with strtod's reading
 // wherever from_chars does not take the whole field: the same values and errors).

@@ -15,43 +15,10 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "common/shared_library.hpp"
 #include "models/readers/thrift_compact.hpp"
 
 namespace lynx {
 namespace {
-// The decompressors' C functions (zstd.h, snappy-c.h: the same decoding as their C++ forms), looked up when the
-// first compressed page of that codec is read.
-struct ZstdFunctions {
-  decltype(&ZSTD_getFrameContentSize) frame_content_size;
-  decltype(&ZSTD_decompress) decompress;
-  decltype(&ZSTD_isError) is_error;
-  decltype(&ZSTD_getErrorName) error_name;
-};
-const ZstdFunctions& zstd_functions() {
-  static const ZstdFunctions f = [] {
-    const SharedLibrary& lib = SharedLibrary::open("libzstd.so.1", "libzstd1", "reading ZSTD-compressed Parquet pages");
-    return ZstdFunctions{lib.function<decltype(&ZSTD_getFrameContentSize)>("ZSTD_getFrameContentSize"),
-                         lib.function<decltype(&ZSTD_decompress)>("ZSTD_decompress"),
-                         lib.function<decltype(&ZSTD_isError)>("ZSTD_isError"),
-                         lib.function<decltype(&ZSTD_getErrorName)>("ZSTD_getErrorName")};
-  }();
-  return f;
-}
-struct SnappyFunctions {
-  decltype(&snappy_uncompressed_length) uncompressed_length;
-  decltype(&snappy_uncompress) uncompress;
-};
-const SnappyFunctions& snappy_functions() {
-  static const SnappyFunctions f = [] {
-    const SharedLibrary& lib =
-        SharedLibrary::open("libsnappy.so.1", "libsnappy1v5", "reading SNAPPY-compressed Parquet pages");
-    return SnappyFunctions{lib.function<decltype(&snappy_uncompressed_length)>("snappy_uncompressed_length"),
-                           lib.function<decltype(&snappy_uncompress)>("snappy_uncompress")};
-  }();
-  return f;
-}
-
 using TR = ThriftCompactReader;
 
 // parquet.thrift enums.
@@ -239,30 +206,28 @@ class ColumnReader {
       return out;
     }
     if (codec_ == kSnappy) {
-      const SnappyFunctions& snappy = snappy_functions();
       size_t n = 0;
-      if (snappy.uncompressed_length(reinterpret_cast<const char*>(in.p), in.left(), &n) != SNAPPY_OK)
+      if (snappy_uncompressed_length(reinterpret_cast<const char*>(in.p), in.left(), &n) != SNAPPY_OK)
         page_fail("a damaged SNAPPY block (its length header does not read)");
       if (static_cast<int64_t>(n) != size)
         page_fail("a SNAPPY block of " + std::to_string(n) + " bytes where the page header says " +
                   std::to_string(size));
       out.resize(n);
       size_t written = n;
-      if (snappy.uncompress(reinterpret_cast<const char*>(in.p), in.left(), out.data(), &written) != SNAPPY_OK ||
+      if (snappy_uncompress(reinterpret_cast<const char*>(in.p), in.left(), out.data(), &written) != SNAPPY_OK ||
           written != n)
         page_fail("a damaged SNAPPY block");
       return out;
     }
     // ZSTD: the frame's declared content size, when it has one, must be the page's.
-    const ZstdFunctions& zstd = zstd_functions();
-    const unsigned long long declared = zstd.frame_content_size(in.p, in.left());
+    const unsigned long long declared = ZSTD_getFrameContentSize(in.p, in.left());
     if (declared == ZSTD_CONTENTSIZE_ERROR) page_fail("a damaged ZSTD frame (its header does not read)");
     if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != static_cast<unsigned long long>(size))
       page_fail("a ZSTD frame of " + std::to_string(declared) + " bytes where the page header says " +
                 std::to_string(size));
     out.resize(static_cast<size_t>(size));
-    const size_t got = zstd.decompress(out.data(), out.size(), in.p, in.left());
-    if (zstd.is_error(got)) page_fail(std::string("a damaged ZSTD frame (") + zstd.error_name(got) + ")");
+    const size_t got = ZSTD_decompress(out.data(), out.size(), in.p, in.left());
+    if (ZSTD_isError(got)) page_fail(std::string("a damaged ZSTD frame (") + ZSTD_getErrorName(got) + ")");
     if (static_cast<int64_t>(got) != size)
       page_fail("a ZSTD frame of " + std::to_string(got) + " bytes where the page header says " +
                 std::to_string(size));

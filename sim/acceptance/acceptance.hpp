@@ -38,16 +38,6 @@ class AcceptanceModel {
   // The same from the file's content already parsed (`root`), errors naming `path`.
   static AcceptanceModel from_accuracy_json(const nlohmann::json& root, const std::string& path,
                                             const std::string& format_name);
-  // The same from the text of the format's entry in an accuracy file (the value of $.formats.<format_name>, as
-  // json_member_text finds it), read as it is lexed, without a JSON document: a simulation's one-request start-up
-  // spent a sixth of its time building and freeing the 17,000 values of a 55 KB entry (issue 29). Only an entry
-  // that from_accuracy_json would read without an error is read here (`model`; `no_speculation`: a well-formed
-  // object without "speculation"); anything else (a malformed or duplicate-key entry, a value out of range or of
-  // another type) is `unsure`, and the caller reads the file as before, which reports it. Same statistics and
-  // source text as from_accuracy_json (tests/sim/test_acceptance.cpp compares every shipped entry).
-  enum class EntryRead { model, no_speculation, unsure };
-  static EntryRead from_accuracy_entry_text(const std::string& entry, const std::string& path,
-                                            const std::string& format_name, AcceptanceModel* out);
   // A histogram ([k-1][m] counts) given at `json_path` of `origin`.
   static AcceptanceModel from_histogram(const nlohmann::json& rows, const std::string& origin,
                                         const std::string& json_path);
@@ -73,7 +63,6 @@ class AcceptanceModel {
   // The model of an accuracy file's entry read whole (by prompt length, or pooled): its source text.
   static AcceptanceModel from_statistics(std::vector<Statistics> statistics, bool by_length, const std::string& path,
                                          const std::string& format_name);
-  friend class AccuracyEntrySax;
   std::vector<Statistics> by_length_;  // ascending prompt_tokens (one entry with 0 when pooled)
   std::string source_;
 };

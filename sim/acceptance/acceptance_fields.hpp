@@ -1,5 +1,4 @@
-// The fields of an accuracy file's speculation statistics that are read with a range (acceptance.cpp reads them
-// from a JSON document, accuracy_entry_reader.cpp as they are lexed: one declaration for both).
+// The fields of an accuracy file's speculation statistics that are read with a range (acceptance.cpp).
 #pragma once
 #include <cmath>
 

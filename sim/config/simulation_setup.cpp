@@ -22,27 +22,17 @@ constexpr double kPriorAcceptanceRate = 0.9;  // QuantSpec reports > 90% accepta
 
 // The acceptance statistics of `format` in the accuracy file at `path`, if the file exists and holds speculation
 // statistics of that format; else none. The shipped and `lynxsim accuracy`-written files hold every format (0.7 MB
-// for stories260k, a fifth of a one-request run's start-up when parsed whole, twice): only the format's entry is
-// found (json_member_scan.hpp) and read as it is lexed (AcceptanceModel::from_accuracy_entry_text). Where that
-// reader is unsure (the scan finds no entry, or the entry is not one it reads without an error), the entry is
-// parsed as a JSON document, and where it does not parse, the whole file, so that a malformed file is reported by
-// line and JSON path as before.
+// for stories260k): only the format's entry is found (json_member_scan.hpp, whose header gives what that saves)
+// and parsed as a JSON document. Where the scan finds no entry or the entry does not parse, the whole file is
+// parsed, so that a malformed file is reported by line and JSON path.
 std::optional<AcceptanceModel> accuracy_model(const std::string& path, const std::string& format) {
   if (!std::filesystem::exists(path)) return std::nullopt;
   const std::string text = read_file(path);
-  const std::string_view entry = json_member_text(text, {"formats", format});
   nlohmann::json root;
   bool scanned = false;
-  if (!entry.empty()) {
-    const std::string entry_text(entry);
-    AcceptanceModel model;
-    switch (AcceptanceModel::from_accuracy_entry_text(entry_text, path, format, &model)) {
-      case AcceptanceModel::EntryRead::model: return model;
-      case AcceptanceModel::EntryRead::no_speculation: return std::nullopt;
-      case AcceptanceModel::EntryRead::unsure: break;
-    }
+  if (const std::string_view entry = json_member_text(text, {"formats", format}); !entry.empty()) {
     try {
-      root["formats"][format] = json_parse_text(entry_text, path);
+      root["formats"][format] = json_parse_text(std::string(entry), path);
       scanned = true;
     } catch (const LynxError&) {
     }

@@ -39,7 +39,7 @@ static_assert(kCellRoom >= 24);
 
 char* write_int(char* out, int64_t v) { return std::to_chars(out, out + kCellRoom, v).ptr; }  // room for any int64
 
-// A time as "%.9f" (nanoseconds) writes it; nothing for NaN (the step does not apply).
+// A time as "%.9f" (nanoseconds) writes it (common/fixed_decimal.hpp); nothing for NaN (the step does not apply).
 char* write_seconds(char* out, double seconds) { return std::isnan(seconds) ? out : write_fixed9(out, seconds); }
 
 char* write_cell(char* out, const RequestColumn& c, const RequestRecord& r) {

@@ -1,7 +1,8 @@
-// write_fixed9 (common/fixed_decimal.hpp) against printf's "%.9f", the reference it replaces,
-// on every kind of value: exact half-nanosecond ties (k/1024 s), random values across 30 binary orders of
-// magnitude, negative, zero and negative zero, subnormals, integers, the 2^74 edge where it hands over to printf,
-// and the largest doubles.
+// requests.csv writes its times as printf's "%.9f" (the golden files pin the bytes), by write_fixed9 or its plain
+// twin write_fixed9_plain (std::to_chars; common/fixed_decimal.hpp): both compared with printf on every kind of
+// value: exact half-nanosecond ties (k/1024 s), random values across 30 binary orders of magnitude, negative, zero
+// and negative zero, subnormals, integers, the 2^74 edge where write_fixed9 hands over to printf, either side of
+// 2^64 nanoseconds, and the largest doubles.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -25,13 +26,18 @@ std::string ours(double v) {
   char text[kFixed9Room];
   return std::string(text, write_fixed9(text, v));
 }
+std::string plain(double v) {
+  char text[kFixed9Room];
+  return std::string(text, write_fixed9_plain(text, v));
+}
 }  // namespace
 
-TEST_CASE("write_fixed9 writes what printf's %.9f writes") {
+TEST_CASE("write_fixed9 and its plain twin (std::to_chars) write what printf's %.9f writes") {
   int64_t mismatches = 0;
   auto check = [&](double v) {
-    if (ours(v) != reference(v)) {
-      if (++mismatches <= 5) FAIL_CHECK(v << ": " << ours(v) << " vs printf " << reference(v));
+    const std::string expected = reference(v);
+    if (ours(v) != expected || plain(v) != expected) {
+      if (++mismatches <= 5) FAIL_CHECK(v << ": " << ours(v) << " and " << plain(v) << " vs printf " << expected);
     }
   };
   for (double v : {0.0, -0.0, 1.0, -1.0, 0.5e-9, 1.5e-9, 2.5e-9, 1e-10, 4.9999999999e-10, 5e-10, 0.1, 0.3,
@@ -39,14 +45,14 @@ TEST_CASE("write_fixed9 writes what printf's %.9f writes") {
                    std::nextafter(std::ldexp(1.0, 74), 0.0), 4.9406564584124654e-324, 2.2250738585072014e-308,
                    std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0)})
     check(v);
-  // Either side of 2^64 nanoseconds (1.8e10 s), where the writer leaves 64-bit arithmetic for 128-bit.
+  // Either side of 2^64 nanoseconds (1.8e10 s), where write_fixed9 leaves 64-bit arithmetic for 128-bit.
   for (double v = 18446744073.0; v < 18446744075.0; v += 0.0625) {
     check(v);
     check(std::nextafter(v, 0.0));
     check(-v);
   }
-  // Every binary exponent from 2^-80 to 2^30 (the bits shifted out of the rounding go from none to all 128), each
-  // with its smallest, largest and a few random significands.
+  // Every binary exponent from 2^-80 to 2^30 (the bits write_fixed9 shifts out of the rounding go from none to all
+  // 128), each with its smallest, largest and a few random significands.
   std::mt19937_64 bits_rng(20261206);
   for (int e = -80; e <= 30; ++e) {
     check(std::ldexp(1.0, e));
@@ -81,5 +87,6 @@ TEST_CASE("write_fixed9 writes what printf's %.9f writes") {
   char* end = write_fixed9(room.data(), -kMax);
   CHECK(std::string(room.data(), end) == reference(-kMax));
   CHECK(end - room.data() == static_cast<std::ptrdiff_t>(kFixed9Room) - 1);
+  CHECK(std::string(room.data(), write_fixed9_plain(room.data(), -kMax)) == reference(-kMax));
   CHECK(mismatches == 0);
 }

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
 #include "common/error.hpp"
 #include "common/sha256.hpp"
@@ -38,30 +37,6 @@ TEST_CASE("incremental hashing in uneven pieces equals hashing at once") {
   }
   h.update(text.data() + at, text.size() - at);
   CHECK(h.hex() == sha256_hex(text));
-}
-
-// The SHA-NI compression (where this CPU has it) against the portable loop: every length from 0 to 300 bytes (the
-// padding cases) and some long ones, of pseudo-random bytes, hashed whole and in pieces.
-TEST_CASE("sha256 with the CPU's SHA instructions equals the portable loop") {
-  std::string text(70000, '\0');
-  uint64_t x = 0x9e3779b97f4a7c15ULL;
-  for (char& c : text) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    c = static_cast<char>(x >> 56);
-  }
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 300; ++n) lengths.push_back(n);
-  for (size_t n : {1000, 4095, 4096, 4097, 65536, 70000}) lengths.push_back(n);
-  std::vector<std::string> portable;
-  lynx::sha256_use_hardware(false);
-  for (size_t n : lengths) portable.push_back(sha256_hex(text.substr(0, n)));
-  const bool hardware = lynx::sha256_use_hardware(true);
-  MESSAGE("SHA instructions in use: " << std::string(hardware ? "yes" : "no (both runs portable)"));
-  for (size_t i = 0; i < lengths.size(); ++i) CHECK(sha256_hex(text.substr(0, lengths[i])) == portable[i]);
-  lynx::Sha256 pieces;
-  for (size_t at = 0; at < text.size(); at += 777) pieces.update(text.data() + at, std::min<size_t>(777, text.size() - at));
-  CHECK(pieces.hex() == portable.back());
-  CHECK(sha256_hex(std::string(1000000, 'a')) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST_CASE("sha256_file: the hash of a file's bytes, past the 1 MiB read block; a missing file is named") {
