@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "common/enum_names.hpp"
 #include "common/output_paths.hpp"
 #include "common/error.hpp"
 #include "kernels/cost_table.hpp"
@@ -21,6 +22,8 @@ namespace lynx {
 
 namespace {
 enum class BenchDevice { cpu, cuda, datasheet };
+constexpr auto kBenchDeviceNames = enum_names<BenchDevice>(
+    {{BenchDevice::cpu, "cpu"}, {BenchDevice::cuda, "cuda"}, {BenchDevice::datasheet, "datasheet"}});
 
 struct BenchKernelsOptions {
   BenchDevice device = BenchDevice::cpu;
@@ -64,10 +67,8 @@ void add_bench_kernels_command(CLI::App& app) {
   auto o = std::make_shared<BenchKernelsOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench-kernels", "Measure the KV kernels (encode, decode, attention) of every format; write the cost table");
-  const std::map<std::string, BenchDevice> devices{
-      {"cpu", BenchDevice::cpu}, {"cuda", BenchDevice::cuda}, {"datasheet", BenchDevice::datasheet}};
   cmd->add_option("--device", o->device, "cpu, cuda, or datasheet (a table derived from --hbm-bytes-per-s)")
-      ->transform(CLI::CheckedTransformer(devices));
+      ->transform(CLI::CheckedTransformer(enum_name_map(kBenchDeviceNames)));
   cmd->add_option("--out", o->out, "Write the cost table (JSON) here, e.g. kernels/costs/cpu.json");
   cmd->add_flag("--quick", o->bench.quick, "Tiny sizes, 2 repeats: checks the table is complete, measures nothing");
   cmd->add_option("--format", o->bench.formats, "KV format, repeatable (default: a standard set); " +

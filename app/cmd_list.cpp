@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "common/enum_names.hpp"
 #include "kernels/kv_format.hpp"
 #include "common/data_folder.hpp"
 #include "models/arch/attention.hpp"
@@ -25,6 +26,8 @@ namespace lynx {
 
 namespace {
 enum class ListWhat { models, gpus, formats };
+constexpr auto kListWhatNames =
+    enum_names<ListWhat>({{ListWhat::models, "models"}, {ListWhat::gpus, "gpus"}, {ListWhat::formats, "formats"}});
 
 struct ListOptions {
   ListWhat what = ListWhat::models;
@@ -283,9 +286,9 @@ void list_formats(const ListOptions& o) {
 void add_list_command(CLI::App& app) {
   auto o = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "List the models, GPUs or KV formats a configuration can name");
-  const std::map<std::string, ListWhat> whats{
-      {"models", ListWhat::models}, {"gpus", ListWhat::gpus}, {"formats", ListWhat::formats}};
-  cmd->add_option("what", o->what, "models, gpus or formats")->required()->transform(CLI::CheckedTransformer(whats));
+  cmd->add_option("what", o->what, "models, gpus or formats")
+      ->required()
+      ->transform(CLI::CheckedTransformer(enum_name_map(kListWhatNames)));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--models-catalog", o->models_catalog,
                   "User model catalog JSON: adds to or overrides the shipped entries by name");

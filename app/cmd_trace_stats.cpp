@@ -10,15 +10,33 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "common/error.hpp"
+#include "common/json_schema.hpp"
 #include "traces/workload_spec.hpp"
 
 namespace lynx {
 
 namespace {
+// The workload reader's declaration of a choice the options pass to it (traces/workload_spec.cpp): its names and
+// default, for the options' defaults and help.
+const ChoiceField& workload_choice(const char* path) {
+  const SchemaField* field = schema_find_path(kWorkloadSection, path);
+  if (field == nullptr || field->kind != FieldKind::choice || field->choice->default_value == nullptr)
+    throw_internal_error("the workload section declares no choice with a default at %s", path);
+  return *field->choice;
+}
+std::string choices_joined(const ChoiceField& field) {
+  std::string text;
+  for (const char* const* name = field.choices; *name != nullptr; ++name)
+    text += (text.empty() ? "" : "|") + std::string(*name);
+  return text;
+}
+
 struct TraceStatsOptions {
-  std::string file, format = "auto";
+  std::string file, format = workload_choice("format").default_value;
   bool skip_bad_rows = false, keep_failed = false;
-  std::string arrival_column, input_column, output_column, hashes_column, time_unit = "s";
+  std::string arrival_column, input_column, output_column, hashes_column,
+      time_unit = workload_choice("columns.time_unit").default_value;
   bool rebase_to_first_row = false;
   int64_t first_n = 0;
   std::vector<double> time_window_s;
@@ -131,9 +149,9 @@ void add_trace_stats_command(CLI::App& app) {
   cmd->add_option("file", o->file, "Trace file (Mooncake JSONL, Azure/BurstGPT/Vidur CSV, or generic CSV/JSONL); @data/PATH names a file in "
                   "the data folder")
       ->required();
-  std::string formats;
-  for (const auto& n : trace_format_names()) formats += (formats.empty() ? "" : "|") + n;
-  cmd->add_option("--format", o->format, "Trace format: " + formats + " (default auto: from the first line)");
+  const ChoiceField& format = workload_choice("format");
+  cmd->add_option("--format", o->format, "Trace format: " + choices_joined(format) + " (default " +
+                                             format.default_value + ": from the first line)");
   cmd->add_flag("--skip-bad-rows", o->skip_bad_rows, "Skip and count malformed rows instead of stopping");
   cmd->add_flag("--keep-failed", o->keep_failed, "Keep rows with 0 output tokens (failed requests)");
   o->column_options = {
@@ -141,7 +159,9 @@ void add_trace_stats_command(CLI::App& app) {
       cmd->add_option("--input-column", o->input_column, "csv/jsonl formats: the input-token column"),
       cmd->add_option("--output-column", o->output_column, "csv/jsonl formats: the output-token column"),
       cmd->add_option("--hashes-column", o->hashes_column, "jsonl format: the prefix block id array member"),
-      cmd->add_option("--time-unit", o->time_unit, "csv/jsonl formats: s|ms|us|ns|datetime (default s)"),
+      cmd->add_option("--time-unit", o->time_unit,
+                      "csv/jsonl formats: " + choices_joined(workload_choice("columns.time_unit")) + " (default " +
+                          workload_choice("columns.time_unit").default_value + ")"),
       cmd->add_flag("--rebase-to-first-row", o->rebase_to_first_row,
                     "csv/jsonl formats: count time from the first row")};
   o->first_n_option = cmd->add_option("--first-n", o->first_n, "Keep the first N requests");

@@ -38,6 +38,7 @@
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
+#include "models/cost/serving_engine.hpp"
 #include "sim/engine/isolated_run.hpp"
 #include "sim/output/run_files.hpp"
 #include "sim/config/run_config.hpp"
@@ -349,11 +350,12 @@ int main(int argc, char** argv) {
     // request on a named engine (vLLM 0.24's AIConfigurator tables, decoded at every run), for information.
     if (startup_rounds == 0) startup_rounds = std::max(reps * 2, 10);
     startup_figure(one_request_config(config_path, tmp), tmp, startup_rounds, "the Mooncake configuration", true);
+    const std::string vllm = lynx::serving_engine_name(lynx::ServingEngine::vllm);
     try {
-      startup_figure(one_request_config(config_path, tmp, "vllm-0.24"), tmp, startup_rounds,
-                     "the Mooncake configuration on vllm-0.24", false);
+      startup_figure(one_request_config(config_path, tmp, vllm), tmp, startup_rounds,
+                     ("the Mooncake configuration on " + vllm).c_str(), false);
     } catch (const std::exception& e) {  // a configuration whose GPU has no AIConfigurator tables, for instance
-      std::printf("start-up on vllm-0.24: not measured (%s)\n", e.what());
+      std::printf("start-up on %s: not measured (%s)\n", vllm.c_str(), e.what());
     }
 
     if (startup_only) skip_memory = skip_scale = true;

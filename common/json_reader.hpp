@@ -44,8 +44,8 @@ class JsonObject {
   int64_t get(const IntegerField& field);
   std::string get(const StringField& field);   // absent without a default: an error
   std::string get(const ChoiceField& field);
-  // The same as the position of the value in field.choices: a reader's enum lists its values in that order, so
-  // after validation a choice is an enum and its string exists only in the declaration (choice_name gives it back).
+  // The same as the position of the value in field.choices: an enum's choices come from its table
+  // (common/enum_names.hpp), whose rows are checked to be its enumerators in order, so the position is the enumerator.
   size_t choice_index(const ChoiceField& field);
   template <typename Enum>
   Enum get_enum(const ChoiceField& field) {

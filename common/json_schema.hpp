@@ -37,7 +37,8 @@ struct StringField {
   const char* meaning;
   bool required = false;      // without a default and not required, the reader checks has() first
 };
-// One string of a fixed list.
+// One string of a fixed list. A field read as an enum (JsonObject::get_enum) takes its choices and default from the
+// enum's table (common/enum_names.hpp: EnumTable::choices(), name()), which the compiler checks against the enum.
 struct ChoiceField {
   const char* key;
   const char* default_value;     // nullptr: required
@@ -136,10 +137,6 @@ template <size_t N>
 constexpr SchemaSection schema_section(const char* title, const char* meaning, const SchemaField (&fields)[N]) {
   return SchemaSection{title, meaning, fields, N};
 }
-
-// The name of choice `index` of a choice field: how an enum read by JsonObject::get_enum is spelt in messages and
-// result files (the enum's values are in the order of the field's choices).
-inline const char* choice_name(const ChoiceField& field, size_t index) { return field.choices[index]; }
 
 // The declaration of `key` in `section`, or nullptr.
 const SchemaField* schema_find(const SchemaSection& section, const char* key);

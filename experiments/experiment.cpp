@@ -59,8 +59,7 @@ constexpr SchemaField kAxisFields[] = {{kAxisPath}, {kAxisPaths}, {kAxisValues}}
 constexpr SchemaSection kAxisSection =
     schema_section("Sweep axis", "One axis of the sweep: the fields it sets and their values.", kAxisFields);
 
-constexpr const char* kModes[] = {"cross", "zip", nullptr};
-constexpr ChoiceField kMode{"mode", "cross", kModes,
+constexpr ChoiceField kMode{"mode", kSweepModeNames.name(SweepMode::cross), kSweepModeNames.choices(),
                             "cross: every combination, the first axis varying slowest; zip: the i-th values together"};
 constexpr ArrayField kAxes{"axes", "a non-empty array of axis objects", "the sweep axes", true, &kAxisSection};
 constexpr SchemaField kSweepFields[] = {{kMode}, {kAxes}};
@@ -81,8 +80,7 @@ constexpr ArrayField kPlotRatios{"ratios",
                                  "ratio tables of median metrics between two series"};
 constexpr ArrayField kPlotFrontier{"frontier", "an array of `lynxsim plot --metric` names with a median",
                                    "anchor-width frontier plots of the Lynx splits for these metrics"};
-constexpr const char* kPlotKinds[] = {"lines", "regime-map", nullptr};
-constexpr ChoiceField kPlotKind{"kind", "lines", kPlotKinds,
+constexpr ChoiceField kPlotKind{"kind", kPlotKindNames.name(PlotKind::lines), kPlotKindNames.choices(),
                                 "lines: one line per series over x, panels per facet; regime-map: heatmaps over x and "
                                 "y of the gain of the series' lynx values over each other value, one panel per "
                                 "first-token definition and e2el and TPOT (experiments/plot_regimes.py)"};
@@ -171,7 +169,7 @@ void validate_point(const Experiment& e, const SweepPoint& p) {
 }
 }  // namespace
 
-const char* sweep_mode_name(SweepMode mode) { return choice_name(kMode, static_cast<size_t>(mode)); }
+const char* sweep_mode_name(SweepMode mode) { return kSweepModeNames.name(mode); }
 
 Experiment experiment_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir,
                                 bool validate) {

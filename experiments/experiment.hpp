@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/enum_names.hpp"
 #include "common/json_schema.hpp"
 
 namespace lynx {
@@ -44,10 +45,14 @@ struct SweepPoint {
   nlohmann::json config;              // base with the axis values set
 };
 
-// How the axes combine: every combination, or the i-th value of every axis together (the order experiment.cpp
-// declares the names "cross", "zip").
+// How the axes combine: every combination, or the i-th value of every axis together.
 enum class SweepMode { cross, zip };
+inline constexpr auto kSweepModeNames = enum_names<SweepMode>({{SweepMode::cross, "cross"}, {SweepMode::zip, "zip"}});
 const char* sweep_mode_name(SweepMode mode);
+// What a plot section draws ("plot.kind"): lines over x, or a regime map (experiments/plot_regimes.hpp).
+enum class PlotKind { lines, regime_map };
+inline constexpr auto kPlotKindNames =
+    enum_names<PlotKind>({{PlotKind::lines, "lines"}, {PlotKind::regime_map, "regime-map"}});
 
 struct Experiment {
   std::string origin;                 // the experiment file

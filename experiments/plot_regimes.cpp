@@ -8,6 +8,15 @@ namespace {
 std::string plot_string(const Experiment& e, const char* key) {
   return e.plot.is_object() && e.plot.contains(key) && e.plot[key].is_string() ? e.plot[key].get<std::string>() : "";
 }
+// The same, or where absent the default the plot section declares for it (experiment.cpp).
+std::string plot_string_or_default(const Experiment& e, const char* key) {
+  const std::string given = plot_string(e, key);
+  if (!given.empty()) return given;
+  const SchemaField* field = schema_find_path(kExperimentSection, (std::string("plot.") + key).c_str());
+  if (field == nullptr || field->kind != FieldKind::string || field->string->default_value == nullptr)
+    throw_internal_error("the plot section declares no default for %s", key);
+  return field->string->default_value;
+}
 
 // The index of the axis holding `path`, or -1.
 int axis_of(const Experiment& e, const std::string& path) {
@@ -27,11 +36,13 @@ std::vector<std::string> facets_of(const Experiment& e) {
 }
 }  // namespace
 
-bool plot_is_regime_map(const Experiment& e) { return plot_string(e, "kind") == "regime-map"; }
+bool plot_is_regime_map(const Experiment& e) {
+  return plot_string(e, "kind") == kPlotKindNames.name(PlotKind::regime_map);
+}
 
 void regime_map_check(const Experiment& e) {
-  const std::string x = plot_string(e, "x").empty() ? "cluster.network.nic_gbps" : plot_string(e, "x");
-  const std::string y = plot_string(e, "y"), series = plot_string(e, "series").empty() ? "format" : plot_string(e, "series");
+  const std::string x = plot_string_or_default(e, "x");
+  const std::string y = plot_string(e, "y"), series = plot_string_or_default(e, "series");
   if (y.empty()) throw_error("%s: $.plot.y: a regime map needs a y axis (a sweep axis path)", e.origin.c_str());
   const std::pair<const char*, std::string> named[] = {{"x", x}, {"y", y}, {"series", series}};
   int axes[3];
@@ -62,9 +73,9 @@ void regime_map_check(const Experiment& e) {
 nlohmann::json regime_map_request(const Experiment& e, const std::string& out_dir) {
   regime_map_check(e);
   nlohmann::json request = {{"name", e.name},
-                            {"x", plot_string(e, "x").empty() ? "cluster.network.nic_gbps" : plot_string(e, "x")},
+                            {"x", plot_string_or_default(e, "x")},
                             {"y", plot_string(e, "y")},
-                            {"series", plot_string(e, "series").empty() ? "format" : plot_string(e, "series")},
+                            {"series", plot_string_or_default(e, "series")},
                             {"facets", facets_of(e)},
                             {"out_dir", out_dir}};
   nlohmann::json axes = nlohmann::json::array();

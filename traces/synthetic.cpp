@@ -51,9 +51,7 @@ void validate(const LengthSpec& spec, const char* what) {
 }
 }  // namespace
 
-const char* arrival_process_name(ArrivalProcess process) {
-  return process == ArrivalProcess::poisson ? "poisson" : "gamma";
-}
+const char* arrival_process_name(ArrivalProcess process) { return kArrivalProcessNames.name(process); }
 
 SyntheticStream::SyntheticStream(const SyntheticSpec& spec, uint64_t seed)
     : spec_(spec), arrivals_(seed_derive(seed, kArrivalStream)), lengths_(seed_derive(seed, kLengthStream)) {

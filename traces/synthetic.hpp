@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.hpp"
+
 #include "traces/random.hpp"
 #include "traces/request.hpp"
 #include "traces/trace_reader.hpp"
@@ -14,6 +16,8 @@
 namespace lynx {
 
 enum class ArrivalProcess { poisson, gamma };
+inline constexpr auto kArrivalProcessNames =
+    enum_names<ArrivalProcess>({{ArrivalProcess::poisson, "poisson"}, {ArrivalProcess::gamma, "gamma"}});
 
 struct LengthSpec {
   enum class Kind { fixed, uniform, empirical };

@@ -59,21 +59,11 @@ bool fixed_digits(std::string_view text, size_t& i, size_t n, int64_t& value) {
 }
 }  // namespace
 
-const char* time_unit_name(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::s: return "s";
-    case TimeUnit::ms: return "ms";
-    case TimeUnit::us: return "us";
-    case TimeUnit::ns: return "ns";
-    case TimeUnit::datetime: return "datetime";
-  }
-  return "?";
-}
+const char* time_unit_name(TimeUnit unit) { return kTimeUnitNames.name(unit); }
 
 TimeUnit time_unit_parse(const std::string& name) {
-  for (TimeUnit u : {TimeUnit::s, TimeUnit::ms, TimeUnit::us, TimeUnit::ns, TimeUnit::datetime})
-    if (name == time_unit_name(u)) return u;
-  throw_error("unknown time unit \"%s\" (expected one of \"s\", \"ms\", \"us\", \"ns\", \"datetime\")", name.c_str());
+  if (const auto unit = kTimeUnitNames.parse(name)) return *unit;
+  throw_error("unknown time unit \"%s\" (expected one of %s)", name.c_str(), kTimeUnitNames.names_text().c_str());
 }
 
 std::string_view text_trim(std::string_view text) {

@@ -8,14 +8,19 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.hpp"
+
 namespace lynx {
 
 enum class ParseStatus { ok, not_a_number, negative, out_of_range };
 
 // The unit of a numeric time column, or `datetime` for wall-clock strings like 2023-11-16 18:17:03.9799600.
 enum class TimeUnit { s, ms, us, ns, datetime };
+inline constexpr auto kTimeUnitNames =
+    enum_names<TimeUnit>({{TimeUnit::s, "s"}, {TimeUnit::ms, "ms"}, {TimeUnit::us, "us"}, {TimeUnit::ns, "ns"},
+                          {TimeUnit::datetime, "datetime"}});
 const char* time_unit_name(TimeUnit unit);
-// "s", "ms", "us", "ns" or "datetime"; throws LynxError listing them.
+// A unit's name; throws LynxError listing them.
 TimeUnit time_unit_parse(const std::string& name);
 
 // Strips spaces and tabs at both ends.

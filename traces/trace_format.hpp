@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.hpp"
+
 namespace lynx {
 
 enum class TraceFormat {
@@ -17,14 +19,15 @@ enum class TraceFormat {
   jsonl,        // one JSON object a line, members named by TraceColumns
 };
 
-// The formats' names in enum order, nullptr-terminated (also the choices of the "format" field of a workload).
-inline constexpr const char* kTraceFormatNames[] = {"auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl",
-                                                    nullptr};
+// The formats' names (also the choices of the "format" field of a workload).
+inline constexpr auto kTraceFormatNames = enum_names<TraceFormat>(
+    {{TraceFormat::auto_detect, "auto"}, {TraceFormat::mooncake, "mooncake"}, {TraceFormat::azure, "azure"},
+     {TraceFormat::burstgpt, "burstgpt"}, {TraceFormat::vidur, "vidur"}, {TraceFormat::csv, "csv"},
+     {TraceFormat::jsonl, "jsonl"}});
 
 const char* trace_format_name(TraceFormat format);
-// "auto", "mooncake", "azure", "burstgpt", "vidur", "csv" or "jsonl"; throws LynxError listing them.
+// A format's name; throws LynxError listing them.
 TraceFormat trace_format_parse(const std::string& name);
-const std::vector<std::string>& trace_format_names();
 
 // The format a file's first non-blank line announces: a JSON object with Mooncake's timestamp, input_length and
 // output_length; or a CSV header naming Azure's, BurstGPT's or Vidur's columns. auto_detect when none matches.

@@ -15,9 +15,6 @@ namespace {
 // 165 requests/s; a CV in [0.01, 100] keeps the gamma sampler exact and finite (shape 1/CV^2 in [1e-4, 1e4]);
 // production traces show CVs of 1 to 13 (Azure code).
 constexpr int64_t kMaxTokens = 10'000'000;
-constexpr const char* kTimeUnits[] = {"s", "ms", "us", "ns", "datetime", nullptr};
-constexpr const char* kArrivals[] = {"poisson", "gamma", nullptr};
-constexpr const char* kOverContextChoices[] = {"error", "skip", "truncate", nullptr};
 
 // Trace reading options (a trace workload, or an empirical length).
 constexpr StringField kColArrival{"arrival", nullptr, "a column name", "arrival time column", true};
@@ -25,7 +22,7 @@ constexpr StringField kColInput{"input_tokens", nullptr, "a column name", "promp
 constexpr StringField kColOutput{"output_tokens", nullptr, "a column name", "output length column", true};
 constexpr StringField kColHashes{"prefix_hashes", nullptr, "a member name",
                                  "jsonl only: member holding the prompt's prefix block ids (optional)"};
-constexpr ChoiceField kColTimeUnit{"time_unit", "s", kTimeUnits,
+constexpr ChoiceField kColTimeUnit{"time_unit", kTimeUnitNames.name(TimeUnit::s), kTimeUnitNames.choices(),
                                    "unit of the arrival column (datetime: absolute date-time, seconds from the first row)"};
 constexpr BoolField kColRebase{"rebase_to_first_row", false, "shift arrivals so that the first row arrives at 0"};
 constexpr SchemaField kColumnsFields[] = {{kColArrival, ExampleUse::shown, "\"t\""},
@@ -37,7 +34,7 @@ constexpr SchemaField kColumnsFields[] = {{kColArrival, ExampleUse::shown, "\"t\
 constexpr SchemaSection kColumnsSection =
     schema_section("Trace columns", "The columns (CSV) or members (JSONL) of a generic trace.", kColumnsFields);
 
-constexpr ChoiceField kTraceFormat{"format", "auto", kTraceFormatNames,
+constexpr ChoiceField kTraceFormat{"format", kTraceFormatNames.name(TraceFormat::auto_detect), kTraceFormatNames.choices(),
                                    "trace only: the trace's format (auto: detected from its first line)"};
 constexpr BoolField kSkipBadRows{"skip_bad_rows", false, "trace only: skip and count malformed rows instead of stopping"};
 constexpr BoolField kKeepFailed{"keep_failed", false, "trace only: keep rows with 0 output tokens (failed requests)"};
@@ -66,7 +63,8 @@ constexpr SchemaSection kLengthSection = schema_section(
     kLengthFields);
 
 // A synthetic workload.
-constexpr ChoiceField kArrival{"arrival", "poisson", kArrivals, "arrival process"};
+constexpr ChoiceField kArrival{"arrival", kArrivalProcessNames.name(ArrivalProcess::poisson), kArrivalProcessNames.choices(),
+                              "arrival process"};
 constexpr NumberField kRatePerS{"rate_per_s", "requests/s", NAN, 0, 1e6, true, "mean arrival rate (required)"};
 constexpr NumberField kCv{"cv", "", NAN, 0.01, 100, false,
                           "gamma arrivals only, required there: coefficient of variation of the gaps"};
@@ -101,7 +99,7 @@ constexpr NumberField kTargetRate{"target_rate_per_s", "requests/s", 0, 0, 1e6, 
 constexpr IntegerField kPrefixBlockTokens{"prefix_block_tokens", "tokens", kMooncakeBlockTokens, 1, 1 << 20,
                                           "with cluster.prefill.prefix_cache only: tokens per prefix block of the "
                                           "trace's hash ids"};
-constexpr ChoiceField kOverContext{"over_context", "error", kOverContextChoices,
+constexpr ChoiceField kOverContext{"over_context", kOverContextNames.name(OverContextPolicy::error), kOverContextNames.choices(),
                                    "a request longer than the model's context: an error, or skip it, or truncate "
                                    "its prompt (the summary counts both)"};
 constexpr SchemaField kWorkloadFields[] = {
@@ -131,7 +129,7 @@ std::string trace_path_field(JsonObject& o, const PathField& field, const std::s
 }
 
 void read_options_from_json(JsonObject& o, TraceReadOptions& read) {
-  read.format = trace_format_parse(o.get(kTraceFormat));
+  read.format = o.get_enum<TraceFormat>(kTraceFormat);
   read.skip_bad_rows = o.get(kSkipBadRows);
   read.keep_failed = o.get(kKeepFailed);
   bool generic = read.format == TraceFormat::csv || read.format == TraceFormat::jsonl;
@@ -145,7 +143,7 @@ void read_options_from_json(JsonObject& o, TraceReadOptions& read) {
       if (read.format != TraceFormat::jsonl) c.fail(kColHashes.key, "no prefix_hashes: only jsonl holds them");
       read.columns.prefix_hashes = c.get(kColHashes);
     }
-    read.columns.time_unit = time_unit_parse(c.get(kColTimeUnit));
+    read.columns.time_unit = c.get_enum<TimeUnit>(kColTimeUnit);
     read.columns.rebase_to_first_row = c.get(kColRebase);
     c.finish();
   } else if (generic) {
@@ -191,7 +189,7 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
 
 SyntheticSpec synthetic_from_json(JsonObject& o, const std::string& base_dir) {
   SyntheticSpec s;
-  s.arrival = o.get_enum<ArrivalProcess>(kArrival);  // kArrivals lists the enum's values in order
+  s.arrival = o.get_enum<ArrivalProcess>(kArrival);
   s.rate_per_s = o.get(kRatePerS);
   if (s.arrival == ArrivalProcess::gamma) s.cv = o.get(kCv);
   else if (o.has(kCv.key)) o.fail(kCv.key, "no cv for poisson arrivals (their CV is 1; use \"arrival\": \"gamma\")");
@@ -228,9 +226,7 @@ void transforms_from_json(JsonObject& o, TraceTransforms& t) {
 }
 }  // namespace
 
-const char* over_context_name(OverContextPolicy policy) {
-  return choice_name(kOverContext, static_cast<size_t>(policy));
-}
+const char* over_context_name(OverContextPolicy policy) { return kOverContextNames.name(policy); }
 
 extern constexpr SchemaSection kWorkloadSection = schema_section(
     "Workload",

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.hpp"
 #include "common/json_reader.hpp"
 #include "traces/request.hpp"
 #include "traces/synthetic.hpp"
@@ -21,9 +22,10 @@
 
 namespace lynx {
 
-// A request longer than the model's context: an error, skipped, or its prompt truncated (workload.over_context, in
-// the order workload_spec.cpp declares the names).
+// A request longer than the model's context: an error, skipped, or its prompt truncated (workload.over_context).
 enum class OverContextPolicy { error, skip, truncate };
+inline constexpr auto kOverContextNames = enum_names<OverContextPolicy>(
+    {{OverContextPolicy::error, "error"}, {OverContextPolicy::skip, "skip"}, {OverContextPolicy::truncate, "truncate"}});
 const char* over_context_name(OverContextPolicy policy);
 
 struct WorkloadSpec {

@@ -7,6 +7,8 @@
 #pragma once
 #include <cstdint>
 
+#include "common/enum_names.hpp"
+
 namespace lynx {
 
 // Copies of each KV head a tp-GPU replica holds: tp / kv_heads when tp > kv_heads, else 1. A tp above kv_heads that
@@ -30,6 +32,8 @@ int64_t rank_replica(int64_t kv_heads, int64_t tp, int64_t rank);
 // the prefill side (bytes on the wire = the model's KV x the decode pool's copies); send_once: each head crosses
 // once, to its first decode copy (the other copies are filled inside the decode replica, which is not modelled).
 enum class ReplicatedKv { send_all, send_once };
+inline constexpr auto kReplicatedKvNames =
+    enum_names<ReplicatedKv>({{ReplicatedKv::send_all, "send_all"}, {ReplicatedKv::send_once, "send_once"}});
 
 // Bytes on the wire per byte of the model's KV (every head once): kv_head_copies(kv_heads, decode_tp) with
 // send_all, 1 with send_once.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "common/error.hpp"
 #include "models/cost/engine/aic_database.hpp"
@@ -14,16 +15,23 @@
 
 namespace lynx {
 
-const char* const kEngineNames[] = {"vidur-2024", "vllm-0.24", "sglang-0.5.14", "trtllm-1.3", nullptr};
-
 namespace {
+// An engine AIConfigurator measured, or "engine "NAME": not one of" those engines.
+void check_aic_engine(bool measured, const std::string& name) {
+  if (measured) return;
+  std::string known;
+  for (const ServingEngineInfo& e : kServingEngines)
+    if (serving_engine_in_aic(e.value)) known += std::string(known.empty() ? "" : ", ") + e.name;
+  throw_error("engine \"%s\": not one of %s", name.c_str(), known.c_str());
+}
+
 // An engine's tables on a GPU, read once per process (lazily, table by table) and shared by every instance.
 std::shared_ptr<const AicDatabase> cached_database(const std::string& root, const std::string& folder,
-                                                   AicEngine engine, const GpuSpec& measured) {
+                                                   ServingEngine engine, const GpuSpec& measured) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const AicDatabase>> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  const std::string key = root + "|" + folder + "|" + aic_engine_info(engine).name;
+  const std::string key = root + "|" + folder + "|" + serving_engine_name(engine);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const AicPeaks peaks{measured.bf16_dense_tflops, measured.fp8_dense_tflops, measured.hbm_gb_per_s,
@@ -50,12 +58,10 @@ std::shared_ptr<const GpuProfile> cached_profile(const std::string& manifest, co
 
 std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
                                                         const std::vector<GpuSpec>& gpus, int tensor_parallel,
-                                                        WeightsDtype weights, const std::string& engine_name,
+                                                        WeightsDtype weights, ServingEngine engine,
                                                         const std::string& data_dir, bool fp8_kv_cache,
                                                         int expert_parallel) {
-  AicEngine engine{};
-  if (!aic_engine_from_name(engine_name, &engine))
-    throw_error("engine \"%s\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3", engine_name.c_str());
+  check_aic_engine(serving_engine_in_aic(engine), serving_engine_name(engine));
   std::vector<std::string> measured_names;
   for (const GpuSpec& g : gpus)
     if (!aic_gpu_folder(g.name).empty()) measured_names.push_back(g.name);
@@ -68,6 +74,12 @@ std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, 
       model, gpu, tensor_parallel, weights,
       cached_database(data_dir + "/aiconfigurator", aic_gpu_folder(measured_gpu), engine, *measured_spec),
       *measured_spec, fp8_kv_cache, expert_parallel);
+}
+
+ServingEngine aic_engine_parse(const std::string& name) {
+  const std::optional<ServingEngine> engine = kServingEngines.parse(name);
+  check_aic_engine(engine && serving_engine_in_aic(*engine), name);
+  return *engine;
 }
 
 std::string profile_gpu_for(const GpuSpec& gpu, const std::vector<GpuSpec>& gpus,
@@ -104,18 +116,15 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     };
     return std::make_shared<Labelled>(*roofline, why);
   };
-  AicEngine engine{};
-  const bool aic = aic_engine_from_name(choice.engine, &engine);
-  if (!aic && !choice.engine.empty() && choice.engine != kEngineNames[0])
-    throw_error("engine \"%s\": not one of vidur-2024, vllm-0.24, sglang-0.5.14, trtllm-1.3", choice.engine.c_str());
-  if (aic) {
+  if (serving_engine_in_aic(choice.engine)) {
+    const std::string engine = serving_engine_name(choice.engine);
     if (model.sliding_window > 0)
-      return fallback(std::string("engine ") + choice.engine + ": grouped-query and MLA layers (dense or MoE) are "
+      return fallback("engine " + engine + ": grouped-query and MLA layers (dense or MoE) are "
                       "composed from its tables, not " + model.name + "'s sliding windows");
-    const std::string mla = engine_mla_not_covered(model, engine);
-    if (!mla.empty()) return fallback("engine " + choice.engine + ": " + mla);
+    const std::string mla = engine_mla_not_covered(model, choice.engine);
+    if (!mla.empty()) return fallback("engine " + engine + ": " + mla);
     if (tensor_parallel != 1 && tensor_parallel != 2 && tensor_parallel != 4 && tensor_parallel != 8)
-      return fallback("engine " + choice.engine + ": all-reduces are measured on 2, 4 and 8 GPUs, not tp " +
+      return fallback("engine " + engine + ": all-reduces are measured on 2, 4 and 8 GPUs, not tp " +
                       std::to_string(tensor_parallel));
     const std::string root = data_dir + "/aiconfigurator";
     if (!std::filesystem::exists(root))

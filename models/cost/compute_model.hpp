@@ -13,28 +13,30 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.hpp"
 #include "models/arch/catalog.hpp"
 #include "models/cost/roofline/cost_model.hpp"
+#include "models/cost/serving_engine.hpp"
 #include "models/cost/step_cost.hpp"
 
 namespace lynx {
 
-// The configuration's compute_model, in the order it declares the names "auto", "profiled", "roofline".
+// The configuration's compute_model and its names.
 enum class ComputeModelKind { automatic, profiled, roofline };
+inline constexpr auto kComputeModelNames = enum_names<ComputeModelKind>({{ComputeModelKind::automatic, "auto"},
+                                                                        {ComputeModelKind::profiled, "profiled"},
+                                                                        {ComputeModelKind::roofline, "roofline"}});
 
 struct ComputeChoice {
   ComputeModelKind model = ComputeModelKind::automatic;
   WeightsDtype weights = WeightsDtype::bf16;
   std::string profiles_manifest;        // "" = models/catalog/profiles.json
   std::string calibration_dir;          // "" = calibration_dir()
-  // The pool's serving engine: "vidur-2024" (or ""), the measurements above (vidur's sarathi-serve, BLIS, NCCL);
-  // or an engine whose own kernels AIConfigurator measured ("vllm-0.24", "sglang-0.5.14", "trtllm-1.3"), composed
-  // by profiled/engine_cost.hpp from the GPU's tables (or the nearest GPU with tables, derived op by op).
-  std::string engine;
+  // The pool's serving engine (serving_engine.hpp): vidur-2024, the measurements above (vidur's sarathi-serve, BLIS,
+  // NCCL); or an engine whose own kernels AIConfigurator measured, composed by engine/engine_cost.hpp from the GPU's
+  // tables (or the nearest GPU with tables, derived op by op).
+  ServingEngine engine = ServingEngine::vidur_2024;
 };
-
-// The engines a pool may name, the default first.
-extern const char* const kEngineNames[];
 
 // `gpus` is the catalog the GPU came from (to find the nearest measured GPU for a GPU without measurements).
 std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, const GpuSpec& gpu,
@@ -46,9 +48,13 @@ class EngineCostModel;
 // nearest GPU's with tables, derived. `data_dir`: the calibration folder. For validation and tests.
 std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, const GpuSpec& gpu,
                                                         const std::vector<GpuSpec>& gpus, int tensor_parallel,
-                                                        WeightsDtype weights, const std::string& engine,
+                                                        WeightsDtype weights, ServingEngine engine,
                                                         const std::string& data_dir, bool fp8_kv_cache = false,
                                                         int expert_parallel = 1);
+
+// The engine of an AIConfigurator-measured name ("vllm-0.24", ...); a LynxError "engine "NAME": not one of" those
+// otherwise (make_engine_cost refuses vidur-2024 with the same words).
+ServingEngine aic_engine_parse(const std::string& name);
 
 // The measured GPU a profile is taken from for `gpu`: itself if measured, else the measured GPU of the catalog
 // nearest in (log bf16 peak, log HBM bandwidth). "" when no GPU is measured.

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "common/atomic_file.hpp"
@@ -130,7 +131,8 @@ void add_engine_validation(ValidationReport& report, const std::string& validati
       if (!model) throw_error("%s: model \"%s\" is not in the model catalog", where.c_str(), f[3].c_str());
       if (!gpu) throw_error("%s: GPU \"%s\" is not in the GPU catalog", where.c_str(), f[2].c_str());
       const int tp = static_cast<int>(positive(f[4], where, "tp"));
-      if (f[5] != "bf16" && f[5] != "fp8") throw_error("%s: weights \"%s\" (bf16 or fp8)", where.c_str(), f[5].c_str());
+      const std::optional<WeightsDtype> weights = kWeightsDtypeNames.parse(f[5]);
+      if (!weights) throw_error("%s: weights \"%s\" (bf16 or fp8)", where.c_str(), f[5].c_str());
       if (f[6] != "bf16" && f[6] != "fp8") throw_error("%s: kv \"%s\" (bf16 or fp8)", where.c_str(), f[6].c_str());
       const std::string& kind = f[7];
       const int64_t batch = static_cast<int64_t>(positive(f[8], where, "batch"));
@@ -139,8 +141,8 @@ void add_engine_validation(ValidationReport& report, const std::string& validati
       const double measured = positive(f[11], where, "measured");
       std::shared_ptr<const EngineCostModel> step;
       try {
-        step = make_engine_cost(*model, *gpu, gpus, tp, f[5] == "fp8" ? WeightsDtype::fp8 : WeightsDtype::bf16, f[1],
-                                data_dir, f[6] == "fp8");
+        step = make_engine_cost(*model, *gpu, gpus, tp, *weights,
+                                aic_engine_parse(f[1]), data_dir, f[6] == "fp8");
       } catch (const LynxError& e) {
         throw_error("%s: %s", where.c_str(), e.what());
       }
@@ -168,7 +170,7 @@ void add_engine_validation(ValidationReport& report, const std::string& validati
         std::snprintf(condition, sizeof condition, "%s TP%d batch %lld %lld/%lld", model->name.c_str(), tp,
                       static_cast<long long>(batch), static_cast<long long>(isl), static_cast<long long>(osl));
       } else if (kind == "trtllm_bench_throughput") {
-        const bool fp8_weights = f[5] == "fp8", fp8_kv = f[6] == "fp8";
+        const bool fp8_weights = *weights == WeightsDtype::fp8, fp8_kv = f[6] == "fp8";
         double tokens_per_s = 0, tokens_per_s_low = 0, tokens_per_s_safe = 0;
         try {
           tokens_per_s = trtllm_bench_tokens_per_s(*step, *model, *gpu, tp, fp8_weights, fp8_kv, batch, isl, osl,

@@ -32,7 +32,7 @@ double prefill_kv_bytes(const SimulationInputs& in, int64_t prompt_tokens) {
   return static_cast<double>(model_kv_bytes(in.model, kBf16, prompt_tokens).total());
 }
 
-KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) { return kv_bytes_per_token(in, in.format); }
+KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in) { return kv_bytes_per_token(in, in.run_format.format); }
 
 KvBytesPerToken kv_bytes_per_token(const SimulationInputs& in, const KvFormat& format) {
   const KvStreamBytes sample = model_kv_bytes(in.model, format, kPerTokenSample);

@@ -23,11 +23,11 @@ struct HostFit {
   double graph_step_ms, eager_step_ms, per_seq_us, frontend_ms;
   const char* source;
 };
-const HostFit& host_fit(AicEngine engine) {
+const HostFit& host_fit(ServingEngine engine) {
   static const HostFit kVllm{0, 0, 0, 0, "not fitted"};
   static const HostFit kSglang{0, 0, 0, 0, "not fitted"};
   static const HostFit kTrtllm{0, 0, 0, 0, "not fitted"};
-  return engine == AicEngine::vllm ? kVllm : engine == AicEngine::sglang ? kSglang : kTrtllm;
+  return engine == ServingEngine::vllm ? kVllm : engine == ServingEngine::sglang ? kSglang : kTrtllm;
 }
 
 std::vector<int64_t> vllm_graph_sizes(int64_t max_num_seqs, int64_t max_batched_tokens) {
@@ -74,24 +74,27 @@ ColocatedSettings EngineServing::colocated(double kv_bytes_per_token) const {
   s.limits = limits;
   s.kv_blocks = kv_tokens / limits.block_tokens;
   s.graph_token_sizes = graph_token_sizes;
-  s.graph_padding = engine != AicEngine::trtllm;
+  s.graph_padding = engine != ServingEngine::trtllm;
   s.graphs_for_mixed_steps = graphs_for_mixed_steps;
   s.host = host;
   s.kv_bytes_per_token = kv_bytes_per_token;
   return s;
 }
 
-EngineServing engine_serving(AicEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes,
+EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes,
                              double kv_bytes_per_token_per_gpu, const EngineOptions& o) {
   EngineServing e;
   e.engine = engine;
   SchedulerLimits& l = e.limits;
   const double total = cuda_total_bytes(gpu);
   const double weights = weight_bytes / tp;
-  const std::string name = aic_engine_info(engine).name;
+  const std::string name = serving_engine_name(engine);
   std::string memory_rule;
   switch (engine) {
-    case AicEngine::vllm: {
+    case ServingEngine::vidur_2024:
+      throw_error("vidur-2024 is a set of 2024 kernel measurements, not a serving engine: a co-located pool needs a "
+                  "named engine (vllm-0.24, sglang-0.5.14, trtllm-1.3) for its scheduler and memory rule");
+    case ServingEngine::vllm: {
       l.policy = SchedulerPolicy::vllm;
       const bool large = large_memory_gpu(gpu);
       l.max_batched_tokens = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens : large ? 8192 : 2048;
@@ -109,7 +112,7 @@ EngineServing engine_serving(AicEngine engine, const ModelSpec& model, const Gpu
                     " x CUDA total - weights - start-up peak (activations of max_num_batched_tokens, NCCL, context)";
       break;
     }
-    case AicEngine::sglang: {
+    case ServingEngine::sglang: {
       l.policy = SchedulerPolicy::sglang;
       l.max_batched_tokens = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens : 8192;
       l.max_prefill_tokens = 16384;
@@ -129,7 +132,7 @@ EngineServing engine_serving(AicEngine engine, const ModelSpec& model, const Gpu
       memory_rule = rule;
       break;
     }
-    case AicEngine::trtllm: {
+    case ServingEngine::trtllm: {
       l.policy = SchedulerPolicy::trtllm;
       l.max_batched_tokens = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens : 8192;
       l.max_seqs = o.max_num_seqs > 0 ? o.max_num_seqs : 2048;
@@ -155,7 +158,7 @@ EngineServing engine_serving(AicEngine engine, const ModelSpec& model, const Gpu
     throw_error("%s on %s x%d: the KV cache holds no block of %lld tokens", name.c_str(), gpu.name.c_str(), tp,
                 static_cast<long long>(l.block_tokens));
   e.kv_tokens = blocks * l.block_tokens;
-  if (engine == AicEngine::sglang) {
+  if (engine == ServingEngine::sglang) {
     // max_running_requests: min(KV tokens / 2, the request pool: KV tokens / context x 512 within [2048, 4096])
     const double pool = std::clamp(std::floor(static_cast<double>(e.kv_tokens) / static_cast<double>(model.context_tokens) * 512),
                                    2048.0, 4096.0);

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "models/arch/catalog.hpp"
-#include "models/cost/engine/aic_database.hpp"
+#include "models/cost/serving_engine.hpp"
 #include "sim/cluster/colocated_instance.hpp"
 #include "sim/cluster/engine_scheduler.hpp"
 
@@ -46,7 +46,7 @@ struct EngineOptions {
 
 // What one instance of the engine does, resolved for a model, GPU and TP.
 struct EngineServing {
-  AicEngine engine = AicEngine::vllm;
+  ServingEngine engine = ServingEngine::vllm;
   SchedulerLimits limits;
   int64_t kv_tokens = 0;                     // the instance's KV cache
   double kv_bytes_per_gpu = 0;               // the KV cache's memory on each GPU
@@ -65,7 +65,7 @@ double cuda_total_bytes(const GpuSpec& gpu);
 // The engine's defaults and KV cache for `model` on `tp` GPUs of `gpu`, with `weight_bytes` of weights in all and
 // `kv_bytes_per_token_per_gpu` of KV per token on each GPU; `options` override the defaults. A KV cache of no token
 // (the weights do not leave room) is a LynxError naming the engine, the GPU and the memory.
-EngineServing engine_serving(AicEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp,
+EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp,
                              double weight_bytes, double kv_bytes_per_token_per_gpu, const EngineOptions& options);
 
 }  // namespace lynx

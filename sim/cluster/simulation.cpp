@@ -42,7 +42,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     int max_nics = 1;
     for (const PlatformNode& n : nodes) max_nics = std::max(max_nics, n.nics);
     loop_ = std::make_unique<EventLoop>(engine_network(c.network, c.transfer.cost, max_nics), nodes, inputs.simgrid_cfg);
-    protocol_ = transfer_protocol_for(inputs_, run_format_);
+    protocol_ = transfer_protocol_for(inputs_, inputs_.run_format);
     context_.loop = loop_.get();
     context_.inputs = &inputs_;
     context_.protocol = protocol_.get();
@@ -55,9 +55,9 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     context_.loads = router_.get();
     transfer_ = std::make_unique<TransferEngine>(context_, *this, nodes.front().nics, nodes.back().nics);
     context_.transfer = transfer_.get();
-    if (!inputs_.format_candidates.empty()) {
-      std::vector<const TransferProtocol*> candidates;
-      for (const FormatInputs& f : inputs_.format_candidates) {
+    if (!inputs_.adaptive_candidates.empty()) {
+      std::vector<const TransferProtocol*> candidates{protocol_.get()};  // the run's format first: the reference
+      for (const FormatInputs& f : inputs_.adaptive_candidates) {
         candidate_protocols_.push_back(transfer_protocol_for(inputs_, f));
         candidates.push_back(candidate_protocols_.back().get());
       }
@@ -183,9 +183,8 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   const SimulationInputs& inputs_;
   const RecordSink* sink_ = nullptr;
   std::unique_ptr<EventLoop> loop_;
-  const FormatInputs run_format_ = run_format_inputs(inputs_);  // the run's format (the fixed policy's protocol)
-  std::unique_ptr<TransferProtocol> protocol_;
-  std::vector<std::unique_ptr<TransferProtocol>> candidate_protocols_;  // adaptive: one per candidate format
+  std::unique_ptr<TransferProtocol> protocol_;                          // the run's format's
+  std::vector<std::unique_ptr<TransferProtocol>> candidate_protocols_;  // adaptive: one per other candidate format
   std::unique_ptr<FormatChooser> format_policy_;                         // adaptive: chooses each request's format
   std::unique_ptr<Router> router_;
   SimContext context_;

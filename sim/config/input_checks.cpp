@@ -67,9 +67,9 @@ void check_request(const SimulationInputs& in, const Request& r) {
   const double prefill_capacity = prefill_kv_capacity_bytes(in);
   const double capacity = decode_kv_capacity_bytes(in);
   // Under the adaptive format policy the request must fit in whichever candidate it is given: the largest.
-  const KvFormat* format = &in.format;
+  const KvFormat* format = &in.run_format.format;
   double per_token = kv_bytes_per_token(in).full;
-  for (const FormatInputs& f : in.format_candidates) {
+  for (const FormatInputs& f : in.adaptive_candidates) {
     const double candidate = kv_bytes_per_token(in, f.format).full;
     if (candidate > per_token) per_token = candidate, format = &f.format;
   }

@@ -42,7 +42,7 @@ constexpr BoolField kPrefixCache{"prefix_cache", false,
 constexpr BoolField kPlanIterations{"plan_iterations", true,
                                     "compute runs of unchanged decode iterations at once (false: one event per "
                                     "iteration, slower, the same timeline; for checking)"};
-constexpr ChoiceField kEngineField{"engine", "vidur-2024", kEngineNames,
+constexpr ChoiceField kEngineField{"engine", serving_engine_name(ServingEngine::vidur_2024), kServingEngines.choices(),
                                    "the serving engine whose measured kernels set the pool's step times: "
                                    "vidur-2024 (vidur's sarathi-serve layers, BLIS attention, NCCL and Ray-era CPU "
                                    "overheads, DESIGN.md's profiled model), or vllm-0.24, sglang-0.5.14, trtllm-1.3 "
@@ -65,8 +65,8 @@ constexpr SchemaSection kDecodeSection = schema_section(
 constexpr ObjectField kPrefill{"prefill", &kPrefillSection, "the prefill pool"};
 constexpr ObjectField kDecode{"decode", &kDecodeSection, "the decode pool"};
 constexpr ObjectField kNetwork{"network", &kNetworkSection, "the network between the pools (sim/network/network_config.hpp)"};
-constexpr const char* kRouters[] = {"least-loaded", "round-robin", "prefix-aware", nullptr};
-constexpr ChoiceField kRouter{"router", "least-loaded", kRouters,
+constexpr ChoiceField kRouter{"router", kRouterPolicyNames.name(RouterPolicy::least_loaded),
+                              kRouterPolicyNames.choices(),
                               "how a request picks its prefill and decode instances (prefix-aware: the prefill "
                               "instance holding its longest cached prefix, then the least loaded)"};
 constexpr SchemaField kClusterFields[] = {{kPrefill}, {kDecode}, {kNetwork}, {kRouter}};
@@ -76,19 +76,18 @@ constexpr SchemaSection kClusterSection =
 constexpr IntegerField kChunkLayers{"chunk_layers", "layers", 4, 1, 1024, "layers per KV transfer chunk"};
 constexpr NumberField kAnchorWeight{"anchor_weight", "", 1000, 0, 1e6, true,
                                     "sharing weight of Lynx anchor flows against others' 1 (1e6: strict priority)"};
-constexpr const char* kModes[] = {"layer-wise", "after-prefill", nullptr};
-constexpr ChoiceField kMode{"mode", "layer-wise", kModes,
+constexpr ChoiceField kMode{"mode", kTransferModeNames.name(TransferMode::layer_wise), kTransferModeNames.choices(),
                             "chunks leave as their layers finish, or all after the prefill"};
-constexpr const char* kResidualPolicies[] = {"weighted", "aging", nullptr};
-constexpr ChoiceField kResidualPolicy{"residual_policy", "weighted", kResidualPolicies,
+constexpr ChoiceField kResidualPolicy{"residual_policy", kResidualPolicyNames.name(ResidualPolicy::weighted),
+                                      kResidualPolicyNames.choices(),
                                       "Lynx residuals: weight 1 against the anchors' anchor_weight, or aging (see "
                                       "residual_max_wait_ms)"};
 constexpr NumberField kResidualMaxWaitMs{"residual_max_wait_ms", "ms", NAN, 0, 1e9, false,
                                          "with residual_policy aging only, and required there: a residual chunk that "
                                          "leaves this long after the request's transfer started gets the anchor "
                                          "weight"};
-constexpr const char* kFormatPolicies[] = {"fixed", "adaptive", nullptr};
-constexpr ChoiceField kFormatPolicy{"format_policy", "fixed", kFormatPolicies,
+constexpr ChoiceField kFormatPolicy{"format_policy", kFormatPolicyNames.name(FormatPolicy::fixed),
+                                    kFormatPolicyNames.choices(),
                                     "every request's KV in the run's format (fixed), or each request's format chosen "
                                     "at its arrival among format and adaptive_formats by its predicted transfer on "
                                     "its route's current load (adaptive, sim/transfer/format_policy.hpp)"};
@@ -96,8 +95,9 @@ constexpr ArrayField kAdaptiveFormats{"adaptive_formats", "[\"lynx-a4r4-g64\", .
                                       "format, at most one lynx-*",
                                       "with format_policy adaptive only, and required there: the candidates besides "
                                       "the run's format (the reference)"};
-constexpr const char* kAdaptiveObjectives[] = {"ttft_correct", "ttft_spec", "ttft", nullptr};
-constexpr ChoiceField kAdaptiveObjective{"adaptive_objective", "ttft_correct", kAdaptiveObjectives,
+constexpr ChoiceField kAdaptiveObjective{"adaptive_objective",
+                                         kAdaptiveObjectiveNames.name(AdaptiveObjective::ttft_correct),
+                                         kAdaptiveObjectiveNames.choices(),
                                          "with format_policy adaptive: the predicted first token minimised, by the "
                                          "definition of the metric of that name (speculative, correct, verified)"};
 constexpr NumberField kAdaptiveMinGain{"adaptive_min_gain", "ratio", 1, 1, 1e6, false,
@@ -105,9 +105,8 @@ constexpr NumberField kAdaptiveMinGain{"adaptive_min_gain", "ratio", 1, 1, 1e6, 
                                        "where format's predicted time is at least this multiple of its own"};
 // The transfer engine's costs (sim/transfer/transfer_cost.hpp): a preset, and each of its parameters overridable. A
 // parameter's default is the preset's; the presets' numbers and their sources are in sim/transfer/transfer_cost.cpp.
-constexpr const char* kEngines[] = {"ideal", "mooncake-rdma", "nixl-ucx", nullptr};
 constexpr ChoiceField kEngine{
-    "engine", "mooncake-rdma", kEngines,
+    "engine", kTransferEngineNames.name(TransferEngineKind::mooncake_rdma), kTransferEngineNames.choices(),
     "the transfer engine's cost preset: ideal (a fluid flow at line rate, no per-transfer or per-message cost: the "
     "model before issue 22), mooncake-rdma (Mooncake Transfer Engine over RDMA), nixl-ucx (NIXL's UCX backend); "
     "calibrated from the engines' published micro-benchmarks (sim/transfer/transfer_cost.cpp cites each number)"};
@@ -137,8 +136,14 @@ constexpr IntegerField kMaxMessageBytes{"max_message_bytes", "bytes", -1, 0, int
                                         "coalesce a slice's contiguous blocks into messages of up to this many "
                                         "bytes (0: one message per block; default: the engine's, 0 in every "
                                         "preset)"};
-constexpr const char* kReplicatedKvs[] = {"engine", "send_all", "send_once", nullptr};
-constexpr ChoiceField kReplicatedKv{"replicated_kv", "engine", kReplicatedKvs,
+// transfer.replicated_kv: the preset's ("engine") or one of ReplicatedKv's names.
+enum class ReplicatedKvSetting { engine, send_all, send_once };
+constexpr auto kReplicatedKvSettingNames = enum_names<ReplicatedKvSetting>(
+    {{ReplicatedKvSetting::engine, "engine"},
+     {ReplicatedKvSetting::send_all, kReplicatedKvNames.name(ReplicatedKv::send_all)},
+     {ReplicatedKvSetting::send_once, kReplicatedKvNames.name(ReplicatedKv::send_once)}});
+constexpr ChoiceField kReplicatedKv{"replicated_kv", kReplicatedKvSettingNames.name(ReplicatedKvSetting::engine),
+                                    kReplicatedKvSettingNames.choices(),
                                     "when a pool's tp exceeds the model's KV heads each head lives on several GPUs: "
                                     "send_all sends every decode GPU all it holds (bytes x the decode copies), "
                                     "send_once each head once; engine: the preset's (ideal send_once, the model "
@@ -161,7 +166,6 @@ constexpr SchemaField kTransferFields[] = {{kChunkLayers},
                                            {kAdaptiveFormats, ExampleUse::commented, "[\"lynx-a4r4-g64\"]"},
                                            {kAdaptiveObjective, ExampleUse::commented, "\"ttft_correct\""},
                                            {kAdaptiveMinGain, ExampleUse::commented, "1.1"}};
-enum class ReplicatedKvSetting { engine, send_all, send_once };
 constexpr SchemaSection kTransferSection =
     schema_section("KV transfer", "How each request's KV crosses the network.", kTransferFields);
 
@@ -172,7 +176,7 @@ constexpr NumberField kAcceptanceRate{"acceptance_rate", "probability", NAN, 0, 
 constexpr ArrayField kAcceptanceHistogram{"acceptance_histogram",
                                           "[[m=0, m=1], [m=0, m=1, m=2], ...]: row k-1 holds k+1 counts",
                                           "counts of m drafts accepted out of k, used instead of any accuracy file"};
-constexpr ChoiceField kAcceptancePublished{"acceptance_published", nullptr, kPublishedAcceptanceNames,
+constexpr ChoiceField kAcceptancePublished{"acceptance_published", nullptr, kPublishedAcceptanceNames.data(),
                                            "published acceptance figures (sim/acceptance/published_acceptance.hpp: citation "
                                            "and conditions), used instead of any accuracy file"};
 constexpr IntegerField kMaxSpeculative{"max_speculative_tokens", "tokens", 0, 0, 1 << 20,
@@ -204,12 +208,12 @@ constexpr ObjectField kTransfer{"transfer", &kTransferSection, "KV transfer"};
 constexpr ObjectField kLynx{"lynx", &kLynxSection, "Lynx speculation (formats lynx-*)"};
 constexpr PathField kKernelCosts{"kernel_costs", "kernels/costs/<gpu>.json if shipped, else roofline defaults",
                                  "kernel cost table written by `lynxsim bench-kernels`"};
-constexpr const char* kComputeModels[] = {"auto", "profiled", "roofline", nullptr};
-constexpr ChoiceField kComputeModel{"compute_model", "auto", kComputeModels,
+constexpr ChoiceField kComputeModel{"compute_model", kComputeModelNames.name(ComputeModelKind::automatic),
+                                    kComputeModelNames.choices(),
                                     "prefill and decode times: profiled (published measurements), roofline, or auto "
                                     "(profiled where the measurements cover the GPU and model shape)"};
-constexpr const char* kWeightsDtypes[] = {"bf16", "fp8", nullptr};
-constexpr ChoiceField kWeightsDtype{"weights_dtype", "bf16", kWeightsDtypes,
+constexpr ChoiceField kWeightsDtype{"weights_dtype", kWeightsDtypeNames.name(WeightsDtype::bf16),
+                                    kWeightsDtypeNames.choices(),
                                    "weight bytes (fp8: the decoder blocks at 1 byte, the embedding table and LM head "
                                    "kept bf16) and the peak the compute model uses"};
 constexpr ObjectField kSlo{"slo", &kSloSection, "service-level objectives"};
@@ -276,7 +280,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   p.moe_load_imbalance = o.get(kMoeLoadImbalance);
   if (p.tensor_parallel % p.expert_parallel != 0) o.fail(kExpertParallel.key, "a divisor of tp");
   p.memory_reserve_fraction = o.get(kMemoryReserve);
-  p.engine = o.get(kEngineField);
+  p.engine = o.get_enum<ServingEngine>(kEngineField);
   if (decode) {
     p.max_batch = static_cast<int>(o.get(kMaxBatch));
     p.plan_iterations = o.get(kPlanIterations);
@@ -293,24 +297,14 @@ extern constexpr SchemaSection kSimConfigSection = schema_section(
     "Simulation", "One simulated cluster, model, KV format and workload. Relative paths resolve against the "
     "configuration file's directory.", kTopFields);
 
-const char* router_policy_name(RouterPolicy router) { return choice_name(kRouter, static_cast<size_t>(router)); }
-const char* transfer_mode_name(TransferMode mode) { return choice_name(kMode, static_cast<size_t>(mode)); }
-const char* residual_policy_name(ResidualPolicy policy) {
-  return choice_name(kResidualPolicy, static_cast<size_t>(policy));
-}
-const char* format_policy_name(FormatPolicy policy) { return choice_name(kFormatPolicy, static_cast<size_t>(policy)); }
-const char* adaptive_objective_name(AdaptiveObjective objective) {
-  return choice_name(kAdaptiveObjective, static_cast<size_t>(objective));
-}
-const char* transfer_engine_name(TransferEngineKind engine) {
-  return choice_name(kEngine, static_cast<size_t>(engine));
-}
-const char* replicated_kv_name(ReplicatedKv mode) {
-  return choice_name(kReplicatedKv, mode == ReplicatedKv::send_all ? 1 : 2);
-}
-const char* compute_model_name(ComputeModelKind model) {
-  return choice_name(kComputeModel, static_cast<size_t>(model));
-}
+const char* router_policy_name(RouterPolicy router) { return kRouterPolicyNames.name(router); }
+const char* transfer_mode_name(TransferMode mode) { return kTransferModeNames.name(mode); }
+const char* residual_policy_name(ResidualPolicy policy) { return kResidualPolicyNames.name(policy); }
+const char* format_policy_name(FormatPolicy policy) { return kFormatPolicyNames.name(policy); }
+const char* adaptive_objective_name(AdaptiveObjective objective) { return kAdaptiveObjectiveNames.name(objective); }
+const char* transfer_engine_name(TransferEngineKind engine) { return kTransferEngineNames.name(engine); }
+const char* replicated_kv_name(ReplicatedKv mode) { return kReplicatedKvNames.name(mode); }
+const char* compute_model_name(ComputeModelKind model) { return kComputeModelNames.name(model); }
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir) {
   SimConfig c;
@@ -354,8 +348,8 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     if (t.has(kBlockTokens.key)) cost.block_tokens = t.get(kBlockTokens);
     if (t.has(kMaxMessageBytes.key)) cost.max_message_bytes = t.get(kMaxMessageBytes);
     const auto replicated = t.get_enum<ReplicatedKvSetting>(kReplicatedKv);
-    if (replicated != ReplicatedKvSetting::engine)
-      cost.replicated_kv = replicated == ReplicatedKvSetting::send_all ? ReplicatedKv::send_all : ReplicatedKv::send_once;
+    if (const auto mode = kReplicatedKvNames.parse(kReplicatedKvSettingNames.name(replicated)))
+      cost.replicated_kv = *mode;  // none for "engine": the preset's
     read_format_policy(t, c.format, c.transfer);
     t.finish();
   }

@@ -13,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/enum_names.hpp"
 #include "models/cost/compute_model.hpp"
 #include "models/cost/roofline/cost_model.hpp"
+#include "models/cost/serving_engine.hpp"
 #include "sim/network/network_config.hpp"
 #include "sim/transfer/transfer_cost.hpp"
 
@@ -30,20 +32,32 @@ struct PoolConfig {
   int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
   int max_batch = 256;                  // decode: sequences per iteration
   double memory_reserve_fraction = 0.1; // HBM kept for activations and fragmentation
-  std::string engine = "vidur-2024";    // serving engine whose kernels set step times (models/cost/compute_model.hpp)
+  ServingEngine engine = ServingEngine::vidur_2024;  // whose kernels set step times (models/cost/serving_engine.hpp)
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
                                         // per iteration, slower, the same timeline; for checking)
 };
 
-// The configuration's choices as enums, in the order sim_config.cpp declares their names (the *_name functions
-// below give them back for messages and result files).
+// The configuration's choices as enums, each with its names (common/enum_names.hpp): the schema's choices in
+// sim_config.cpp and the *_name functions below (messages and result files) read the same table.
 enum class RouterPolicy { least_loaded, round_robin, prefix_aware };
+inline constexpr auto kRouterPolicyNames = enum_names<RouterPolicy>({{RouterPolicy::least_loaded, "least-loaded"},
+                                                                    {RouterPolicy::round_robin, "round-robin"},
+                                                                    {RouterPolicy::prefix_aware, "prefix-aware"}});
 enum class TransferMode { layer_wise, after_prefill };
+inline constexpr auto kTransferModeNames = enum_names<TransferMode>(
+    {{TransferMode::layer_wise, "layer-wise"}, {TransferMode::after_prefill, "after-prefill"}});
 enum class ResidualPolicy { weighted, aging };
+inline constexpr auto kResidualPolicyNames =
+    enum_names<ResidualPolicy>({{ResidualPolicy::weighted, "weighted"}, {ResidualPolicy::aging, "aging"}});
 enum class FormatPolicy { fixed, adaptive };
+inline constexpr auto kFormatPolicyNames =
+    enum_names<FormatPolicy>({{FormatPolicy::fixed, "fixed"}, {FormatPolicy::adaptive, "adaptive"}});
 // What the adaptive format policy minimises per request (sim/transfer/format_policy.hpp): the predicted first token by one of
 // the three definitions (sim/output/request_record.hpp).
 enum class AdaptiveObjective { ttft_correct, ttft_spec, ttft };
+inline constexpr auto kAdaptiveObjectiveNames = enum_names<AdaptiveObjective>(
+    {{AdaptiveObjective::ttft_correct, "ttft_correct"}, {AdaptiveObjective::ttft_spec, "ttft_spec"},
+     {AdaptiveObjective::ttft, "ttft"}});
 
 struct TransferConfig {
   int chunk_layers = 4;          // layers per KV transfer chunk

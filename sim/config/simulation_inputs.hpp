@@ -32,13 +32,11 @@ struct SimulationInputs {
   SimConfig config;
   ModelSpec model;
   GpuSpec prefill_gpu, decode_gpu;
-  KvFormat format;
-  KernelCosts prefill_kernels, decode_kernels;
+  FormatInputs run_format;  // the configuration's `format`: every request's, or the adaptive policy's reference
   std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/cost/compute_model.hpp
-  AcceptanceModel acceptance;        // used by lynx formats
-  // transfer.format_policy "adaptive": every candidate, the run's format (the fields above) first, then
-  // transfer.adaptive_formats in their order (sim/transfer/format_policy.hpp). Empty with the fixed policy.
-  std::vector<FormatInputs> format_candidates;
+  // transfer.format_policy "adaptive": the candidates besides run_format, in transfer.adaptive_formats' order
+  // (sim/transfer/format_policy.hpp). Empty with the fixed policy.
+  std::vector<FormatInputs> adaptive_candidates;
   std::vector<Request> requests;     // sorted by arrival (unless request_source is set)
   // Optional: the workload read as it is needed instead of `requests`. Each call fills the next request (sorted by
   // arrival) and returns false at the end. Each request is checked as it arrives (check_request).

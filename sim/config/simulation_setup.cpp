@@ -121,7 +121,8 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   in.model = located("$.model", [&] { return find_model(models, config.model); });
   in.prefill_gpu = located("$.cluster.prefill.gpu", [&] { return find_gpu(gpus, config.prefill.gpu); });
   in.decode_gpu = located("$.cluster.decode.gpu", [&] { return find_gpu(gpus, config.decode.gpu); });
-  in.format = kv_format_parse(config.format);
+  FormatInputs& run = in.run_format;
+  run.format = kv_format_parse(config.format);
   if (config.transfer.chunk_layers > in.model.n_layers)
     throw_error("%s: $.transfer.chunk_layers: %d is more than the %lld layers of %s", config.origin.c_str(),
                 config.transfer.chunk_layers, static_cast<long long>(in.model.n_layers), in.model.name.c_str());
@@ -143,8 +144,8 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
       throw_error("%s: $.kernel_costs: %s", config.origin.c_str(), e.what());
     }
   };
-  in.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, in.format);
-  in.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, in.format);
+  run.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, run.format);
+  run.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, run.format);
   const MoeParallel prefill_moe = pool_moe_parallel(config, in.model, config.prefill, "$.cluster.prefill");
   const MoeParallel decode_moe = pool_moe_parallel(config, in.model, config.decode, "$.cluster.decode");
   in.prefill_cost = located("$.compute_model", [&] {
@@ -153,18 +154,15 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   in.decode_cost = located("$.compute_model", [&] {
     return pool_step_cost(config, in.model, in.decode_gpu, gpus, config.decode, decode_moe);
   });
-  in.acceptance = resolve_acceptance(config, in.format, in.model);
+  run.acceptance = resolve_acceptance(config, run.format, in.model);
   if (config.transfer.format_policy == FormatPolicy::adaptive) {
-    in.format_candidates.push_back(run_format_inputs(in));
     for (const std::string& name : config.transfer.adaptive_formats) {
       FormatInputs f;
       f.format = kv_format_parse(name);
       f.prefill_kernels = kernels(in.prefill_gpu, config.prefill.tensor_parallel, f.format);
       f.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, f.format);
       f.acceptance = resolve_acceptance(config, f.format, in.model);
-      // The summary's one acceptance source and the extrapolation count are the speculating candidate's.
-      if (transfer_protocol_speculates(f.format)) in.acceptance = f.acceptance;
-      in.format_candidates.push_back(std::move(f));
+      in.adaptive_candidates.push_back(std::move(f));
     }
   }
   in.requests = std::move(requests);

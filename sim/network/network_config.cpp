@@ -21,8 +21,7 @@ constexpr NumberField kOversubscription{"oversubscription", "ratio", 1, 0, 1000,
                                         "leaf-spine: downlink over uplink bandwidth of a leaf"};
 constexpr NumberField kUplinkGbps{"uplink_gbps", "Gbps", 0, 0, 1e6, true,
                                   "leaf-spine: a leaf's uplink bandwidth (default: from oversubscription)"};
-constexpr const char* kTopologies[] = {"star", "leaf-spine", "sites", nullptr};
-constexpr ChoiceField kTopology{"topology", "star", kTopologies,
+constexpr ChoiceField kTopology{"topology", kTopologyNames.name(Topology::star), kTopologyNames.choices(),
                                 "star: every NIC on one non-blocking switch; leaf-spine: racks of hosts_per_rack "
                                 "under leaf switches with one aggregate uplink each; sites: the pools in named sites "
                                 "(each a star or a leaf-spine) joined by site_links"};
@@ -30,11 +29,10 @@ constexpr ArrayField kSites{"sites", "an array of site objects", "sites topology
                             false, &kSiteSection};
 constexpr ArrayField kSiteLinks{"site_links", "an array of site link objects",
                                 "sites topology: the links between sites", false, &kSiteLinkSection};
-constexpr const char* kLinkSharings[] = {"split-duplex", "shared", nullptr};
-constexpr ChoiceField kLinkSharing{"link_sharing", "split-duplex", kLinkSharings,
+constexpr ChoiceField kLinkSharing{"link_sharing", kLinkSharingNames.name(LinkSharing::split_duplex),
+                                   kLinkSharingNames.choices(),
                                    "independent directions (Ethernet, InfiniBand) or both on one capacity"};
-constexpr const char* kModels[] = {"exact", "lv08", nullptr};
-constexpr ChoiceField kModel{"model", "exact", kModels,
+constexpr ChoiceField kModel{"model", kNetworkModelNames.name(NetworkModel::exact), kNetworkModelNames.choices(),
                              "exact: CM02, no cross traffic, no TCP window cap; lv08: SimGrid's default TCP "
                              "corrections"};
 constexpr SchemaField kNetworkFields[] = {
@@ -55,19 +53,18 @@ extern constexpr SchemaSection kNetworkSection = schema_section(
     "Network", "The datacenter network between the instances; bandwidths per NIC in Gbps (1e9 bit/s), latencies "
     "one way.", kNetworkFields);
 
-const char* topology_name(Topology topology) { return choice_name(kTopology, static_cast<size_t>(topology)); }
-const char* link_sharing_name(LinkSharing sharing) {
-  return choice_name(kLinkSharing, static_cast<size_t>(sharing));
-}
-const char* network_model_name(NetworkModel model) { return choice_name(kModel, static_cast<size_t>(model)); }
+const char* topology_name(Topology topology) { return kTopologyNames.name(topology); }
+const char* link_sharing_name(LinkSharing sharing) { return kLinkSharingNames.name(sharing); }
+const char* network_model_name(NetworkModel model) { return kNetworkModelNames.name(model); }
 
 namespace {
 // A field the chosen topology would ignore is an error naming its JSON path (issue 28): a star has no racks, a
 // leaf-spine no sites, and a sites network keeps rack fields per site.
-void refuse(const JsonObject& o, const char* key, const char* topology) {
+void refuse(const JsonObject& o, const char* key, Topology topology) {
   if (o.has(key))
     throw_error("%s: %s: not used by topology \"%s\"; remove it%s", o.origin().c_str(), o.path_of(key).c_str(),
-                topology, std::string(topology) == "sites" ? " (rack fields go in each leaf-spine site)" : "");
+                topology_name(topology),
+                topology == Topology::sites ? " (rack fields go in each leaf-spine site)" : "");
 }
 }  // namespace
 
@@ -75,12 +72,11 @@ NetworkConfig network_config_from_json(JsonObject& o) {
   o.bind(kNetworkSection);
   NetworkConfig n;
   n.topology = o.get_enum<Topology>(kTopology);
-  const char* name = topology_name(n.topology);
   if (n.topology != Topology::leaf_spine)
     for (const char* key : {kHostsPerRack.key, kOversubscription.key, kUplinkGbps.key, kSpineLatencyUs.key})
-      refuse(o, key, name);
+      refuse(o, key, n.topology);
   if (n.topology != Topology::sites)
-    for (const char* key : {kSites.key, kSiteLinks.key}) refuse(o, key, name);
+    for (const char* key : {kSites.key, kSiteLinks.key}) refuse(o, key, n.topology);
   if (n.topology == Topology::sites) {
     const nlohmann::json& sites = o.get(kSites);
     const nlohmann::json& links = o.get(kSiteLinks);

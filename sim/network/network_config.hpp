@@ -14,15 +14,25 @@
 #pragma once
 #include <string>
 
+#include "common/enum_names.hpp"
 #include "common/json_reader.hpp"
 #include "sim/network/site_config.hpp"
 
 namespace lynx {
 
-// The choices of "cluster.network", in the order network_config.cpp declares them (their names: *_name below).
+// The choices of "cluster.network" and their names (also given by the *_name functions below). A site's own
+// topologies (site_config.hpp) are spelt as the network's.
 enum class Topology { star, leaf_spine, sites };
+inline constexpr auto kTopologyNames =
+    enum_names<Topology>({{Topology::star, kSiteTopologyNames.name(SiteTopology::star)},
+                          {Topology::leaf_spine, kSiteTopologyNames.name(SiteTopology::leaf_spine)},
+                          {Topology::sites, "sites"}});
 enum class LinkSharing { split_duplex, shared };
+inline constexpr auto kLinkSharingNames =
+    enum_names<LinkSharing>({{LinkSharing::split_duplex, "split-duplex"}, {LinkSharing::shared, "shared"}});
 enum class NetworkModel { exact, lv08 };
+inline constexpr auto kNetworkModelNames =
+    enum_names<NetworkModel>({{NetworkModel::exact, "exact"}, {NetworkModel::lv08, "lv08"}});
 
 struct NetworkConfig {
   Topology topology = Topology::star;

@@ -14,8 +14,8 @@ constexpr StringField kSiteName{"name", nullptr, "a name of [A-Za-z0-9._-], uniq
                                 "the site's name, used by site_links", true};
 constexpr ArrayField kSitePools{"pools", "an array of \"prefill\" and/or \"decode\"",
                                 "the pools whose every instance is in this site", true};
-constexpr const char* kSiteTopologies[] = {"star", "leaf-spine", nullptr};
-constexpr ChoiceField kSiteTopology{"topology", "star", kSiteTopologies,
+constexpr ChoiceField kSiteTopology{"topology", kSiteTopologyNames.name(SiteTopology::star),
+                                    kSiteTopologyNames.choices(),
                                     "the site's own network: one non-blocking switch, or racks under leaves"};
 constexpr IntegerField kSiteHostsPerRack{"hosts_per_rack", "nodes", 8, 1, 65536,
                                          "leaf-spine site: nodes under one leaf"};
@@ -29,8 +29,7 @@ constexpr SchemaField kSiteFields[] = {{kSiteName},           {kSitePools},     
                                        {kSiteHostsPerRack},   {kSiteOversubscription},
                                        {kSiteUplinkGbps, ExampleUse::commented, "800"}, {kSiteSpineLatencyUs}};
 
-constexpr const char* kKinds[] = {"constant", "on-off", "poisson", nullptr};
-constexpr ChoiceField kKind{"kind", nullptr, kKinds,
+constexpr ChoiceField kKind{"kind", nullptr, kCrossTrafficKindNames.choices(),
                             "constant: a fixed share of the capacity taken; on-off: the same during exponential on "
                             "periods; poisson: flows arriving as a Poisson process, sharing max-min with KV"};
 constexpr NumberField kFraction{"fraction", "fraction", NAN, 0, 0.99, false,
@@ -40,8 +39,8 @@ constexpr NumberField kOnMs{"on_ms", "ms", NAN, 0, 1e9, true, "on-off: mean on p
 constexpr NumberField kOffMs{"off_ms", "ms", NAN, 0, 1e9, true, "on-off: mean off period (exponential)"};
 constexpr NumberField kMeanFlowMb{"mean_flow_mb", "MB", NAN, 0, 1e6, true,
                                   "poisson: mean flow size (1 MB = 1e6 bytes)"};
-constexpr const char* kSizeDistributions[] = {"fixed", "exponential", "pareto", nullptr};
-constexpr ChoiceField kSizes{"sizes", "exponential", kSizeDistributions,
+constexpr ChoiceField kSizes{"sizes", kFlowSizeDistributionNames.name(FlowSizeDistribution::exponential),
+                             kFlowSizeDistributionNames.choices(),
                              "poisson: flow sizes, all mean_flow_mb, exponential, or Pareto (heavy-tailed)"};
 constexpr NumberField kParetoShape{"pareto_shape", "", 1.5, 1, 100, true,
                                    "poisson, sizes pareto: the tail index (> 1, so that the mean exists)"};
@@ -111,7 +110,7 @@ extern constexpr SchemaSection kSiteSection = schema_section(
 extern constexpr SchemaSection kSiteLinkSection = schema_section(
     "Site link", "A link between two sites (`cluster.network.site_links[i]`).", kSiteLinkFields);
 
-const char* cross_traffic_kind_name(CrossTrafficKind kind) { return choice_name(kKind, static_cast<size_t>(kind)); }
+const char* cross_traffic_kind_name(CrossTrafficKind kind) { return kCrossTrafficKindNames.name(kind); }
 
 int SitesConfig::link_between(int a, int b) const {
   for (size_t i = 0; i < links.size(); ++i)

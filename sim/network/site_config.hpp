@@ -13,13 +13,24 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.hpp"
 #include "common/json_reader.hpp"
 
 namespace lynx {
 
+// The choices of a site and its cross traffic, with their names.
 enum class SiteTopology { star, leaf_spine };
+inline constexpr auto kSiteTopologyNames =
+    enum_names<SiteTopology>({{SiteTopology::star, "star"}, {SiteTopology::leaf_spine, "leaf-spine"}});
 enum class CrossTrafficKind { constant, on_off, poisson };
+inline constexpr auto kCrossTrafficKindNames =
+    enum_names<CrossTrafficKind>({{CrossTrafficKind::constant, "constant"},
+                                  {CrossTrafficKind::on_off, "on-off"},
+                                  {CrossTrafficKind::poisson, "poisson"}});
 enum class FlowSizeDistribution { fixed, exponential, pareto };
+inline constexpr auto kFlowSizeDistributionNames = enum_names<FlowSizeDistribution>(
+    {{FlowSizeDistribution::fixed, "fixed"}, {FlowSizeDistribution::exponential, "exponential"},
+     {FlowSizeDistribution::pareto, "pareto"}});
 
 // Other tenants' traffic on a site link, in the direction sites[0] -> sites[1] (the KV's direction when the prefill
 // pool is in sites[0]); `fraction` is of the link's capacity (count x bandwidth).

@@ -148,6 +148,9 @@ void add_distribution(nlohmann::json& j, const RequestDistribution& d, const Val
 }
 }  // namespace
 
+MetricsStream::MetricsStream(const SimulationInputs& inputs)
+    : inputs_(inputs), acceptance_(speculating_acceptance(inputs)) {}
+
 void MetricsStream::add(const RequestRecord& r) {
   const SimConfig& c = inputs_.config;
   ++count_;
@@ -171,7 +174,7 @@ void MetricsStream::add(const RequestRecord& r) {
   accepted_ += static_cast<double>(r.accepted_tokens);
   rolled_back_ += static_cast<double>(r.rolled_back_tokens);
   cached_ += static_cast<double>(r.cached_tokens);
-  if (r.spec_tokens > 0 && inputs_.acceptance.extrapolates(r.input_tokens)) ++acceptance_extrapolated_;
+  if (r.spec_tokens > 0 && acceptance_.extrapolates(r.input_tokens)) ++acceptance_extrapolated_;
   memory_wait_ += r.prefill_memory_wait_s;
   waiting_ += r.wait_s();
   served_ += r.e2el_s() - r.wait_s();
@@ -215,8 +218,8 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["flows"] = result.flows;
   if (!result.format_requests.empty()) {  // the adaptive format policy: requests given each candidate format
     nlohmann::json chosen = nlohmann::json::object();
-    for (size_t k = 0; k < result.format_requests.size(); ++k)
-      chosen[in.format_candidates[k].format.name] = result.format_requests[k];
+    for (size_t k = 0; k < result.format_requests.size(); ++k)  // the run's format first, as the policy orders them
+      chosen[(k == 0 ? in.run_format : in.adaptive_candidates[k - 1]).format.name] = result.format_requests[k];
     j["format_requests"] = chosen;
   }
   return j;
@@ -236,7 +239,7 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
 
   nlohmann::json config;
   config["model"] = in.model.name;
-  config["format"] = in.format.name;
+  config["format"] = in.run_format.format.name;
   config["seed"] = c.seed;
   config["prefill"] = {{"instances", c.prefill.instances}, {"gpu", in.prefill_gpu.name},
                        {"tp", c.prefill.tensor_parallel}, {"chunked_prefill_tokens", c.prefill.chunked_prefill_tokens},
@@ -269,18 +272,17 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;
   sources["workload"] = workload_source;
-  sources["prefill_kernel_costs"] = in.prefill_kernels.source;
-  sources["decode_kernel_costs"] = in.decode_kernels.source;
+  sources["prefill_kernel_costs"] = in.run_format.prefill_kernels.source;
+  sources["decode_kernel_costs"] = in.run_format.decode_kernels.source;
   sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
   sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
-  bool speculates = transfer_protocol_speculates(in.format);
-  for (const FormatInputs& f : in.format_candidates) speculates = speculates || transfer_protocol_speculates(f.format);
-  sources["acceptance"] = speculates ? in.acceptance.source() : "not used (no speculation)";
+  sources["acceptance"] = run_speculates(in) ? speculating_acceptance(in).source() : "not used (no speculation)";
   auto table = [](const KernelCosts& k) {
     if (k.file.empty()) return nlohmann::json{{"file", nullptr}, {"device", "roofline default"}};
     return nlohmann::json{{"file", k.file}, {"sha256", k.file_sha256}, {"device", k.device}, {"measured", k.measured}};
   };
-  sources["kernel_cost_tables"] = {{"prefill", table(in.prefill_kernels)}, {"decode", table(in.decode_kernels)}};
+  sources["kernel_cost_tables"] = {{"prefill", table(in.run_format.prefill_kernels)},
+                                   {"decode", table(in.run_format.decode_kernels)}};
   // The model each pool used: the first word of its source ("profiled (...)" or "roofline (...)").
   auto chosen = [](const std::shared_ptr<const StepCostModel>& step_cost) {
     return step_cost ? step_cost->source().substr(0, step_cost->source().find(' ')) : std::string();

@@ -55,13 +55,14 @@ class ValueStream {
 // its records.
 class MetricsStream {
  public:
-  explicit MetricsStream(const SimulationInputs& inputs) : inputs_(inputs) {}
+  explicit MetricsStream(const SimulationInputs& inputs);
   void add(const RequestRecord& r);
   // The "metrics" object of the summary.
   nlohmann::json metrics(const SimulationInputs& inputs, const SimulationResult& result) const;
 
  private:
   const SimulationInputs& inputs_;
+  const AcceptanceModel& acceptance_;  // the speculating format's (speculating_acceptance)
   size_t count_ = 0;
   double drafted_requests_ = 0, first_drafts_kept_ = 0;
   int64_t acceptance_extrapolated_ = 0;  // drafted requests whose prompt is longer than any measured length

@@ -18,13 +18,17 @@
 #pragma once
 #include <cstdint>
 
+#include "common/enum_names.hpp"
 #include "models/arch/kv_replication.hpp"
 #include "sim/network/network_config.hpp"
 
 namespace lynx {
 
-// The presets, in the order sim_config.cpp declares their names.
+// The presets and their names (transfer.engine).
 enum class TransferEngineKind { ideal, mooncake_rdma, nixl_ucx };
+inline constexpr auto kTransferEngineNames = enum_names<TransferEngineKind>(
+    {{TransferEngineKind::ideal, "ideal"}, {TransferEngineKind::mooncake_rdma, "mooncake-rdma"},
+     {TransferEngineKind::nixl_ucx, "nixl-ucx"}});
 
 struct TransferCost {
   double setup_us = 0;             // per transfer (request x stream), before its first byte

@@ -185,8 +185,17 @@ std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& 
   return std::make_unique<SingleStreamProtocol>(inputs, format);
 }
 
-FormatInputs run_format_inputs(const SimulationInputs& inputs) {
-  return {inputs.format, inputs.prefill_kernels, inputs.decode_kernels, inputs.acceptance};
+const AcceptanceModel& speculating_acceptance(const SimulationInputs& inputs) {
+  for (const FormatInputs& f : inputs.adaptive_candidates)
+    if (transfer_protocol_speculates(f.format)) return f.acceptance;
+  return inputs.run_format.acceptance;
+}
+
+bool run_speculates(const SimulationInputs& inputs) {
+  bool speculates = transfer_protocol_speculates(inputs.run_format.format);
+  for (const FormatInputs& f : inputs.adaptive_candidates)
+    speculates = speculates || transfer_protocol_speculates(f.format);
+  return speculates;
 }
 
 }  // namespace lynx

@@ -61,7 +61,11 @@ bool transfer_protocol_speculates(const KvFormat& format);
 
 // The protocol of `format` (the run's, or a candidate of the adaptive policy); `format` must outlive it.
 std::unique_ptr<TransferProtocol> transfer_protocol_for(const SimulationInputs& inputs, const FormatInputs& format);
-// The run's format with its kernel costs and acceptance (SimulationInputs' own fields).
-FormatInputs run_format_inputs(const SimulationInputs& inputs);
+// The acceptance model of the run's speculating format, which the summary names and counts extrapolations of: the
+// run's format's, or with the adaptive policy the candidate's that speculates (one at most); the run's format's when
+// none does.
+const AcceptanceModel& speculating_acceptance(const SimulationInputs& inputs);
+// Whether any format of the run speculates (the run's format, or an adaptive candidate).
+bool run_speculates(const SimulationInputs& inputs);
 
 }  // namespace lynx

@@ -71,9 +71,8 @@ const PublishedTransfer kRows[] = {
      "Mooncake README (Performance)"},
 };
 
-const char* engine_label(TransferEngineKind engine) {
-  return engine == TransferEngineKind::nixl_ucx ? "transfer: nixl-ucx micro-benchmarks"
-                                                : "transfer: mooncake-rdma micro-benchmarks";
+std::string engine_label(TransferEngineKind engine) {
+  return std::string("transfer: ") + kTransferEngineNames.name(engine) + " micro-benchmarks";
 }
 }  // namespace
 

@@ -16,6 +16,12 @@ figures() {
   "$src/scripts/figures.sh" --only accuracy --jobs 1 --readme "$tmp/README.md" --readme "$page" "$@" "$build"
 }
 fail() { echo "figures_check: $*" >&2; exit 1; }
+# figures --check on a file it must refuse: exit 1, as figures.sh documents (stdout in $tmp/out, stderr in $tmp/err).
+refused() {
+  local code=0
+  figures --check >"$tmp/out" 2>"$tmp/err" || code=$?
+  [ $code -eq 1 ] || fail "$1: --check exited $code, expected 1: $(cat "$tmp/err")"
+}
 fresh() { cp "$src/README.md" "$tmp/README.md"; cp "$src/docs/decoder.md" "$page"; }
 
 fresh
@@ -24,7 +30,7 @@ figures --check 2>/dev/null || fail "the unchanged files fail"
 # A changed number in a generated table: --check fails with a diff naming both lines and leaves the file alone.
 sed -i 's/^| fp32 | 3\.8579 |/| fp32 | 3.8578 |/' "$page"
 cp "$page" "$tmp/changed.md"
-if figures --check >"$tmp/out" 2>"$tmp/err"; then fail "a changed number passes --check"; fi
+refused "a changed number"
 grep -q '^-| fp32 | 3\.8578 |' "$tmp/out" && grep -q '^+| fp32 | 3\.8579 |' "$tmp/out" || fail "no diff: $(cat "$tmp/out")"
 grep -q "1 differ (accuracy)" "$tmp/err" || fail "the stale table is not named: $(cat "$tmp/err")"
 cmp -s "$page" "$tmp/changed.md" || fail "--check wrote the file"
@@ -42,7 +48,7 @@ figures --check 2>/dev/null || fail "a changed measurement fails --check"
 # An unmarked table of numbers fails, named by its file and line; one without numbers passes.
 fresh
 printf '\n| format | bytes |\n|---|---|\n| `int8-g64` | 69,632 |\n' >>"$page"
-if figures --check 2>"$tmp/err"; then fail "an unmarked table of numbers passes"; fi
+refused "an unmarked table of numbers"
 grep -q "decoder.md:$(( $(wc -l <"$src/docs/decoder.md") + 2 )): a table of numbers that is neither generated nor marked" \
   "$tmp/err" || fail "the unmarked table is not reported: $(cat "$tmp/err")"
 fresh
@@ -52,14 +58,14 @@ figures --check 2>/dev/null || fail "a table without numbers fails"
 # Malformed markers: unclosed, unknown generator, a block in two files.
 fresh
 sed -i 's|^<!-- /figures:accuracy -->$||' "$page"
-if figures --check 2>"$tmp/err"; then fail "an unclosed block passes"; fi
+refused "an unclosed block"
 grep -q "block figures:accuracy is never closed" "$tmp/err" || fail "unclosed: $(cat "$tmp/err")"
 fresh
 sed -i 's|figures:accuracy |figures:accuracy-x |; s|/figures:accuracy -->|/figures:accuracy-x -->|' "$page"
-if figures --check 2>"$tmp/err"; then fail "an unknown generator passes"; fi
+refused "an unknown generator"
 grep -q "figures:accuracy-x has no generator" "$tmp/err" || fail "unknown generator: $(cat "$tmp/err")"
 fresh
 sed -n '/^<!-- figures:accuracy /,/^<!-- \/figures:accuracy -->/p' "$page" >>"$tmp/README.md"
-if figures --check 2>"$tmp/err"; then fail "a block in two files passes"; fi
+refused "a block in two files"
 grep -q "figures:accuracy is also in" "$tmp/err" || fail "a block in two files: $(cat "$tmp/err")"
 echo "figures: checker checked"

@@ -17,7 +17,7 @@ fp32=$("$lynxsim" generate --format fp32 --steps 64 2>/dev/null | field text)
 [ -n "$fp32" ] || fail "fp32 wrote no text"
 for format in bf16 fp8-e4m3 int8-g64 int4-g64 kivi2-g32 int4-g8 lynx-a4r4-g64 lynx-a4r4-g64-rq lynx-a4r4-g8 \
               lynx-a4r4-g8-rq lynx-a2r6-g32; do
-  out=$("$lynxsim" generate --format "$format" --steps 64 2>"$stderr_file" || fail "$format: exit status $?")
+  out=$("$lynxsim" generate --format "$format" --steps 64 2>"$stderr_file") || fail "$format: exit status $?"
   grep -q "tokens/s" "$stderr_file" || fail "$format: no tokens/s on stderr"
   ! grep -q "tokens/s" <<<"$out" || fail "$format: tokens/s on stdout"
   case $format in

@@ -20,9 +20,9 @@ cmp "$tmp/out/models/stories260K/tok512.bin" "$data/models/stories260K/tok512.bi
 cmp "$tmp/out/$text" "$data/$text"
 [ -z "$(LYNX_DATA_MANIFEST="$tmp/manifest.tsv" LYNX_DATA_DIR="$tmp/out" bash "$script" --quiet 2>&1)" ]
 printf 'traces/x.jsonl\t%064d\tfile://%s\tcopy\n' 0 "$tmp/valid.txt" > "$tmp/bad.tsv"
-if LYNX_DATA_MANIFEST="$tmp/bad.tsv" LYNX_DATA_DIR="$tmp/out" bash "$script" 2> "$tmp/err"; then
-  echo "a wrong sha256 was accepted"; exit 1
-fi
+code=0
+LYNX_DATA_MANIFEST="$tmp/bad.tsv" LYNX_DATA_DIR="$tmp/out" bash "$script" 2> "$tmp/err" || code=$?
+[ $code -eq 1 ] || { echo "a wrong sha256: exit $code, expected 1"; cat "$tmp/err"; exit 1; }
 grep -q "traces/x.jsonl from file://.* has sha256 .*, expected 0000" "$tmp/err"
 [ ! -e "$tmp/out/traces/x.jsonl" ]
 echo "get-data: mirror install, text cut, sha256 refusal and no-op all checked"

@@ -28,9 +28,9 @@ expect '^kv_bytes_per_token_bf16 +70272\.0$' "$tmp/hf"
 expect '^mla\.kv_lora_rank +512$' "$tmp/hf"
 # An unknown architecture is refused by name, with the file and key.
 printf '{"architectures": ["MambaForCausalLM"], "hidden_size": 64}\n' >"$tmp/unknown_config.json"
-if "$lynxsim" list models --hf-config "$tmp/unknown_config.json" 2>"$tmp/unknown.err"; then
-  echo "an unknown architecture was accepted"; exit 1
-fi
+code=0
+"$lynxsim" list models --hf-config "$tmp/unknown_config.json" 2>"$tmp/unknown.err" || code=$?
+[ $code -eq 2 ] || { echo "an unknown architecture: exit $code, expected 2 (bad input)"; cat "$tmp/unknown.err"; exit 1; }
 expect 'unknown_config\.json: \$\.architectures\[0\]: architecture "MambaForCausalLM" is not supported \(supported: LlamaForCausalLM, ' "$tmp/unknown.err"
 # Aligned: every row is as long as the header up to the origin column.
 awk 'NR == 1 { w = index($0, "origin") } NR > 1 && substr($0, w, 7) != "shipped" { print "misaligned: " $0; exit 1 }' \

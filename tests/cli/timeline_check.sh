@@ -37,12 +37,13 @@ python3 "$(dirname "$0")/../../scripts/timeline_check.py" "$tmp/again.json" || f
   --quiet 2> /dev/null || fail "--timeline-per-request"
 python3 "$(dirname "$0")/../../scripts/timeline_check.py" "$tmp/per.json" || fail "timeline_check.py, per request"
 [ "$(grep -c '"process_name"' "$tmp/per.json")" -eq 40 ] || fail "--timeline-per-request: not one process per request"
-out="$("$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/y" --timeline-per-request 2>&1)" && \
-  fail "--timeline-per-request without --timeline accepted"
+out="$("$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/y" --timeline-per-request 2>&1)"; code=$?
+[ $code -eq 2 ] || fail "--timeline-per-request without --timeline: exit $code, expected 2: $out"
 grep -q -- "--timeline-per-request requires --timeline" <<<"$out" || fail "unclear message: $out"
 python3 -c 'import json, sys; t = json.load(open(sys.argv[1])); assert t["displayTimeUnit"] == "ms"; \
 assert sum(e["ph"] == "X" for e in t["traceEvents"]) >= 40 * 6' "$tmp/again.json" || fail "timeline is not the JSON expected"
-out="$("$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/x" --progress --no-progress 2>&1)" && fail "--progress --no-progress accepted"
+out="$("$lynxsim" simulate --config "$tmp/ok.json" --out "$tmp/x" --progress --no-progress 2>&1)"; code=$?
+[ $code -eq 2 ] || fail "--progress --no-progress: exit $code, expected 2: $out"
 grep -qE -- "--(no-)?progress excludes --(no-)?progress" <<<"$out" || fail "unclear message for --progress --no-progress: $out"
 
 out="$("$lynxsim" simulate --config "$tmp/too_long.json" --out "$tmp/failed" --timeline "$tmp/new/dir/timeline.json" 2>&1)"

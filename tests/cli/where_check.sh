@@ -41,7 +41,8 @@ catalog["models"].append({"name": "only-in-clone", "n_layers": 2, "hidden_size":
                           "head_dim": 8, "ffn_size": 172, "vocab_size": 512, "context_tokens": 256})
 json.dump(catalog, open(sys.argv[1], "w"), indent=1)
 EOF
-! "$lynxsim" list models | grep -q only-in-clone || fail "the build's own catalog has only-in-clone"
+"$lynxsim" list models >"$tmp/own_models.txt" || fail "list models failed"
+! grep -q only-in-clone "$tmp/own_models.txt" || fail "the build's own catalog has only-in-clone"
 LYNX_PROJECT_DIR="$fake" "$lynxsim" list models | grep -q "^only-in-clone " \
   || fail "LYNX_PROJECT_DIR's catalog was not read"
 LYNX_PROJECT_DIR="$fake" "$lynxsim" config --where >"$tmp/env.txt"

@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "common/json_schema.hpp"
@@ -18,18 +19,19 @@ TEST_CASE("an internal error is not a bad-input error, and both format like prin
 
 namespace {
 enum class Colour { red, green, blue };
-constexpr const char* kColours[] = {"red", "green", "blue", nullptr};
-constexpr ChoiceField kColour{"colour", "green", kColours, "a colour"};
+constexpr auto kColourNames =
+    enum_names<Colour>({{Colour::red, "red"}, {Colour::green, "green"}, {Colour::blue, "blue"}});
+constexpr ChoiceField kColour{"colour", kColourNames.name(Colour::green), kColourNames.choices(), "a colour"};
 constexpr SchemaField kFields[] = {{kColour}};
 constexpr SchemaSection kSection = schema_section("Test", "a test section", kFields);
 }  // namespace
 
-TEST_CASE("a choice reads as its enum (the order of its declaration) and its name comes back from the declaration") {
+TEST_CASE("a choice reads as its enum and its name comes back from the enum's table") {
   const nlohmann::json blue = {{"colour", "blue"}}, empty = nlohmann::json::object(), bad = {{"colour", "pink"}};
   JsonObject a(blue, "t.json", "$", &kSection), b(empty, "t.json", "$", &kSection), c(bad, "t.json", "$", &kSection);
   CHECK(a.get_enum<Colour>(kColour) == Colour::blue);
   CHECK(b.get_enum<Colour>(kColour) == Colour::green);  // the default
-  CHECK(std::string(choice_name(kColour, static_cast<size_t>(Colour::red))) == "red");
+  CHECK(std::string(kColourNames.name(Colour::red)) == "red");
   CHECK_THROWS_WITH_AS(c.get_enum<Colour>(kColour),
                        "t.json: $.colour: expected one of \"red\", \"green\", \"blue\", got \"pink\"", LynxError);
   // An undeclared key read through a bound object is the program's bug.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A sweep interrupted with SIGINT leaves no partial file, exits non-zero, and a rerun finishes it with results
-# identical to an uninterrupted run.   interrupt_rerun.sh LYNXSIM EXPERIMENT
+# A sweep interrupted with SIGINT leaves no partial file, exits 2 saying it was interrupted, and a rerun finishes it
+# with results identical to an uninterrupted run.   interrupt_rerun.sh LYNXSIM EXPERIMENT
 set -euo pipefail
 lynxsim=$1
 experiment=$2
@@ -11,7 +11,7 @@ count() { { find "$1" -mindepth 2 -maxdepth 2 -name summary.json 2>/dev/null || 
 "$lynxsim" run "$experiment" --out "$tmp/whole" -j 2 >/dev/null 2>&1
 total=$(count "$tmp/whole")
 
-"$lynxsim" run "$experiment" --out "$tmp/cut" -j 1 >/dev/null 2>&1 &
+"$lynxsim" run "$experiment" --out "$tmp/cut" -j 1 >/dev/null 2>"$tmp/cut.err" &
 pid=$!
 for _ in $(seq 1 400); do
   done_points=$(count "$tmp/cut")
@@ -26,7 +26,9 @@ set -e
 pid=""
 finished=$(count "$tmp/cut")
 if [ "$finished" -ge "$total" ]; then echo "the run ended before it could be interrupted"; exit 1; fi
-if [ "$code" -eq 0 ]; then echo "an interrupted run exited 0"; exit 1; fi
+if [ "$code" -ne 2 ] || ! grep -q "^lynxsim: error: interrupted: " "$tmp/cut.err"; then
+  echo "an interrupted run exited $code, expected 2 with \"lynxsim: error: interrupted: ...\":"; cat "$tmp/cut.err"; exit 1
+fi
 if find "$tmp/cut" -name '*.tmp.*' | grep -q .; then echo "partial files left:"; find "$tmp/cut" -name '*.tmp.*'; exit 1; fi
 "$lynxsim" run "$experiment" --out "$tmp/cut" -j 2 >/dev/null 2>&1
 diff -r "$tmp/whole" "$tmp/cut"

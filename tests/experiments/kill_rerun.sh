@@ -18,14 +18,19 @@ total=$(count "$tmp/whole")
 
 # Starts a run into $1 and kills it with SIGKILL after $2 s; prints 1 when the kill landed before the end.
 kill_after() {
-  local out=$1 delay=$2 mid=0
+  local out=$1 delay=$2 mid=0 killed=0 code=0
   "$lynxsim" run "$experiment" --out "$out" -j 2 >/dev/null 2>&1 &
   pid=$!
   sleep "$delay"
   if kill -KILL "$pid" 2>/dev/null; then
+    killed=1
     [ "$(count "$out")" -lt "$total" ] && mid=1
   fi
-  wait "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || code=$?
+  # Killed: 137 (SIGKILL), or 0 where it had just ended; else it ran to its end and exited 0.
+  if [ $code -ne 0 ] && { [ $killed -eq 0 ] || [ $code -ne 137 ]; }; then
+    echo "a run into $out exited $code (killed: $killed)" >&2; exit 1
+  fi
   pid=""
   # The points in flight died with the sweep: nothing finishes after the kill.
   local after

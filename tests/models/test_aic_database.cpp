@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "models/cost/compute_model.hpp"
 #include "models/cost/engine/aic_database.hpp"
 #include "models/readers/csv_table.hpp"
 #include "tests/models/parquet_writer_for_tests.hpp"
@@ -171,7 +172,7 @@ TEST_CASE("aic database: held-out attention and all-reduce points are predicted 
 }
 
 TEST_CASE("aic database: lookups, sources, lazy loading, H200 reads H200 tables") {
-  AicDatabase h100(aic_root(), "h100_sxm", AicEngine::vllm, kH100);
+  AicDatabase h100(aic_root(), "h100_sxm", ServingEngine::vllm, kH100);
   CHECK(h100.tables_loaded() == 0);
   // a measured point is returned as measured: vLLM H100 bf16 GEMM m=32768 n=65536 k=12288 is 60.324 ms
   CHECK(h100.gemm_ms(32768, 65536, 12288) == doctest::Approx(60.324).epsilon(1e-4));
@@ -192,15 +193,17 @@ TEST_CASE("aic database: lookups, sources, lazy loading, H200 reads H200 tables"
   CHECK(h100.moe_ms(64, 4096, 14336, 2, 8, 1, 1) > 0);
   CHECK(h100.mla_generation_ms(8, 2048, 128) > 0);
   CHECK(h100.mla_is_module());
-  AicDatabase h200(aic_root(), "h200_sxm", AicEngine::vllm, kH100);
+  AicDatabase h200(aic_root(), "h200_sxm", ServingEngine::vllm, kH100);
   CHECK(h200.source("gemm").find("h200_sxm gemm/vllm/0.24.0") != std::string::npos);
   // H200's HBM is 1.43x H100's: a memory-bound decode GEMM (m 8) is faster there
   CHECK(h200.gemm_ms(8, 8192, 8192) < h100.gemm_ms(8, 8192, 8192));
-  CHECK_THROWS_AS(AicDatabase(aic_root(), "a100_sxm", AicEngine::vllm, kH100), LynxError);
-  AicEngine e;
-  CHECK(aic_engine_from_name("sglang-0.5.14", &e));
-  CHECK(e == AicEngine::sglang);
-  CHECK_FALSE(aic_engine_from_name("vllm", &e));
+  CHECK_THROWS_AS(AicDatabase(aic_root(), "a100_sxm", ServingEngine::vllm, kH100), LynxError);
+  CHECK(aic_engine_parse("sglang-0.5.14") == ServingEngine::sglang);
+  CHECK_THROWS_WITH_AS(aic_engine_parse("vllm"), "engine \"vllm\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3",
+                       LynxError);
+  CHECK_THROWS_WITH_AS(aic_engine_parse("vidur-2024"),
+                       "engine \"vidur-2024\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3", LynxError);
+  CHECK_THROWS_AS(AicDatabase(aic_root(), "h100_sxm", ServingEngine::vidur_2024, kH100), InternalError);
 }
 
 TEST_CASE("aic database: a bad latency in a table is one error naming the file and the row") {

@@ -27,7 +27,7 @@ const std::vector<ModelSpec>& models() { return test::shipped_models(); }
 const std::vector<GpuSpec>& gpus() { return test::shipped_gpus(); }
 std::string aic_root() { return calibration_dir() + "/aiconfigurator"; }
 AicPeaks peaks_of(const GpuSpec& g) { return {g.bf16_dense_tflops, g.fp8_dense_tflops, g.hbm_gb_per_s, g.nvlink_gb_per_s}; }
-ComputeChoice engine_choice(const std::string& engine) {
+ComputeChoice engine_choice(ServingEngine engine) {
   ComputeChoice c;
   c.engine = engine;
   return c;
@@ -37,10 +37,10 @@ ComputeChoice engine_choice(const std::string& engine) {
 TEST_CASE("engine cost: a TP 4 decode step of Llama-3.1-70B on H100 with vLLM is the sum of its kernels") {
   const ModelSpec& m = find_model(models(), "llama-3.1-70b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  auto step = make_step_cost(m, h100, gpus(), 4, engine_choice("vllm-0.24"));
+  auto step = make_step_cost(m, h100, gpus(), 4, engine_choice(ServingEngine::vllm));
   REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
   // an independent database on the same tables
-  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  const AicDatabase db(aic_root(), "h100_sxm", ServingEngine::vllm, peaks_of(h100));
   // Llama-3.1-70B: hidden 8192, 64 heads, 8 KV heads, head_dim 128, ffn 28672, vocab 128256, 80 layers; TP 4
   const double batch = 48, context = 3000;
   // element-wise kernels: 3 us each + bytes at 0.8 x 3.35 TB/s (AIConfigurator's memory-bound op model); per token
@@ -85,9 +85,9 @@ TEST_CASE("engine cost: a TP 4 decode step of Llama-3.1-70B on H100 with vLLM is
 TEST_CASE("engine cost: under fp8 weights the LM head keeps its bf16 GEMM and the tables list both GEMM families") {
   const ModelSpec& m = find_model(models(), "llama-3.1-70b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  auto db = std::make_shared<const AicDatabase>(aic_root(), "h100_sxm", AicEngine::trtllm, peaks_of(h100));
+  auto db = std::make_shared<const AicDatabase>(aic_root(), "h100_sxm", ServingEngine::trtllm, peaks_of(h100));
   const EngineCostModel fp8(m, h100, 4, WeightsDtype::fp8, db, h100, true);
-  const AicDatabase same(aic_root(), "h100_sxm", AicEngine::trtllm, peaks_of(h100));
+  const AicDatabase same(aic_root(), "h100_sxm", ServingEngine::trtllm, peaks_of(h100));
   CHECK(fp8.lm_head_ms(48) == same.gemm_ms(48, 128256.0 / 4, 8192, AicGemmDtype::bf16));
   CHECK(fp8.lm_head_ms(48) != same.gemm_ms(48, 128256.0 / 4, 8192, AicGemmDtype::fp8));
   // the blocks' GEMMs are fp8 with static input scales (the catalog's checkpoint: no activation_scheme "dynamic"):
@@ -113,19 +113,19 @@ TEST_CASE("engine cost: under fp8 weights the LM head keeps its bf16 GEMM and th
 
 TEST_CASE("engine cost: H200 reads H200 tables; SGLang and TRT-LLM read their own") {
   const ModelSpec& m = find_model(models(), "llama-3.1-8b");
-  auto h200 = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("vllm-0.24"));
+  auto h200 = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice(ServingEngine::vllm));
   CHECK(h200->source().find("on h200_sxm") != std::string::npos);
   CHECK(h200->source().find("aiconfigurator h200_sxm/gemm/vllm/0.24.0/gemm_perf.parquet") != std::string::npos);
   CHECK(h200->source().find("derived") == std::string::npos);
-  auto h100 = make_step_cost(m, find_gpu(gpus(), "h100-sxm"), gpus(), 2, engine_choice("vllm-0.24"));
+  auto h100 = make_step_cost(m, find_gpu(gpus(), "h100-sxm"), gpus(), 2, engine_choice(ServingEngine::vllm));
   DecodeWork w;
   w.query_tokens = 32, w.sequences = 32, w.attention_kv_tokens = 32 * 2048.0;
   // H200's 4.8 TB/s against H100's 3.35: a memory-bound decode step is faster
   CHECK(h200->decode_seconds(w) < h100->decode_seconds(w));
-  auto sglang = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("sglang-0.5.14"));
+  auto sglang = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice(ServingEngine::sglang));
   CHECK(sglang->source().find("sglang/0.5.14/custom_allreduce_perf.parquet") != std::string::npos);
   CHECK(sglang->source().find("lmsys.org/blog/2024-12-04-sglang-v0-4") != std::string::npos);
-  auto trt = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice("trtllm-1.3"));
+  auto trt = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice(ServingEngine::trtllm));
   CHECK(trt->source().find("trtllm/1.3.0rc20/gemm_perf.parquet") != std::string::npos);
   // every engine's step is a positive time of the same order (the same kernels' work)
   for (const auto& s : {sglang, trt}) {
@@ -137,30 +137,33 @@ TEST_CASE("engine cost: H200 reads H200 tables; SGLang and TRT-LLM read their ow
 
 TEST_CASE("engine cost: coverage and errors") {
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  CHECK_THROWS_AS(make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice("vllm")),
-                  LynxError);
+  // a name that is no engine is refused by the configuration's reader (test_run_config); the engine-composed model
+  // itself refuses the one engine AIConfigurator did not measure
+  CHECK_THROWS_WITH_AS(make_engine_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, WeightsDtype::bf16,
+                                        ServingEngine::vidur_2024, calibration_dir()),
+                       "engine \"vidur-2024\": not one of vllm-0.24, sglang-0.5.14, trtllm-1.3", LynxError);
   // the default engine name is today's model
-  auto vidur = make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice("vidur-2024"));
+  auto vidur = make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, engine_choice(ServingEngine::vidur_2024));
   CHECK(vidur->source().rfind("profiled", 0) == 0);
   // an MLA model of heads the tables did not measure is not composed: roofline under auto, an error under profiled
   ModelSpec other = find_model(models(), "deepseek-v3");
   other.kv_lora_rank = 256;
-  auto mla = make_step_cost(other, h100, gpus(), 8, engine_choice("sglang-0.5.14"));
+  auto mla = make_step_cost(other, h100, gpus(), 8, engine_choice(ServingEngine::sglang));
   CHECK(mla->source().find("the MLA tables measured DeepSeek-V3's heads (kv_lora_rank 512, qk_rope 64, qk_nope 128, "
                            "v 128), not deepseek-v3's (256, 64, 128, 128)") != std::string::npos);
-  ComputeChoice required = engine_choice("sglang-0.5.14");
+  ComputeChoice required = engine_choice(ServingEngine::sglang);
   required.model = ComputeModelKind::profiled;
   CHECK_THROWS_AS(make_step_cost(other, h100, gpus(), 8, required), LynxError);
   // vLLM's module tables hold DeepSeek-V3's own projections: another hidden size is not composed there
   ModelSpec narrow = find_model(models(), "deepseek-v3");
   narrow.hidden_size = 5120;
-  CHECK(make_step_cost(narrow, h100, gpus(), 8, engine_choice("vllm-0.24"))->source().find(
+  CHECK(make_step_cost(narrow, h100, gpus(), 8, engine_choice(ServingEngine::vllm))->source().find(
             "vLLM's MLA tables measured DeepSeek-V3's whole attention module") != std::string::npos);
-  CHECK(make_step_cost(narrow, h100, gpus(), 8, engine_choice("sglang-0.5.14"))->source().rfind("engine sglang", 0) == 0);
+  CHECK(make_step_cost(narrow, h100, gpus(), 8, engine_choice(ServingEngine::sglang))->source().rfind("engine sglang", 0) == 0);
   // a sliding-window model is not composed either
-  auto gpt_oss = make_step_cost(find_model(models(), "gpt-oss-120b"), h100, gpus(), 4, engine_choice("vllm-0.24"));
+  auto gpt_oss = make_step_cost(find_model(models(), "gpt-oss-120b"), h100, gpus(), 4, engine_choice(ServingEngine::vllm));
   CHECK(gpt_oss->source().find("sliding windows") != std::string::npos);
-  ComputeChoice roof = engine_choice("vllm-0.24");
+  ComputeChoice roof = engine_choice(ServingEngine::vllm);
   roof.model = ComputeModelKind::roofline;
   CHECK(make_step_cost(find_model(models(), "llama-3.1-8b"), h100, gpus(), 1, roof)->source().rfind("roofline", 0) == 0);
 }
@@ -169,8 +172,8 @@ TEST_CASE("engine cost: a GPU without tables is derived op by op, latency-bound 
   const ModelSpec& m = find_model(models(), "llama-3.1-70b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
   const GpuSpec& h800 = find_gpu(gpus(), "h800-sxm");  // H100's compute and HBM, NVLink 200 GB/s per direction
-  auto measured = make_step_cost(m, h100, gpus(), 4, engine_choice("vllm-0.24"));
-  auto derived = make_step_cost(m, h800, gpus(), 4, engine_choice("vllm-0.24"));
+  auto measured = make_step_cost(m, h100, gpus(), 4, engine_choice(ServingEngine::vllm));
+  auto derived = make_step_cost(m, h800, gpus(), 4, engine_choice(ServingEngine::vllm));
   CHECK(derived->source().find("h800-sxm derived from h100-sxm") != std::string::npos);
   const auto* a = dynamic_cast<const EngineCostModel*>(measured.get());
   const auto* b = dynamic_cast<const EngineCostModel*>(derived.get());
@@ -190,14 +193,14 @@ TEST_CASE("engine cost: a GPU without tables is derived op by op, latency-bound 
   CHECK(b->allreduce_ms(4096, false) / a->allreduce_ms(4096, false) > 2.2);
   // H20: 148 TFLOP/s against 989: a compute-bound prefill GEMM slows by the peak ratio, a decode GEMM (memory-bound)
   // speeds up by the HBM ratio 4.0 / 3.35
-  auto h20 = make_step_cost(m, find_gpu(gpus(), "h20"), gpus(), 4, engine_choice("vllm-0.24"));
+  auto h20 = make_step_cost(m, find_gpu(gpus(), "h20"), gpus(), 4, engine_choice(ServingEngine::vllm));
   const auto* c = dynamic_cast<const EngineCostModel*>(h20.get());
   REQUIRE(c);
   CHECK(h20->source().find("h20 derived from h100-sxm") != std::string::npos);
   CHECK(c->layer_gemms_ms(8192) / a->layer_gemms_ms(8192) == doctest::Approx(989.0 / 148).epsilon(0.01));
   CHECK(c->layer_gemms_ms(1) / a->layer_gemms_ms(1) == doctest::Approx(3350.0 / 4000).epsilon(0.01));
   // A100 has no table: derived from H100 as well
-  auto a100 = make_step_cost(m, find_gpu(gpus(), "a100-80gb-sxm"), gpus(), 4, engine_choice("sglang-0.5.14"));
+  auto a100 = make_step_cost(m, find_gpu(gpus(), "a100-80gb-sxm"), gpus(), 4, engine_choice(ServingEngine::sglang));
   CHECK(a100->source().find("a100-80gb-sxm derived from h100-sxm") != std::string::npos);
 }
 
@@ -223,7 +226,7 @@ TEST_CASE("engine validation: the published rows parse, each cited, and a row is
   REQUIRE(row);
   CHECK(row->measured_ms == 109);
   auto step = make_engine_cost(find_model(models(), "llama-2-70b"), find_gpu(gpus(), "h100-sxm"), gpus(), 4,
-                               WeightsDtype::fp8, "trtllm-1.3", calibration_dir(), true);
+                               WeightsDtype::fp8, ServingEngine::trtllm, calibration_dir(), true);
   CHECK(row->predicted_ms == doctest::Approx(step->prefill_seconds({{2048, 0}}) * 1e3).epsilon(1e-12));
   // a group per (GPU, engine, phase, TP, published engine), each once
   std::set<std::string> names;
@@ -252,9 +255,9 @@ TEST_CASE("engine validation: a malformed file is one error naming the file and 
 TEST_CASE("engine cost: a Mixtral-8x7B decode step at TP 2 is its attention, fused MoE, router and all-reduces") {
   const ModelSpec& m = find_model(models(), "mixtral-8x7b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  auto step = make_step_cost(m, h100, gpus(), 2, engine_choice("vllm-0.24"));
+  auto step = make_step_cost(m, h100, gpus(), 2, engine_choice(ServingEngine::vllm));
   REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
-  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  const AicDatabase db(aic_root(), "h100_sxm", ServingEngine::vllm, peaks_of(h100));
   // Mixtral-8x7B: 32 layers, hidden 4096, 32 heads, 8 KV heads, 128, experts 8 x 14336, top-2, vocab 32000; TP 2
   const double b = 16, context = 1000;
   auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
@@ -284,7 +287,7 @@ TEST_CASE("engine cost: preload_tables reads the tables a prefill and a decode s
     CAPTURE(c.model);
     CAPTURE(c.tp);
     const ModelSpec& m = find_model(models(), c.model);
-    auto fresh = [&] { return std::make_shared<const AicDatabase>(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100)); };
+    auto fresh = [&] { return std::make_shared<const AicDatabase>(aic_root(), "h100_sxm", ServingEngine::vllm, peaks_of(h100)); };
     auto used = fresh(), preloaded = fresh();
     const EngineCostModel run(m, h100, c.tp, c.weights, used, h100, c.fp8_kv);
     const EngineCostModel warm(m, h100, c.tp, c.weights, preloaded, h100, c.fp8_kv);
@@ -330,10 +333,10 @@ TEST_CASE("engine cost: a DeepSeek-V3 decode step at TP 8 with SGLang is its MLA
   const ModelSpec& m = find_model(models(), "deepseek-v3");
   require_deepseek_v3_shapes(m);
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  auto step = make_step_cost(m, h100, gpus(), 8, engine_choice("sglang-0.5.14"));
+  auto step = make_step_cost(m, h100, gpus(), 8, engine_choice(ServingEngine::sglang));
   REQUIRE(step->source().rfind("engine sglang-0.5.14", 0) == 0);
   CHECK(step->source().find("mla/sglang/0.5.14/generation_mla_perf.parquet") != std::string::npos);
-  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::sglang, peaks_of(h100));
+  const AicDatabase db(aic_root(), "h100_sxm", ServingEngine::sglang, peaks_of(h100));
   const double b = 32, context = 4000;
   auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
   // per layer and token: 2 fused add + RMSNorm (4 x 7168), SiLU-and-mul (3 x 18432 / 8), the latents' RMSNorms
@@ -350,7 +353,7 @@ TEST_CASE("engine cost: a DeepSeek-V3 decode step at TP 8 with SGLang is its MLA
                          db.gemm_ms(b, 2 * 2048 / 8, 7168) + db.gemm_ms(b, 7168, 2048 / 8);
   const double expected_ms = 61 * per_layer + 3 * dense_mlp + 58 * moe_mlp + db.custom_allreduce_ms(b * 7168, 8, true) +
                              elementwise(2, b * 4 * 7168) + db.gemm_ms(b, 129280.0 / 8, 7168) +
-                             engine_host_overhead(AicEngine::sglang).per_step_ms;
+                             engine_host_overhead(ServingEngine::sglang).per_step_ms;
   DecodeWork w;
   w.query_tokens = 32, w.sequences = 32, w.attention_kv_tokens = b * context;
   CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
@@ -367,10 +370,10 @@ TEST_CASE("engine cost: a DeepSeek-V3 prefill at TP 8 with vLLM is its MLA modul
   const ModelSpec& m = find_model(models(), "deepseek-v3");
   require_deepseek_v3_shapes(m);
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  auto step = make_step_cost(m, h100, gpus(), 8, engine_choice("vllm-0.24"));
+  auto step = make_step_cost(m, h100, gpus(), 8, engine_choice(ServingEngine::vllm));
   REQUIRE(step->source().rfind("engine vllm-0.24", 0) == 0);
   CHECK(step->source().find("mla_context_module_perf.parquet") != std::string::npos);
-  const AicDatabase db(aic_root(), "h100_sxm", AicEngine::vllm, peaks_of(h100));
+  const AicDatabase db(aic_root(), "h100_sxm", ServingEngine::vllm, peaks_of(h100));
   // the module table's rows name the backend vLLM ran: FLASH_ATTN_MLA up to 512 tokens, FLASH_ATTN from 1024 (H100,
   // batch 1, 16 heads: 0.1884 and 0.5747 ms measured); both are the module's grid
   CHECK(db.mla_context_ms(1, 512, 16) == doctest::Approx(0.1884).epsilon(1e-9));
@@ -386,7 +389,7 @@ TEST_CASE("engine cost: a DeepSeek-V3 prefill at TP 8 with vLLM is its MLA modul
                          db.gemm_ms(n, 2 * 2048 / 8, 7168) + db.gemm_ms(n, 7168, 2048 / 8);
   const double expected_ms = 61 * per_layer + 3 * dense_mlp + 58 * moe_mlp + db.custom_allreduce_ms(n * 7168, 8, false) +
                              elementwise(2, n * 4 * 7168) + db.gemm_ms(1, 129280.0 / 8, 7168) +
-                             engine_host_overhead(AicEngine::vllm).per_step_ms;
+                             engine_host_overhead(ServingEngine::vllm).per_step_ms;
   CHECK(step->prefill_seconds({{3000, 0}}) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
   MESSAGE("vLLM TP8 DeepSeek-V3 prefill of 3000 tokens on H100: " << expected_ms << " ms");
   // and a decode step reads the generation module
@@ -410,7 +413,7 @@ TEST_CASE("engine cost: the MLA composition of kernels and projections predicts 
   for (const char* gpu_name : {"h100-sxm", "h200-sxm"}) {
     const GpuSpec& gpu = find_gpu(gpus(), gpu_name);
     const std::string folder = aic_gpu_folder(gpu_name);
-    auto db = std::make_shared<const AicDatabase>(aic_root(), folder, AicEngine::trtllm, peaks_of(gpu));
+    auto db = std::make_shared<const AicDatabase>(aic_root(), folder, ServingEngine::trtllm, peaks_of(gpu));
     const std::string dir = aic_root() + "/systems/data/" + folder + "/mla/trtllm/1.3.0rc20/";
     const std::vector<std::pair<std::string, std::string>> bf16 = {
         {"mla_dtype", "bfloat16"}, {"kv_cache_dtype", "bfloat16"}, {"gemm_type", "bfloat16"}};
@@ -460,7 +463,7 @@ TEST_CASE("engine cost: a block-scaled fp8 checkpoint (DeepSeek-V3) reads the en
   CHECK(m.block_scaled_fp8);
   CHECK_FALSE(find_model(models(), "qwen3-235b-a22b").block_scaled_fp8);
   const GpuSpec& h200 = find_gpu(gpus(), "h200-sxm");
-  ComputeChoice c = engine_choice("sglang-0.5.14");
+  ComputeChoice c = engine_choice(ServingEngine::sglang);
   c.weights = WeightsDtype::fp8;
   c.model = ComputeModelKind::profiled;  // composed, not a fallback: SGLang measured MoE in fp8_block only
   auto step = make_step_cost(m, h200, gpus(), 8, c);
@@ -468,7 +471,7 @@ TEST_CASE("engine cost: a block-scaled fp8 checkpoint (DeepSeek-V3) reads the en
   CHECK(e.gemm_family() == "gemm_fp8_block");
   CHECK(e.moe_dtype() == "fp8_block");
   CHECK(step->source().find("fp8 block-scaled") != std::string::npos);
-  const AicDatabase db(aic_root(), "h200_sxm", AicEngine::sglang, peaks_of(h200));
+  const AicDatabase db(aic_root(), "h200_sxm", ServingEngine::sglang, peaks_of(h200));
   // the router is one of the GEMMs: at 16 tokens the fp8_block row, not the per-tensor one
   CHECK(e.moe_layer_mlp_ms(16) == doctest::Approx(db.moe_ms(16, 7168, 2048, 8, 256, 8, 1, "fp8_block") +
                                                   db.gemm_ms(16, 256, 7168, AicGemmDtype::fp8_block) +

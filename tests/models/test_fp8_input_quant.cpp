@@ -73,17 +73,17 @@ TEST_CASE("fp8 input quantization: the tables' fits (H100, H200 and B200, every 
   const std::string root = calibration_dir() + "/aiconfigurator";
   struct Case {
     const char* gpu;  // the table folder; its catalog GPU is the same name with a dash
-    AicEngine engine;
+    ServingEngine engine;
     double bf16_us, fp8_us, fixed_us;
   };
   // the fitted intercepts and fixed parts, rounded to 0.1 us (fp8_input_quant.hpp quotes them)
-  for (const Case& c : {Case{"h100_sxm", AicEngine::trtllm, 4.3, 13.4, 6.1}, Case{"h100_sxm", AicEngine::vllm, 3.6, 7.5, 0.9},
-                        Case{"h100_sxm", AicEngine::sglang, 4.2, 7.1, 0.0}, Case{"h200_sxm", AicEngine::trtllm, 4.8, 13.7, 5.9},
-                        Case{"h200_sxm", AicEngine::vllm, 4.0, 8.0, 1.0}, Case{"h200_sxm", AicEngine::sglang, 4.6, 7.6, 0.0},
-                        Case{"b200_sxm", AicEngine::trtllm, 4.1, 15.6, 8.5}, Case{"b200_sxm", AicEngine::vllm, 4.2, 9.4, 2.2},
-                        Case{"b200_sxm", AicEngine::sglang, 4.7, 9.3, 1.6}}) {
+  for (const Case& c : {Case{"h100_sxm", ServingEngine::trtllm, 4.3, 13.4, 6.1}, Case{"h100_sxm", ServingEngine::vllm, 3.6, 7.5, 0.9},
+                        Case{"h100_sxm", ServingEngine::sglang, 4.2, 7.1, 0.0}, Case{"h200_sxm", ServingEngine::trtllm, 4.8, 13.7, 5.9},
+                        Case{"h200_sxm", ServingEngine::vllm, 4.0, 8.0, 1.0}, Case{"h200_sxm", ServingEngine::sglang, 4.6, 7.6, 0.0},
+                        Case{"b200_sxm", ServingEngine::trtllm, 4.1, 15.6, 8.5}, Case{"b200_sxm", ServingEngine::vllm, 4.2, 9.4, 2.2},
+                        Case{"b200_sxm", ServingEngine::sglang, 4.7, 9.3, 1.6}}) {
     CAPTURE(c.gpu);
-    CAPTURE(aic_engine_info(c.engine).name);
+    CAPTURE(serving_engine_name(c.engine));
     std::string catalog_name = c.gpu;
     catalog_name[4] = '-';  // h100_sxm -> h100-sxm
     const GpuSpec& g = find_gpu(test::shipped_gpus(), catalog_name);

@@ -165,7 +165,7 @@ TEST_CASE("offline bench: TensorRT-LLM's own memory per GPU, AIConfigurator's mo
 
 TEST_CASE("engine cost: an iteration with only context is the prefill step, with only generation the decode step") {
   const ModelSpec& m = find_model(models(), "llama-3.1-70b");
-  auto step = make_engine_cost(m, find_gpu(gpus(), "h100-sxm"), gpus(), 2, WeightsDtype::fp8, "trtllm-1.3",
+  auto step = make_engine_cost(m, find_gpu(gpus(), "h100-sxm"), gpus(), 2, WeightsDtype::fp8, ServingEngine::trtllm,
                                calibration_dir(), true);
   const std::vector<PrefillPiece> context = {{1000, 0}, {500, 0}};
   CHECK(step->iteration_seconds(context, DecodeWork{}, 0) ==
@@ -210,7 +210,7 @@ TEST_CASE("engine validation: a trtllm-bench row is 1000 / the simulated benchma
   CHECK(row.measured_ms == doctest::Approx(1e3 / 2296).epsilon(1e-15));
   const ModelSpec& m = find_model(models(), "llama-3.1-405b");
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
-  auto step = make_engine_cost(m, h100, gpus(), 8, WeightsDtype::fp8, "trtllm-1.3", calibration_dir(), true);
+  auto step = make_engine_cost(m, h100, gpus(), 8, WeightsDtype::fp8, ServingEngine::trtllm, calibration_dir(), true);
   auto predicted_ms = [&](double kv_fraction, double other_bytes) {
     const TrtllmBenchLimits l = trtllm_bench_limits(m, h100, 8, 1.0, 1.0, 2048, 2048, kv_fraction);
     OfflineBench b;

@@ -104,12 +104,12 @@ TEST_CASE("acceptance_published: QuantSpec's > 90% as 0.9 per token, cited, with
   };
   const SimulationInputs small = inputs_for("llama-3.1-8b");
   // Geometric: P(m = 2 | k = 4) = a^2 (1 - a).
-  CHECK(small.acceptance.probability(2, 4, 8192) == doctest::Approx(0.9 * 0.9 * 0.1));
-  CHECK(small.acceptance.probability(4, 4, 8192) == doctest::Approx(std::pow(0.9, 4)));
-  CHECK(small.acceptance.source().find("arXiv 2502.10424") != std::string::npos);
-  CHECK(small.acceptance.source().find("outside the published model sizes") == std::string::npos);
+  CHECK(small.run_format.acceptance.probability(2, 4, 8192) == doctest::Approx(0.9 * 0.9 * 0.1));
+  CHECK(small.run_format.acceptance.probability(4, 4, 8192) == doctest::Approx(std::pow(0.9, 4)));
+  CHECK(small.run_format.acceptance.source().find("arXiv 2502.10424") != std::string::npos);
+  CHECK(small.run_format.acceptance.source().find("outside the published model sizes") == std::string::npos);
   const SimulationInputs large = inputs_for("llama-3.1-70b");
-  CHECK(large.acceptance.source().find("applied to llama-3.1-70b (70.6B parameters) outside the published model sizes") !=
+  CHECK(large.run_format.acceptance.source().find("applied to llama-3.1-70b (70.6B parameters) outside the published model sizes") !=
         std::string::npos);
   CHECK_THROWS_WITH_AS(lynx::test::make_inputs({{"model", "llama-3.1-8b"},
                                                 {"format", "lynx-a4r4-g64"},

@@ -32,16 +32,16 @@ double bytes_per_s(double gbps) { return gbps * 1e9 / 8; }
 double prefill_with_quantize_s(const SimulationInputs& in, int64_t tokens) {
   ComputeCostModel cost(in.model, in.prefill_gpu, 1);
   const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
-  return cost.prefill_seconds(tokens, 0) + in.prefill_kernels.encode_seconds(elements);
+  return cost.prefill_seconds(tokens, 0) + in.run_format.prefill_kernels.encode_seconds(elements);
 }
 
 // First decode iteration of a request joining an idle decode instance.
 double first_step_s(const SimulationInputs& in, int64_t tokens, bool anchor_only) {
   ComputeCostModel cost(in.model, in.decode_gpu, 1);
-  KvStreamBytes per = model_kv_bytes(in.model, in.format, 1 << 16);
+  KvStreamBytes per = model_kv_bytes(in.model, in.run_format.format, 1 << 16);
   const double per_token = static_cast<double>(anchor_only ? per.anchor : per.total()) / (1 << 16);
   const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
-  return in.decode_kernels.decode_seconds(elements, anchor_only) +
+  return in.run_format.decode_kernels.decode_seconds(elements, anchor_only) +
          cost.decode_seconds(1, static_cast<double>(tokens), per_token * static_cast<double>(tokens));
 }
 }  // namespace
@@ -56,11 +56,11 @@ TEST_CASE("one request on an idle network: TTFT = prefill + quantize + bytes/ban
     SimulationInputs in = make_inputs(config, requests);
     SimRun run = run_simulation(config, requests);
     const RequestRecord& r = run.records.at(0);
-    const KvStreamBytes bytes = model_kv_bytes(in.model, in.format, T);
+    const KvStreamBytes bytes = model_kv_bytes(in.model, in.run_format.format, T);
     const double C = bytes_per_s(25), latency = 5e-6, w = 1000;
     const double prefill = prefill_with_quantize_s(in, T);
     CHECK(r.prefill_end_s - r.arrival_s == doctest::Approx(prefill).epsilon(kRel));
-    const bool lynx = in.format.is_lynx();
+    const bool lynx = in.run_format.format.is_lynx();
     // Lynx: 8 anchor flows of weight w and 8 residual flows of weight 1 start together (weighted max-min).
     const double anchor_transfer = lynx ? static_cast<double>(bytes.anchor) * (w + 1) / (w * C)
                                         : static_cast<double>(bytes.anchor) / C;
@@ -99,7 +99,7 @@ TEST_CASE("one MoE and one MLA request on an idle cluster: TTFT from the rooflin
     const bool mla = std::string(model) == "tiny-mla";
     // bf16 bytes per token: K and V of 2 heads x 32 in 4 layers, or the 64 + 16 latent in 4 layers.
     const uint64_t per_token = mla ? 4 * (64 + 16) * 2 : 4 * 2 * 2 * 32 * 2;
-    CHECK(model_kv_bytes(in.model, in.format, T).total() == per_token * T);
+    CHECK(model_kv_bytes(in.model, in.run_format.format, T).total() == per_token * T);
     const double prefill = prefill_with_quantize_s(in, T);
     CHECK(r.prefill_end_s - r.arrival_s == doctest::Approx(prefill).epsilon(kRel));
     const double transfer = static_cast<double>(per_token * T) / bytes_per_s(25);
@@ -121,7 +121,7 @@ TEST_CASE("layer-wise chunks: the last chunk lands at max(n*g + x, g + n*x) + la
     const RequestRecord& r = run.records.at(0);
     const double n = 8;
     const double g = prefill_with_quantize_s(in, T) / n;
-    const double x = static_cast<double>(layers_kv_bytes(in.model, in.format, T, 0, 4).total()) / bytes_per_s(gbps);
+    const double x = static_cast<double>(layers_kv_bytes(in.model, in.run_format.format, T, 0, 4).total()) / bytes_per_s(gbps);
     CHECK(r.anchor_arrival_s == doctest::Approx(std::max(n * g + x, g + n * x) + 5e-6).epsilon(kRel));
     if (gbps > 100) CHECK(n * g + x > g + n * x);
     else CHECK(g + n * x > n * g + x);
@@ -137,7 +137,7 @@ TEST_CASE("N simultaneous transfers into one decode NIC each take N times as lon
     for (int i = 0; i < n; ++i) requests.push_back(make_request(i, 0.0, T, 2));
     SimulationInputs in = make_inputs(config, requests);
     SimRun run = run_simulation(config, requests);
-    const double bytes = static_cast<double>(model_kv_bytes(in.model, in.format, T).total());
+    const double bytes = static_cast<double>(model_kv_bytes(in.model, in.run_format.format, T).total());
     for (const RequestRecord& r : run.records) {
       CHECK(r.prefill_instance == r.id);  // least-loaded spreads them
       CHECK(r.anchor_arrival_s - r.prefill_end_s == doctest::Approx(n * bytes / bytes_per_s(50) + 5e-6).epsilon(kRel));
@@ -157,7 +157,7 @@ TEST_CASE("a later request's anchors overtake an earlier request's residual") {
   const RequestRecord& r1 = run.records.at(1);
   REQUIRE(r1.prefill_end_s > r0.anchor_arrival_s);  // request 0's anchors are in ...
   REQUIRE(r1.prefill_end_s < r0.residual_arrival_s);  // ... its residual is not
-  const double anchor_alone = static_cast<double>(model_kv_bytes(in.model, in.format, 2048).anchor) / bytes_per_s(10);
+  const double anchor_alone = static_cast<double>(model_kv_bytes(in.model, in.run_format.format, 2048).anchor) / bytes_per_s(10);
   const double anchor_time = r1.anchor_arrival_s - r1.prefill_end_s - 5e-6;
   CHECK(anchor_time >= anchor_alone);
   CHECK(anchor_time <= anchor_alone * 1002.0 / 1000.0 * (1 + kRel));
@@ -170,13 +170,13 @@ TEST_CASE("lynx ttft_spec equals int4's TTFT when the anchor carries the same by
   nlohmann::json int4 = base_config("int4-g64", 25, "after-prefill");
   nlohmann::json lynx = base_config("lynx-a4r4-g64-rq", 25, "after-prefill");
   SimulationInputs int4_in = make_inputs(int4, requests), lynx_in = make_inputs(lynx, requests);
-  REQUIRE(model_kv_bytes(lynx_in.model, lynx_in.format, T).anchor ==
-          model_kv_bytes(int4_in.model, int4_in.format, T).total());
+  REQUIRE(model_kv_bytes(lynx_in.model, lynx_in.run_format.format, T).anchor ==
+          model_kv_bytes(int4_in.model, int4_in.run_format.format, T).total());
   SimRun a = run_simulation(int4, requests), b = run_simulation(lynx, requests);
   // The only differences: Lynx's encoder also writes the residual, and its anchor shares 1/1001 of the link.
   const double encode_difference = prefill_with_quantize_s(lynx_in, T) - prefill_with_quantize_s(int4_in, T);
   const double share_difference =
-      static_cast<double>(model_kv_bytes(int4_in.model, int4_in.format, T).total()) / bytes_per_s(25) / 1000;
+      static_cast<double>(model_kv_bytes(int4_in.model, int4_in.run_format.format, T).total()) / bytes_per_s(25) / 1000;
   CHECK(b.records[0].ttft_spec_s() ==
         doctest::Approx(a.records[0].ttft_s() + encode_difference + share_difference).epsilon(kRel));
   CHECK(b.records[0].ttft_s() >= b.records[0].ttft_spec_s());
@@ -216,7 +216,7 @@ TEST_CASE("chunked prefill: a prompt in budget-sized pieces, each attending to t
   double expected = 0;
   for (int64_t done = 0; done < T; done += budget) expected += cost.prefill_seconds(budget, done);
   const double elements = 2.0 * static_cast<double>(T * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
-  expected += in.prefill_kernels.encode_seconds(elements);
+  expected += in.run_format.prefill_kernels.encode_seconds(elements);
   CHECK(run.records[0].prefill_end_s == doctest::Approx(expected).epsilon(kRel));
   CHECK(expected > cost.prefill_seconds(T, 0));  // four passes over the weights instead of one
 }
@@ -243,7 +243,7 @@ TEST_CASE("NICs per GPU: the KV crosses every NIC pair of the two instances, eac
     SimulationInputs in = make_inputs(config, requests);
     SimRun run = run_simulation(config, requests);
     const RequestRecord& r = run.records.at(0);
-    const double bytes = static_cast<double>(model_kv_bytes(in.model, in.format, T).total());
+    const double bytes = static_cast<double>(model_kv_bytes(in.model, in.run_format.format, T).total());
     CHECK(r.anchor_arrival_s - r.prefill_end_s ==
           doctest::Approx(bytes * c.busiest_nic_fraction / bytes_per_s(25) + 5e-6).epsilon(1e-7));
     CHECK(run.bytes_delivered == static_cast<uint64_t>(bytes));
@@ -267,7 +267,7 @@ TEST_CASE("prefill memory back-pressure: a prompt whose KV does not fit waits un
       CHECK(r1.prefill_start_s == doctest::Approx(r0.prefill_end_s).epsilon(kRel));
       CHECK(r1.prefill_memory_wait_s == 0);
     } else {
-      const double sent = r0.prefill_end_s + static_cast<double>(model_kv_bytes(in.model, in.format, T).total()) /
+      const double sent = r0.prefill_end_s + static_cast<double>(model_kv_bytes(in.model, in.run_format.format, T).total()) /
                                                  bytes_per_s(10);
       CHECK(r1.prefill_start_s == doctest::Approx(sent).epsilon(kRel));
       CHECK(r1.prefill_start_s == doctest::Approx(r0.anchor_arrival_s - 5e-6).epsilon(kRel));
@@ -295,11 +295,11 @@ TEST_CASE("prefix caching: a prompt whose leading blocks are cached prefills onl
     ComputeCostModel cost(in.model, in.prefill_gpu, 1);
     const double elements = 2.0 * static_cast<double>(T * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
     const double expected = (cache ? cost.prefill_seconds(T - 1024, 1024) : cost.prefill_seconds(T, 0)) +
-                            in.prefill_kernels.encode_seconds(elements);
+                            in.run_format.prefill_kernels.encode_seconds(elements);
     CHECK(r.cached_tokens == (cache ? 1024 : 0));
     CHECK(r.prefill_end_s - r.prefill_start_s == doctest::Approx(expected).epsilon(kRel));
     CHECK(run.summary["metrics"]["prefix_cache_hit_ratio"].get<double>() == doctest::Approx(cache ? 0.25 : 0.0));
-    CHECK(run.bytes_delivered == 2 * model_kv_bytes(in.model, in.format, T).total());
+    CHECK(run.bytes_delivered == 2 * model_kv_bytes(in.model, in.run_format.format, T).total());
   }
 }
 
@@ -323,7 +323,7 @@ TEST_CASE("prefix blocks are shared, not counted twice: a prompt sharing a pinne
     SimulationInputs in = make_inputs(config, requests);
     SimRun run = run_simulation(config, requests);
     const RequestRecord &r0 = run.records.at(0), &r1 = run.records.at(1);
-    const double kv_bytes = static_cast<double>(model_kv_bytes(in.model, in.format, T).total());
+    const double kv_bytes = static_cast<double>(model_kv_bytes(in.model, in.run_format.format, T).total());
     if (shared) {
       ComputeCostModel cost(in.model, in.prefill_gpu, 1);
       const double elements = 2.0 * static_cast<double>(T * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
@@ -331,7 +331,7 @@ TEST_CASE("prefix blocks are shared, not counted twice: a prompt sharing a pinne
       CHECK(r1.cached_tokens == 61440);
       CHECK(r1.prefill_memory_wait_s == 0);
       CHECK(r1.prefill_end_s - r1.prefill_start_s ==
-            doctest::Approx(cost.prefill_seconds(4096, 61440) + in.prefill_kernels.encode_seconds(elements))
+            doctest::Approx(cost.prefill_seconds(4096, 61440) + in.run_format.prefill_kernels.encode_seconds(elements))
                 .epsilon(kRel));
     } else {
       CHECK(r1.cached_tokens == 0);

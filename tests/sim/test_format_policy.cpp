@@ -120,10 +120,10 @@ double predicted_s(const std::string& format, double gbps, int64_t tokens, doubl
   if (layer_wise) config["transfer"]["mode"] = "layer-wise";
   const SimulationInputs in = make_inputs(config, {});
   const double C = gbps * 1e9 / 8;
-  const KvStreamBytes bytes = model_kv_bytes(in.model, in.format, tokens);
+  const KvStreamBytes bytes = model_kv_bytes(in.model, in.run_format.format, tokens);
   const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
-  const double prefill = in.prefill_cost->prefill_seconds({{tokens, 0}}) + in.prefill_kernels.encode_seconds(elements);
-  const bool lynx = in.format.is_lynx();
+  const double prefill = in.prefill_cost->prefill_seconds({{tokens, 0}}) + in.run_format.prefill_kernels.encode_seconds(elements);
+  const bool lynx = in.run_format.format.is_lynx();
   const double high = lynx ? static_cast<double>(bytes.anchor) : 0;
   const double low = static_cast<double>(bytes.total()) - high;
   const double n = ahead_low > 0 ? 1 : 0;
@@ -136,9 +136,9 @@ double predicted_s(const std::string& format, double gbps, int64_t tokens, doubl
     full_kv += prefill;
     first_kv += prefill;
   }
-  const double full = full_kv + in.decode_kernels.decode_seconds(elements, false);
+  const double full = full_kv + in.run_format.decode_kernels.decode_seconds(elements, false);
   if (!lynx) return full;
-  const double first = first_kv + in.decode_kernels.decode_seconds(elements, true);
+  const double first = first_kv + in.run_format.decode_kernels.decode_seconds(elements, true);
   return 0.9 * first + 0.1 * full;  // acceptance_rate 0.9: P(one draft kept) = 0.9
 }
 }  // namespace
@@ -150,7 +150,7 @@ TEST_CASE("the choice follows the route's load: int8 on an idle route, Lynx behi
   // and over the gain behind a first Lynx request gives both int8.
   const int64_t T = 32768;
   const SimulationInputs in = make_inputs(config_of("int8-g64", 10), {});
-  const KvStreamBytes int8 = model_kv_bytes(in.model, in.format, T);
+  const KvStreamBytes int8 = model_kv_bytes(in.model, in.run_format.format, T);
   const KvStreamBytes lynx = model_kv_bytes(in.model, kv_format_parse("lynx-a4r4-g64"), T);
   const double g1 = predicted_s("int8-g64", 10, T, 0, 0) / predicted_s("lynx-a4r4-g64", 10, T, 0, 0);
   const double total = static_cast<double>(int8.total());

@@ -144,8 +144,8 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   CHECK(error_of(c).find("vllm-0.24") != std::string::npos);
   c = ok;
   c["cluster"]["decode"]["engine"] = "sglang-0.5.14";
-  CHECK(sim_config_from_json(c, "cfg.json", "").decode.engine == "sglang-0.5.14");
-  CHECK(sim_config_from_json(c, "cfg.json", "").prefill.engine == "vidur-2024");
+  CHECK(sim_config_from_json(c, "cfg.json", "").decode.engine == ServingEngine::sglang);
+  CHECK(sim_config_from_json(c, "cfg.json", "").prefill.engine == ServingEngine::vidur_2024);
   c = ok;
   c["transfer"] = {{"mode", "eventually"}};
   CHECK(error_of(c) == "cfg.json: $.transfer.mode: expected one of \"layer-wise\", \"after-prefill\", got \"eventually\"");

@@ -198,7 +198,7 @@ const Span* find(const std::vector<Span>& spans, const std::string& name, const 
 double prefill_with_quantize_s(const SimulationInputs& in, int64_t tokens) {
   ComputeCostModel cost(in.model, in.prefill_gpu, 1);
   const double elements = 2.0 * static_cast<double>(tokens * in.model.n_layers * in.model.n_kv_heads * in.model.head_dim);
-  return cost.prefill_seconds(tokens, 0) + in.prefill_kernels.encode_seconds(elements);
+  return cost.prefill_seconds(tokens, 0) + in.run_format.prefill_kernels.encode_seconds(elements);
 }
 }  // namespace
 
@@ -309,7 +309,7 @@ TEST_CASE("the timeline's spans are each request's state-machine phases at its r
     nlohmann::json bare = config;
     bare.erase("workload");
     SimulationInputs in = test::make_inputs(bare, {test::make_request(0, 0, kTokens, 8)});
-    const KvStreamBytes bytes = model_kv_bytes(in.model, in.format, kTokens);
+    const KvStreamBytes bytes = model_kv_bytes(in.model, in.run_format.format, kTokens);
     const double C = kNicGbps * 1e9 / 8, w = 1000;
     const std::vector<Span>& first = by_request.at(0);
     CHECK(std::fabs(find(first, "prefill", "prefill 0", processes)->dur_us - prefill_with_quantize_s(in, kTokens) * 1e6) <=

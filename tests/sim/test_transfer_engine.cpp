@@ -61,11 +61,11 @@ struct TestEnds : TransferEnds {
   void kv_changed(RequestState&) override { times.changed_s = loop->now(); }
 };
 
-// The run's format, protocol and a context on `loop` for the engine under test (its chunks from the configuration).
-// Not movable: the protocol refers to the format.
+// The run's format's protocol and a context on `loop` for the engine under test (its chunks from the configuration).
+// Not movable: the context refers to the protocol.
 struct EngineContext {
   EngineContext(const SimulationInputs& in, EventLoop& loop)
-      : format(run_format_inputs(in)), protocol(transfer_protocol_for(in, format)) {
+      : protocol(transfer_protocol_for(in, in.run_format)) {
     context.loop = &loop;
     context.inputs = &in;
     context.protocol = protocol.get();
@@ -74,7 +74,6 @@ struct EngineContext {
   }
   EngineContext(const EngineContext&) = delete;
   EngineContext& operator=(const EngineContext&) = delete;
-  const FormatInputs format;
   std::unique_ptr<TransferProtocol> protocol;
   SimContext context;
 };
@@ -133,7 +132,7 @@ nlohmann::json config_of(const std::string& format, int tp, double nic_gbps) {
 
 KvStreamBytes total_bytes(const nlohmann::json& config, int64_t tokens) {
   const SimulationInputs in = make_inputs(config, {});
-  return model_kv_bytes(in.model, in.format, tokens);
+  return model_kv_bytes(in.model, in.run_format.format, tokens);
 }
 }  // namespace
 
@@ -216,7 +215,7 @@ int64_t stream_messages(const SimulationInputs& in, int64_t tokens, int gpu_pair
   const int64_t per = in.config.transfer.chunk_layers;
   for (int64_t first = 0; first < in.model.n_layers; first += per) {
     const int64_t layers = std::min(per, in.model.n_layers - first);
-    const KvStreamBytes b = layers_kv_bytes(in.model, in.format, tokens, first, layers);
+    const KvStreamBytes b = layers_kv_bytes(in.model, in.run_format.format, tokens, first, layers);
     const uint64_t stream = lynx ? (anchor_stream ? b.anchor : b.residual) : b.total();
     n += flow_messages(in.config.transfer.cost, tokens, layers, 2, gpu_pairs, stream / static_cast<uint64_t>(flows));
   }
@@ -273,7 +272,7 @@ TEST_CASE("every engine preset, layer-wise: the last chunk lands its own message
     const TransferCost& cost = in.config.transfer.cost;
     const int64_t tokens = 3000, chunks = 8;
     const double gap = 0.5;  // each chunk has left long before the next is ready
-    const KvStreamBytes last = layers_kv_bytes(in.model, in.format, tokens, (chunks - 1) * 4, 4);
+    const KvStreamBytes last = layers_kv_bytes(in.model, in.run_format.format, tokens, (chunks - 1) * 4, 4);
     const int64_t n_last = flow_messages(cost, tokens, 4, 2, 1, last.total());
     const Times t = transfer_once(config, tokens, 0, gap);
     TransferCost no_setup = cost;
@@ -346,8 +345,8 @@ TEST_CASE("sliding-window layers: chunks of as many layers but other windowed la
   const SimulationInputs in = make_inputs(config, {});
   REQUIRE(in.model.sliding_window > 0);
   const int64_t tokens = 4096;
-  const KvStreamBytes first = layers_kv_bytes(in.model, in.format, tokens, 0, 3);
-  const KvStreamBytes second = layers_kv_bytes(in.model, in.format, tokens, 3, 3);
+  const KvStreamBytes first = layers_kv_bytes(in.model, in.run_format.format, tokens, 0, 3);
+  const KvStreamBytes second = layers_kv_bytes(in.model, in.run_format.format, tokens, 3, 3);
   REQUIRE(first.total() != second.total());
   const double bytes = static_cast<double>(total_bytes(config, tokens).total());
   const Times t = transfer_once(config, tokens, 0);
@@ -362,7 +361,7 @@ TEST_CASE("sliding-window layers: chunks of as many layers but other windowed la
   for (int64_t chunk_first = 0; chunk_first < in.model.n_layers; chunk_first += 3) {
     const int64_t layers = std::min<int64_t>(3, in.model.n_layers - chunk_first);
     const std::vector<uint64_t> flow_bytes =
-        split_bytes(layers_kv_bytes(in.model, in.format, tokens, chunk_first, layers).total(), shares);
+        split_bytes(layers_kv_bytes(in.model, in.run_format.format, tokens, chunk_first, layers).total(), shares);
     double held_total = 0;
     for (int64_t l = chunk_first; l < chunk_first + layers; ++l)
       held_total += static_cast<double>(layer_kv_tokens(in.model, l, tokens));

@@ -14,10 +14,6 @@ namespace lynx {
 
 namespace {
 
-// The engine versions kept in the data folder (its README.md: vLLM 0.24.0, SGLang 0.5.14, TensorRT-LLM 1.3.0rc20).
-constexpr AicEngineInfo kEngines[] = {{AicEngine::vllm, "vllm-0.24", "vllm", "0.24.0"},
-                                      {AicEngine::sglang, "sglang-0.5.14", "sglang", "0.5.14"},
-                                      {AicEngine::trtllm, "trtllm-1.3", "trtllm", "1.3.0rc20"}};
 // NCCL version of the data folder's comm/nccl tables (its README.md).
 constexpr const char* kNcclVersion = "2.29.2";
 // Latency floor of the collective roofline: the smallest custom all-reduce rows of the H100 tables are 2.6-4.6 us
@@ -28,21 +24,6 @@ constexpr double kCollectiveFloorSeconds = 5e-6;
 bool is_text(const ParquetColumn& c) { return c.kind == ParquetColumn::Kind::text; }
 
 }  // namespace
-
-const AicEngineInfo& aic_engine_info(AicEngine engine) {
-  for (const AicEngineInfo& e : kEngines)
-    if (e.engine == engine) return e;
-  return kEngines[0];
-}
-
-bool aic_engine_from_name(const std::string& name, AicEngine* engine) {
-  for (const AicEngineInfo& e : kEngines)
-    if (name == e.name) {
-      *engine = e.engine;
-      return true;
-    }
-  return false;
-}
 
 std::string aic_gpu_folder(const std::string& catalog_gpu) {
   if (catalog_gpu == "h100-sxm") return "h100_sxm";
@@ -192,8 +173,10 @@ AicGrid aic_grid_from_table(const std::string& file, const std::vector<std::pair
                  what);
 }
 
-AicDatabase::AicDatabase(std::string root, std::string gpu_folder, AicEngine engine, AicPeaks peaks)
+AicDatabase::AicDatabase(std::string root, std::string gpu_folder, ServingEngine engine, AicPeaks peaks)
     : root_(std::move(root)), gpu_(std::move(gpu_folder)), engine_(engine), peaks_(peaks) {
+  if (!serving_engine_in_aic(engine_))
+    throw_internal_error("AIConfigurator has no tables of engine %s", serving_engine_name(engine_));
   const std::string dir = root_ + "/systems/data/" + gpu_;
   if (!std::filesystem::is_directory(dir))
     throw_error("no AIConfigurator tables for %s at %s (scripts/get-data.sh fetches them)", gpu_.c_str(),
@@ -201,8 +184,8 @@ AicDatabase::AicDatabase(std::string root, std::string gpu_folder, AicEngine eng
 }
 
 AicDatabase::Spec AicDatabase::spec(const std::string& family) const {
-  const AicEngineInfo& e = aic_engine_info(engine_);
-  const std::string ev = std::string(e.folder) + "/" + e.version;
+  const ServingEngineInfo& e = kServingEngines[engine_];
+  const std::string ev = std::string(e.aic_folder) + "/" + e.aic_version;
   Spec sp;
   std::string& rel = sp.rel;
   auto& filters = sp.filters;
@@ -224,8 +207,8 @@ AicDatabase::Spec AicDatabase::spec(const std::string& family) const {
   } else if (family == "allreduce_graph" || family == "allreduce_eager") {
     rel = "comm/" + ev + "/custom_allreduce_perf.parquet";
     filters = {{"allreduce_dtype", "bfloat16"}};
-    if (engine_ != AicEngine::trtllm)
-      filters.push_back({"backend", std::string(e.folder) + (family == "allreduce_graph" ? "_graph" : "_eager")});
+    if (engine_ != ServingEngine::trtllm)
+      filters.push_back({"backend", std::string(e.aic_folder) + (family == "allreduce_graph" ? "_graph" : "_eager")});
     axes = {"num_gpus", "message_size"};
   } else if (family == "nccl_allreduce") {
     rel = std::string("comm/nccl/") + kNcclVersion + "/nccl_perf.parquet";
@@ -240,7 +223,7 @@ AicDatabase::Spec AicDatabase::spec(const std::string& family) const {
     const bool fp8_kv = family.find("_fp8kv") != std::string::npos;
     const bool fp8_gemm = family.find(":fp8_block") != std::string::npos;
     const std::string kv = fp8_kv ? "fp8" : "bfloat16";
-    if (engine_ == AicEngine::vllm) {
+    if (engine_ == ServingEngine::vllm) {
       rel = "mla/" + ev + (context ? "/mla_context_module_perf.parquet" : "/mla_generation_module_perf.parquet");
       // the rows name the attention backend vLLM ran for each shape (on Hopper FLASH_ATTN_MLA up to 512 tokens,
       // FLASH_ATTN from 1024 in prefill): one module, its rows together

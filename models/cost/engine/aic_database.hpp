@@ -37,20 +37,9 @@
 #include <vector>
 
 #include "models/cost/engine/aic_grid.hpp"
+#include "models/cost/serving_engine.hpp"
 
 namespace lynx {
-
-// The engines whose kernels the database measured, as a pool's `engine` names them.
-enum class AicEngine { vllm, sglang, trtllm };
-struct AicEngineInfo {
-  AicEngine engine;
-  const char* name;     // "vllm-0.24"
-  const char* folder;   // "vllm"
-  const char* version;  // "0.24.0"
-};
-const AicEngineInfo& aic_engine_info(AicEngine engine);
-// The engine of a configured name ("vllm-0.24", ...); false if it is none of them.
-bool aic_engine_from_name(const std::string& name, AicEngine* engine);
 
 // The GPU folders measured (systems/data/<folder>) and the catalog GPU each is: h100_sxm h100-sxm, h200_sxm
 // h200-sxm, b200_sxm b200-sxm. "" when the catalog GPU has no folder.
@@ -65,8 +54,9 @@ enum class AicGemmDtype { bf16, fp8, fp8_block };  // fp8: per-tensor scaled; fp
 
 class AicDatabase {
  public:
-  // `root` is the aiconfigurator folder (calibration_dir() + "/aiconfigurator"); `gpu_folder` e.g. "h100_sxm".
-  AicDatabase(std::string root, std::string gpu_folder, AicEngine engine, AicPeaks peaks);
+  // `root` is the aiconfigurator folder (calibration_dir() + "/aiconfigurator"); `gpu_folder` e.g. "h100_sxm";
+  // `engine` one of the engines it measured (serving_engine_in_aic; another is an InternalError).
+  AicDatabase(std::string root, std::string gpu_folder, ServingEngine engine, AicPeaks peaks);
 
   double gemm_ms(double m, double n, double k, AicGemmDtype dtype = AicGemmDtype::bf16) const;
   // A per-tensor fp8 row less the dynamic input quantization the collector timed with it (fp8_input_quant.hpp):
@@ -90,7 +80,7 @@ class AicDatabase {
                            bool fp8_gemm = false) const;
   // pre: mla_gen_pre, else mla_gen_post
   double mla_bmm_ms(double tokens, double heads, bool pre, bool fp8 = false) const;
-  bool mla_is_module() const { return engine_ == AicEngine::vllm; }
+  bool mla_is_module() const { return engine_ == ServingEngine::vllm; }
   // The family names the MLA lookups read with these options (for sources and preloading).
   static std::string mla_family(bool context, bool fp8_kv, bool fp8_gemm);
   static std::string mla_bmm_family(bool pre, bool fp8);
@@ -112,7 +102,7 @@ class AicDatabase {
   void preload(const std::vector<std::string>& families) const;
   // True once any lookup was beyond a table's grid.
   bool extrapolated() const { return extrapolated_; }
-  AicEngine engine() const { return engine_; }
+  ServingEngine engine() const { return engine_; }
   size_t tables_loaded() const { return loaded_.size(); }
   std::vector<std::string> families_loaded() const;  // in name order
   const std::string& gpu_folder() const { return gpu_; }
@@ -138,7 +128,7 @@ class AicDatabase {
   double lookup(const std::string& family, const AicAxes& x, const AicRoofline& roofline) const;
 
   std::string root_, gpu_;
-  AicEngine engine_;
+  ServingEngine engine_;
   AicPeaks peaks_;
   mutable std::map<std::string, std::unique_ptr<Loaded>> loaded_;
   mutable bool extrapolated_ = false;

@@ -42,14 +42,14 @@ EngineShapes engine_shapes(const ModelSpec& model, int tp) {
   return s;
 }
 
-std::string engine_mla_not_covered(const ModelSpec& model, AicEngine engine) {
+std::string engine_mla_not_covered(const ModelSpec& model, ServingEngine engine) {
   if (model.attention != AttentionKind::mla) return "";
   if (model.kv_lora_rank != 512 || model.qk_rope_head_dim != 64 || model.qk_nope_head_dim != 128 ||
       model.v_head_dim != 128)
     return "the MLA tables measured DeepSeek-V3's heads (kv_lora_rank 512, qk_rope 64, qk_nope 128, v 128), not " +
            model.name + "'s (" + std::to_string(model.kv_lora_rank) + ", " + std::to_string(model.qk_rope_head_dim) +
            ", " + std::to_string(model.qk_nope_head_dim) + ", " + std::to_string(model.v_head_dim) + ")";
-  if (engine == AicEngine::vllm && (model.hidden_size != 7168 || model.q_lora_rank != 1536))
+  if (engine == ServingEngine::vllm && (model.hidden_size != 7168 || model.q_lora_rank != 1536))
     return "vLLM's MLA tables measured DeepSeek-V3's whole attention module (hidden 7168, q_lora_rank 1536), not " +
            model.name + "'s (" + std::to_string(model.hidden_size) + ", " + std::to_string(model.q_lora_rank) + ")";
   return "";
@@ -65,7 +65,7 @@ EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int
   mla_ = model.attention == AttentionKind::mla;
   module_ = mla_ && db_->mla_is_module();
   const std::string why = engine_mla_not_covered(model, db_->engine());
-  if (!why.empty()) throw_error("engine %s: %s", aic_engine_info(db_->engine()).name, why.c_str());
+  if (!why.empty()) throw_error("engine %s: %s", serving_engine_name(db_->engine()), why.c_str());
   derived_ = gpu.name != measured.name;
   weight_bytes_ = model_weight_bytes(model, weights);
   if (weights == WeightsDtype::fp8 && gpu.fp8_dense_tflops <= 0)
@@ -308,8 +308,8 @@ double EngineCostModel::mixed_seconds(const std::vector<PrefillPiece>& pieces, c
 }
 
 std::string EngineCostModel::source() const {
-  const AicEngineInfo& e = aic_engine_info(db_->engine());
-  std::string s = std::string("engine ") + e.name + " (" + e.folder + " " + e.version + ") kernels measured by "
+  const ServingEngineInfo& e = kServingEngines[db_->engine()];
+  std::string s = std::string("engine ") + e.name + " (" + e.aic_folder + " " + e.aic_version + ") kernels measured by "
                   "NVIDIA AIConfigurator on " + db_->gpu_folder();
   if (derived_) s += ", " + gpu_.name + " derived from " + measured_.name + " measurements op by op (GEMMs by "
                      "roofline, context attention by bf16 peak, generation attention by HBM bandwidth, all-reduce by "
@@ -340,8 +340,8 @@ std::string EngineCostModel::source() const {
          std::string(quant) + ", profiled/fp8_input_quant.hpp)";
   }
   if (tp_ > 1)
-    s += "; all-reduce (" + std::string(e.folder) +
-         (db_->engine() == AicEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +
+    s += "; all-reduce (" + std::string(e.aic_folder) +
+         (db_->engine() == ServingEngine::trtllm ? "" : " CUDA-graph in decode, eager in prefill") + ") " +
          db_->table_name("allreduce_graph");
   s += "; element-wise kernels (5 per layer, 2 per step) as AIConfigurator costs memory-bound ops (3 us + bytes at "
        "0.8 x HBM bandwidth, its systems/<gpu>.yaml); " + std::string(host_.source);

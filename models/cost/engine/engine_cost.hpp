@@ -84,7 +84,7 @@ struct EngineShapes {
 // MLA is composed from the tables only for the head shapes they measured: DeepSeek-V3's kv_lora_rank 512,
 // qk_rope 64, qk_nope 128, v 128 (and, for vLLM's whole-module tables, its hidden 7168 and q_lora_rank 1536).
 // "" when `model` can be composed for `engine`, else why not.
-std::string engine_mla_not_covered(const ModelSpec& model, AicEngine engine);
+std::string engine_mla_not_covered(const ModelSpec& model, ServingEngine engine);
 EngineShapes engine_shapes(const ModelSpec& model, int tensor_parallel);
 
 class EngineCostModel : public StepCostModel {

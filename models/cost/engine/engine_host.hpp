@@ -26,6 +26,7 @@ struct EngineHostOverhead {
   const char* source = "";
 };
 
-EngineHostOverhead engine_host_overhead(AicEngine engine);
+// `engine`: one AIConfigurator measured (serving_engine_in_aic); vidur-2024 is an InternalError.
+EngineHostOverhead engine_host_overhead(ServingEngine engine);
 
 }  // namespace lynx

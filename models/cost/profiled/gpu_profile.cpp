@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/data_folder.hpp"
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "models/arch/catalog.hpp"
@@ -119,10 +120,14 @@ std::map<int, Curve> read_all_reduce(const std::string& path) {
   return curves;
 }
 
-// The attention measurement formats of the profiles manifest, in the order of kAttentionFormats.
+// The attention measurement formats of the profiles manifest.
 enum class AttentionFormat { blis_prefill, blis_decode, vidur_attention };
-constexpr const char* kAttentionFormats[] = {"blis-prefill", "blis-decode", "vidur-attention", nullptr};
-constexpr ChoiceField kAttentionFormat{"format", nullptr, kAttentionFormats, "the measurement file's layout"};
+constexpr auto kAttentionFormatNames =
+    enum_names<AttentionFormat>({{AttentionFormat::blis_prefill, "blis-prefill"},
+                                 {AttentionFormat::blis_decode, "blis-decode"},
+                                 {AttentionFormat::vidur_attention, "vidur-attention"}});
+constexpr ChoiceField kAttentionFormat{"format", nullptr, kAttentionFormatNames.choices(),
+                                       "the measurement file's layout"};
 
 AttentionCurve attention_curve(JsonObject& entry, const std::string& data_dir, bool prefill) {
   AttentionCurve a;

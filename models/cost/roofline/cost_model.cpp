@@ -9,8 +9,6 @@
 
 namespace lynx {
 
-const char* weights_dtype_name(WeightsDtype dtype) { return dtype == WeightsDtype::fp8 ? "fp8" : "bf16"; }
-
 double bf16_kept_params(const ModelSpec& model, WeightsDtype dtype) {
   if (dtype != WeightsDtype::fp8) return 0;
   const double table = static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size);

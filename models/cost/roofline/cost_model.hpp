@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/enum_names.hpp"
 #include "models/arch/catalog.hpp"
 #include "models/arch/moe.hpp"
 #include "models/cost/step_cost.hpp"
@@ -26,8 +27,10 @@
 namespace lynx {
 
 enum class WeightsDtype { bf16, fp8 };
-// Its name, as the configuration's weights_dtype spells it (sim/config/sim_config.cpp declares the choices in this order).
-const char* weights_dtype_name(WeightsDtype dtype);
+// Its names, as the configuration's weights_dtype spells them.
+inline constexpr auto kWeightsDtypeNames =
+    enum_names<WeightsDtype>({{WeightsDtype::bf16, "bf16"}, {WeightsDtype::fp8, "fp8"}});
+inline const char* weights_dtype_name(WeightsDtype dtype) { return kWeightsDtypeNames.name(dtype); }
 
 // Parameters kept in bf16 whatever weights_dtype says: the embedding table and an untied LM head (vocab x hidden
 // each). fp8 checkpoints quantize the decoder blocks' linear layers only: NVIDIA ModelOpt's hf_quant_config.json
