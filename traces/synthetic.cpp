@@ -1,5 +1,8 @@
 #include "traces/synthetic.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/error.hpp"
 #include "traces/random.hpp"
 
@@ -33,7 +36,13 @@ Empirical empirical_load(const LengthSpec& spec) {
 
 int64_t draw(const LengthSpec& spec, const std::vector<int64_t>& values, Rng& rng) {
   switch (spec.kind) {
-    case LengthSpec::Kind::fixed: return spec.fixed_tokens;
+    case LengthSpec::Kind::fixed: {
+      if (spec.range_ratio <= 0) return spec.fixed_tokens;
+      const double l = static_cast<double>(spec.fixed_tokens);
+      const int64_t low = std::max<int64_t>(1, static_cast<int64_t>(std::floor(l * (1 - spec.range_ratio))));
+      const int64_t high = static_cast<int64_t>(std::ceil(l * (1 + spec.range_ratio)));
+      return low + static_cast<int64_t>(rng.below(static_cast<uint64_t>(high - low + 1)));
+    }
     case LengthSpec::Kind::uniform:
       return spec.low_tokens + static_cast<int64_t>(rng.below(static_cast<uint64_t>(spec.high_tokens - spec.low_tokens + 1)));
     case LengthSpec::Kind::empirical: return values[rng.below(values.size())];
@@ -74,8 +83,8 @@ SyntheticStream::SyntheticStream(const SyntheticSpec& spec, uint64_t seed)
 
 bool SyntheticStream::next(Request& r) {
   if (next_id_ >= spec_.count) return false;
-  t_ += spec_.arrival == ArrivalProcess::poisson ? arrivals_.exponential(mean_gap_s_)
-                                                 : arrivals_.gamma(shape_, mean_gap_s_ / shape_);
+  if (spec_.arrival == ArrivalProcess::poisson) t_ += arrivals_.exponential(mean_gap_s_);
+  else if (spec_.arrival == ArrivalProcess::gamma) t_ += arrivals_.gamma(shape_, mean_gap_s_ / shape_);
   r = Request{};
   r.id = next_id_++;
   r.arrival_s = t_;

@@ -15,14 +15,18 @@
 
 namespace lynx {
 
-enum class ArrivalProcess { poisson, gamma };
-inline constexpr auto kArrivalProcessNames =
-    enum_names<ArrivalProcess>({{ArrivalProcess::poisson, "poisson"}, {ArrivalProcess::gamma, "gamma"}});
+// at-once: every request at time 0, as `vllm bench serve` sends them without --request-rate (its default inf).
+enum class ArrivalProcess { poisson, gamma, at_once };
+inline constexpr auto kArrivalProcessNames = enum_names<ArrivalProcess>(
+    {{ArrivalProcess::poisson, "poisson"}, {ArrivalProcess::gamma, "gamma"}, {ArrivalProcess::at_once, "at-once"}});
 
 struct LengthSpec {
   enum class Kind { fixed, uniform, empirical };
   Kind kind = Kind::fixed;
   int64_t fixed_tokens = 1;               // fixed
+  // fixed with a range ratio r > 0: uniform integers in [floor(L (1 - r)), ceil(L (1 + r))], as `vllm bench serve
+  // --dataset-name random --random-range-ratio r` draws them (vllm/benchmarks/datasets.py RandomDataset)
+  double range_ratio = 0;
   int64_t low_tokens = 1, high_tokens = 1;  // uniform integers in [low, high], both included
   std::string trace_path;                 // empirical: a trace whose rows are sampled uniformly
   TraceReadOptions trace_options;         // how to read it

@@ -45,6 +45,9 @@ constexpr ObjectField kColumns{"columns", &kColumnsSection,
 // Lengths of a synthetic workload.
 constexpr IntegerField kFixedTokens{"fixed", "tokens", 0, 1, kMaxTokens,
                                     "every request's length (one of fixed, uniform, empirical)"};
+constexpr NumberField kRangeRatio{"range_ratio", "fraction", 0, 0, 1, false,
+                                  "with fixed only: lengths uniform in [floor(L (1 - r)), ceil(L (1 + r))], as `vllm "
+                                  "bench serve --random-range-ratio r` draws them (0: exactly L)"};
 constexpr ArrayField kUniformTokens{"uniform", "[low, high]: integers with 1 <= low <= high <= 10000000",
                                     "lengths drawn uniformly from [low, high] tokens"};
 constexpr PathField kEmpiricalTrace{"empirical", "none",
@@ -52,6 +55,7 @@ constexpr PathField kEmpiricalTrace{"empirical", "none",
                                     "drawn as pairs)"};
 constexpr SchemaField kLengthFields[] = {
     {kFixedTokens, ExampleUse::shown, "128"},
+    {kRangeRatio, ExampleUse::commented, "0.1"},
     {kUniformTokens, ExampleUse::commented, "[16, 512]"},
     {kEmpiricalTrace, ExampleUse::commented, "\"@data/traces/azure-llm-2023/AzureLLMInferenceTrace_code.csv\""},
     {kTraceFormat, ExampleUse::commented},
@@ -65,7 +69,8 @@ constexpr SchemaSection kLengthSection = schema_section(
 // A synthetic workload.
 constexpr ChoiceField kArrival{"arrival", kArrivalProcessNames.name(ArrivalProcess::poisson), kArrivalProcessNames.choices(),
                               "arrival process"};
-constexpr NumberField kRatePerS{"rate_per_s", "requests/s", NAN, 0, 1e6, true, "mean arrival rate (required)"};
+constexpr NumberField kRatePerS{"rate_per_s", "requests/s", NAN, 0, 1e6, true,
+                                "mean arrival rate (required; none with at-once: every request at time 0)"};
 constexpr NumberField kCv{"cv", "", NAN, 0.01, 100, false,
                           "gamma arrivals only, required there: coefficient of variation of the gaps"};
 constexpr IntegerField kCount{"count", "requests", 0, 1, 100'000'000, "requests to generate", true};
@@ -99,6 +104,11 @@ constexpr NumberField kTargetRate{"target_rate_per_s", "requests/s", 0, 0, 1e6, 
 constexpr IntegerField kPrefixBlockTokens{"prefix_block_tokens", "tokens", kMooncakeBlockTokens, 1, 1 << 20,
                                           "with cluster.prefill.prefix_cache only: tokens per prefix block of the "
                                           "trace's hash ids"};
+constexpr IntegerField kMaxConcurrency{"max_concurrency", "requests", 0, 1, 1 << 24,
+                                      "a closed loop of this many clients, as `vllm bench serve --max-concurrency`: at "
+                                      "most this many requests in flight; a request waits for a client, and a "
+                                      "finished request's client sends the next at once (default: none, each "
+                                      "request at its arrival)"};
 constexpr ChoiceField kOverContext{"over_context", kOverContextNames.name(OverContextPolicy::error), kOverContextNames.choices(),
                                    "a request longer than the model's context: an error, or skip it, or truncate "
                                    "its prompt (the summary counts both)"};
@@ -116,6 +126,7 @@ constexpr SchemaField kWorkloadFields[] = {
     {kTimeScale},
     {kTargetRate, ExampleUse::commented, "4"},
     {kPrefixBlockTokens, ExampleUse::commented},
+    {kMaxConcurrency, ExampleUse::commented, "4"},
     {kOverContext}};
 
 // A trace path field: resolved, and checked to open now so that the error can name the JSON path.
@@ -168,8 +179,10 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
   if (o.has(kFixedTokens.key)) {
     l.kind = LengthSpec::Kind::fixed;
     l.fixed_tokens = o.get(kFixedTokens);
+    l.range_ratio = o.get(kRangeRatio);
     refuse_read_options(o, "for fixed lengths");
   } else if (o.has(kUniformTokens.key)) {
+    if (o.has(kRangeRatio.key)) o.fail(kRangeRatio.key, "no range_ratio without \"fixed\" (it spreads a fixed length)");
     l.kind = LengthSpec::Kind::uniform;
     const nlohmann::json& a = o.get(kUniformTokens);
     if (a.size() != 2 || !a[0].is_number_integer() || !a[1].is_number_integer() || a[0].get<int64_t>() < 1 ||
@@ -179,6 +192,7 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
     l.high_tokens = a[1].get<int64_t>();
     refuse_read_options(o, "for uniform lengths");
   } else {
+    if (o.has(kRangeRatio.key)) o.fail(kRangeRatio.key, "no range_ratio without \"fixed\" (it spreads a fixed length)");
     l.kind = LengthSpec::Kind::empirical;
     l.trace_path = trace_path_field(o, kEmpiricalTrace, base_dir);
     read_options_from_json(o, l.trace_options);
@@ -190,7 +204,12 @@ LengthSpec length_from_json(JsonObject& o, const std::string& base_dir) {
 SyntheticSpec synthetic_from_json(JsonObject& o, const std::string& base_dir) {
   SyntheticSpec s;
   s.arrival = o.get_enum<ArrivalProcess>(kArrival);
-  s.rate_per_s = o.get(kRatePerS);
+  if (s.arrival == ArrivalProcess::at_once) {
+    if (o.has(kRatePerS.key)) o.fail(kRatePerS.key, "no rate_per_s with \"arrival\": \"at-once\" (every request at time 0)");
+    s.rate_per_s = 1;
+  } else {
+    s.rate_per_s = o.get(kRatePerS);
+  }
   if (s.arrival == ArrivalProcess::gamma) s.cv = o.get(kCv);
   else if (o.has(kCv.key)) o.fail(kCv.key, "no cv for poisson arrivals (their CV is 1; use \"arrival\": \"gamma\")");
   s.count = o.get(kCount);
@@ -254,6 +273,7 @@ WorkloadSpec workload_spec_from_json(JsonObject& workload, const std::string& ba
   spec.prefix_block_tokens_given = workload.has(kPrefixBlockTokens.key);
   spec.prefix_block_tokens = workload.get(kPrefixBlockTokens);
   spec.over_context = workload.get_enum<OverContextPolicy>(kOverContext);
+  spec.max_concurrency = workload.get(kMaxConcurrency);
   workload.finish();
   return spec;
 }

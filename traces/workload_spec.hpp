@@ -38,6 +38,7 @@ struct WorkloadSpec {
   TraceTransforms transforms;
   int64_t prefix_block_tokens = kMooncakeBlockTokens;
   std::string origin;              // where the spec came from, for messages ("run.json: $.workload")
+  int64_t max_concurrency = 0;     // a closed loop of this many clients (0: open loop, each request at its arrival)
 };
 
 // The workload's fields (and, through its nested sections, the synthetic workload's and the trace columns'): what

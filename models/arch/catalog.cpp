@@ -177,7 +177,8 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path, const std::st
                        "vocab_size", "context_tokens"},
                    "an entry with shapes needs: name, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_size, "
                    "vocab_size, context_tokens; optional: params (counted from the shapes when absent), source, "
-                   "tied_embeddings, qkv_bias, qk_norm; or name and hf_config, a Hugging Face config.json");
+                   "tied_embeddings, qkv_bias, qk_norm, fp8_block_scaled, fp8_dynamic_activations; or name and "
+                   "hf_config, a Hugging Face config.json");
     ModelSpec m;
     m.name = o.string("name");
     m.n_layers = o.positive_integer("n_layers");
@@ -193,6 +194,10 @@ std::vector<ModelSpec> load_model_catalog(const std::string& path, const std::st
     m.tied_embeddings = o.boolean_or("tied_embeddings", false);
     m.qkv_bias = o.boolean_or("qkv_bias", false);
     m.qk_norm = o.boolean_or("qk_norm", false);
+    // An fp8 checkpoint's quantization, as its config.json's quantization_config would say it (weight_block_size,
+    // activation_scheme "dynamic"): how its fp8 GEMMs run (models/cost/engine/engine_cost.hpp).
+    m.block_scaled_fp8 = o.boolean_or("fp8_block_scaled", false);
+    m.dynamic_fp8_activations = o.boolean_or("fp8_dynamic_activations", false);
     m.source = o.string_or("source", "");
     if (m.n_heads % m.n_kv_heads != 0) o.fail("n_kv_heads", "a divisor of n_heads");
     if (!m.params_given) {

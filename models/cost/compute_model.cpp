@@ -129,8 +129,8 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     const std::string root = data_dir + "/aiconfigurator";
     if (!std::filesystem::exists(root))
       return fallback("no AIConfigurator tables at " + root + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches them)");
-    return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir, false,
-                            static_cast<int>(moe.expert_parallel));
+    return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir,
+                            choice.fp8_kv_cache, static_cast<int>(moe.expert_parallel));
   }
   if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
     return fallback("the measurements cover dense grouped-query layers only, not " + model.name + "'s " +

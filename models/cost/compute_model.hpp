@@ -36,6 +36,9 @@ struct ComputeChoice {
   // NCCL); or an engine whose own kernels AIConfigurator measured, composed by engine/engine_cost.hpp from the GPU's
   // tables (or the nearest GPU with tables, derived op by op).
   ServingEngine engine = ServingEngine::vidur_2024;
+  // The KV cache is fp8 (a named engine's fp8-KV attention tables; the other models ignore it: their attention
+  // over a quantized cache is weighted by the kernel cost table instead).
+  bool fp8_kv_cache = false;
 };
 
 // `gpus` is the catalog the GPU came from (to find the nearest measured GPU for a GPU without measurements).

@@ -20,10 +20,12 @@ double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool) {
 
 double decode_kv_capacity_bytes(const SimulationInputs& in) {
   const double copies = kv_head_copies(kv_shard_heads(in.model), in.config.decode.tensor_parallel);
+  if (in.decode_serving) return in.decode_serving->kv_bytes_per_gpu * in.config.decode.tensor_parallel / copies;
   return (pool_usable_bytes(in.decode_gpu, in.config.decode) - weight_bytes(in)) / copies;
 }
 
 double prefill_kv_capacity_bytes(const SimulationInputs& in) {
+  if (in.prefill_serving) return in.prefill_serving->kv_bytes_per_gpu * in.config.prefill.tensor_parallel;
   return pool_usable_bytes(in.prefill_gpu, in.config.prefill) - weight_bytes(in);
 }
 

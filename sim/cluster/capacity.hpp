@@ -16,7 +16,8 @@ namespace lynx {
 // fp8 1 per parameter of the decoder blocks, 2 of the embedding table and LM head).
 double weight_bytes(const SimulationInputs& in);
 
-// A pool's replica memory before the weights: its tp GPUs' HBM less the reserved fraction.
+// A pool's replica memory before the weights (vidur-2024): its tp GPUs' HBM less the reserved fraction. A pool on a
+// named engine has the KV cache its engine sizes (EngineServing::kv_bytes_per_gpu on each GPU).
 double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool);
 
 // Bytes of one decode instance's GPU memory left for KV caches: pool_usable_bytes less the weights, counted in the

@@ -8,16 +8,17 @@
 
 namespace lynx {
 
-double ServingHost::exposed_s(double gpu_s, int64_t seqs, bool captured) const {
-  const double host_s = ((captured ? graph_step_ms : eager_step_ms) + per_seq_us * 1e-3 * static_cast<double>(seqs)) * 1e-3;
-  return overlapped ? std::max(0.0, host_s - gpu_s) : host_s;
-}
-
 ColocatedInstance::ColocatedInstance(int index, int node, const SimContext& context, const StepCostModel& cost,
-                                     const ColocatedSettings& settings)
-    : index_(index), node_(node), context_(context), cost_(cost), settings_(settings), scheduler_(settings.limits) {
-  kv_.block_tokens = settings.limits.block_tokens;
-  kv_.total = settings.kv_blocks;
+                                     const EngineServing& serving, double kv_bytes_per_token)
+    : index_(index),
+      node_(node),
+      context_(context),
+      cost_(cost),
+      serving_(serving),
+      kv_bytes_per_token_(kv_bytes_per_token),
+      scheduler_(serving.limits) {
+  kv_.block_tokens = serving.limits.block_tokens;
+  kv_.total = serving.kv_tokens / serving.limits.block_tokens;
   if (kv_.total < 1) throw_internal_error("co-located instance %d: no KV block", index);
 }
 
@@ -49,18 +50,9 @@ void ColocatedInstance::enqueue(RequestState& r) {
   r.record.prefill_instance = index_;
   r.record.decode_instance = index_;
   outstanding_tokens_ += seq->prompt_tokens + seq->output_tokens;
+  context_.loads->prefill_load_changed(index_);
   waiting_.push_back(seq);
   maybe_start_step();
-}
-
-int64_t ColocatedInstance::graph_tokens(const StepPlan& step) const {
-  const int64_t tokens = step.tokens();
-  const auto& sizes = settings_.graph_token_sizes;
-  const bool decode_only = step.decodes() == static_cast<int64_t>(step.items.size());
-  if (sizes.empty() || tokens > sizes.back() || !(decode_only || settings_.graphs_for_mixed_steps)) return 0;
-  const int64_t size = *std::lower_bound(sizes.begin(), sizes.end(), tokens);
-  if (!settings_.graph_padding && size != tokens) return 0;
-  return size;
 }
 
 void ColocatedInstance::maybe_start_step() {
@@ -86,15 +78,14 @@ void ColocatedInstance::maybe_start_step() {
       ++work.query_tokens;
       ++work.sequences;
       work.attended_tokens += kv_tokens;
-      work.kv_bytes_read += kv_tokens * settings_.kv_bytes_per_token;
+      work.kv_bytes_read += kv_tokens * kv_bytes_per_token_;
       work.attention_kv_tokens += kv_tokens;
     } else {
       pieces.push_back(PrefillPiece{item.tokens, item.computed});
     }
   }
-  const int64_t graph = graph_tokens(step_);
-  const double gpu_s = cost_.mixed_seconds(pieces, work, graph > 0 ? graph : step_.tokens());
-  const double step_s = gpu_s + settings_.host.exposed_s(gpu_s, static_cast<int64_t>(step_.items.size()), graph > 0);
+  // The pool's ServingStepCost: the kernels at the tokens the engine runs the step as, and the host time it exposes.
+  const double step_s = cost_.mixed_seconds(pieces, work, step_.tokens());
   ++steps_;
   context_.loop->at(now + step_s, [this, now] { finish_step(now); });
 }
@@ -116,6 +107,7 @@ void ColocatedInstance::finish_step(double /*start_s*/) {
     r.record.end_s = now;
     r.advance(RequestPhase::done);
     outstanding_tokens_ -= seq->prompt_tokens + seq->output_tokens;
+    context_.loads->prefill_load_changed(index_);
     seq->owner = nullptr;
     spare_.push_back(seq);
     context_.done->request_done(r);

@@ -90,7 +90,8 @@ void DecodeInstance::schedule_plan_event() {
 void DecodeInstance::maybe_start_iteration() {
   if (busy_) return;
   const SimulationInputs& in = *context_.inputs;
-  while (!joining_.empty() && static_cast<int>(running_.size()) < in.config.decode.max_batch) {
+  const int64_t max_batch = in.decode_serving ? in.decode_serving->limits.max_seqs : in.config.decode.max_batch;
+  while (!joining_.empty() && static_cast<int64_t>(running_.size()) < max_batch) {
     RequestState* r = joining_.front();
     joining_.pop_front();
     context_.protocol_of(*r).on_join(*r);

@@ -69,16 +69,17 @@ bool large_memory_gpu(const GpuSpec& gpu) {
 
 double cuda_total_bytes(const GpuSpec& gpu) { return gpu.hbm_gb * kGiB * kCudaShare; }
 
-ColocatedSettings EngineServing::colocated(double kv_bytes_per_token) const {
-  ColocatedSettings s;
-  s.limits = limits;
-  s.kv_blocks = kv_tokens / limits.block_tokens;
-  s.graph_token_sizes = graph_token_sizes;
-  s.graph_padding = engine != ServingEngine::trtllm;
-  s.graphs_for_mixed_steps = graphs_for_mixed_steps;
-  s.host = host;
-  s.kv_bytes_per_token = kv_bytes_per_token;
-  return s;
+int64_t EngineServing::graph_tokens(int64_t tokens, bool decode_only) const {
+  const auto& sizes = graph_token_sizes;
+  if (sizes.empty() || tokens > sizes.back() || !(decode_only || graphs_for_mixed_steps)) return 0;
+  const int64_t size = *std::lower_bound(sizes.begin(), sizes.end(), tokens);
+  if (!graph_padding && size != tokens) return 0;
+  return size;
+}
+
+double ServingHost::exposed_s(double gpu_s, int64_t seqs, bool captured) const {
+  const double host_s = ((captured ? graph_step_ms : eager_step_ms) + per_seq_us * 1e-3 * static_cast<double>(seqs)) * 1e-3;
+  return overlapped ? std::max(0.0, host_s - gpu_s) : host_s;
 }
 
 EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes,
@@ -143,6 +144,7 @@ EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const
       e.kv_bytes_per_gpu =
           e.memory_fraction * (total - weights - trtllm_runtime_bytes_per_gpu(model, tp, l.max_batched_tokens, kTrtllmOtherBytes));
       e.graph_token_sizes = trtllm_graph_sizes();
+      e.graph_padding = false;
       e.host.overlapped = o.overlap_scheduling >= 0 ? o.overlap_scheduling != 0 : true;
       memory_rule = "free_gpu_memory_fraction " + std::to_string(e.memory_fraction).substr(0, 4) +
                     " x (CUDA total - start-up peak: weights, activations of max_num_tokens, NCCL, context)";
@@ -184,6 +186,32 @@ EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const
                 e.host.overlapped ? "overlapped with the GPU" : "exposed", e.frontend_ms, fit.source);
   e.source = buf;
   return e;
+}
+
+double ServingStepCost::prefill_seconds(const std::vector<PrefillPiece>& pieces) const {
+  return mixed_seconds(pieces, DecodeWork{}, 0);
+}
+
+double ServingStepCost::decode_seconds(const DecodeWork& work) const { return mixed_seconds({}, work, 0); }
+
+double ServingStepCost::mixed_seconds(const std::vector<PrefillPiece>& pieces, const DecodeWork& work,
+                                      int64_t /*run_tokens*/) const {
+  int64_t tokens = work.query_tokens;
+  for (const PrefillPiece& p : pieces) tokens += p.new_tokens;
+  if (tokens <= 0) return 0;
+  const int64_t graph = serving_.graph_tokens(tokens, pieces.empty());
+  double gpu_s;
+  if (pieces.empty()) {
+    DecodeWork padded = work;
+    if (graph > padded.query_tokens) padded.query_tokens = graph;
+    gpu_s = base_->decode_seconds(padded);
+  } else if (work.query_tokens <= 0) {
+    gpu_s = base_->prefill_seconds(pieces);
+  } else {
+    gpu_s = base_->mixed_seconds(pieces, work, graph > 0 ? graph : tokens);
+  }
+  const int64_t requests = static_cast<int64_t>(pieces.size()) + work.sequences;
+  return gpu_s + serving_.host.exposed_s(gpu_s, requests, graph > 0);
 }
 
 }  // namespace lynx

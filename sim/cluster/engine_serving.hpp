@@ -24,12 +24,27 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "models/arch/catalog.hpp"
+#include "models/cost/step_cost.hpp"
 #include "models/cost/serving_engine.hpp"
-#include "sim/cluster/colocated_instance.hpp"
 #include "sim/cluster/engine_scheduler.hpp"
 
 namespace lynx {
+
+// The host (CPU) time of one step that the GPU does not hide: the engine's scheduling, input preparation, kernel
+// launches and output processing: a base per step (larger for a step that is not a captured CUDA graph, whose
+// kernels the host launches one by one) plus a part per request in the step. With an overlapping scheduler (vLLM's
+// async scheduling, SGLang's and TensorRT-LLM's overlap schedulers) the host prepares step n + 1 during step n, so a
+// step exposes max(0, host - GPU time); without, all of it.
+struct ServingHost {
+  double graph_step_ms = 0;
+  double eager_step_ms = 0;
+  double per_seq_us = 0;
+  bool overlapped = false;
+  double exposed_s(double gpu_s, int64_t seqs, bool captured) const;
+};
 
 // A pool's engine options as configured (negative or NaN: the engine's default).
 struct EngineOptions {
@@ -52,11 +67,14 @@ struct EngineServing {
   double kv_bytes_per_gpu = 0;               // the KV cache's memory on each GPU
   double memory_fraction = 0;
   std::vector<int64_t> graph_token_sizes;    // captured CUDA-graph sizes
+  bool graph_padding = true;                 // steps padded to the next captured size (TRT-LLM: only exact sizes)
   bool graphs_for_mixed_steps = false;
+  // A step of `tokens` tokens (`decode_only`: every request in it decodes) runs as a captured graph of the returned
+  // size (padded), or eagerly (0).
+  int64_t graph_tokens(int64_t tokens, bool decode_only) const;
   ServingHost host;
   double frontend_ms = 0;
   std::string source;                        // the summary's one-line account of the above
-  ColocatedSettings colocated(double kv_bytes_per_token) const;
 };
 
 // The CUDA-visible memory of one GPU, in bytes (see above).
@@ -67,5 +85,28 @@ double cuda_total_bytes(const GpuSpec& gpu);
 // (the weights do not leave room) is a LynxError naming the engine, the GPU and the memory.
 EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp,
                              double weight_bytes, double kv_bytes_per_token_per_gpu, const EngineOptions& options);
+
+// A pool's step costs as its engine runs the steps: the kernels' time (`base`) at the token count the step runs as
+// (a step the engine captures in a CUDA graph padded to the next captured size), plus the host time the step exposes
+// (EngineServing::host). Every step a pool on a named engine runs, disaggregated or co-located, is costed through it.
+class ServingStepCost : public StepCostModel {
+ public:
+  ServingStepCost(std::shared_ptr<const StepCostModel> base, EngineServing serving)
+      : base_(std::move(base)), serving_(std::move(serving)) {}
+  double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
+  double decode_seconds(const DecodeWork& work) const override;
+  // (decode_run_ends: the base class's, one decode_seconds per iteration)
+  double mixed_seconds(const std::vector<PrefillPiece>& pieces, const DecodeWork& work,
+                       int64_t run_tokens) const override;
+  double weight_bytes() const override { return base_->weight_bytes(); }
+  std::string source() const override { return base_->source() + "; " + serving_.source; }
+  bool extrapolated() const override { return base_->extrapolated(); }
+  void preload_tables() const override { base_->preload_tables(); }
+  const EngineServing& serving() const { return serving_; }
+
+ private:
+  std::shared_ptr<const StepCostModel> base_;
+  EngineServing serving_;
+};
 
 }  // namespace lynx

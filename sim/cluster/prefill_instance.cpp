@@ -42,7 +42,10 @@ void PrefillInstance::start_iteration() {
   }
   busy_ = true;
   const double now = context_.loop->now();
-  const int64_t budget = context_.inputs->config.prefill.chunked_prefill_tokens;
+  // The engine's token budget where it chunks (vLLM, SGLang, TRT-LLM with chunked prefill), else whole prompts.
+  const SimulationInputs& in = *context_.inputs;
+  const int64_t budget = in.prefill_serving ? (in.prefill_serving->limits.chunked_prefill ? in.prefill_serving->limits.max_batched_tokens : 0)
+                                            : in.config.prefill.chunked_prefill_tokens;
   std::vector<Piece> pieces;
   std::vector<PrefillPiece> work;
   int64_t used = 0;

@@ -10,6 +10,8 @@
 #include "common/error.hpp"
 #include "models/arch/kv_size.hpp"
 #include "sim/network/cross_traffic.hpp"
+#include "sim/cluster/capacity.hpp"
+#include "sim/cluster/colocated_instance.hpp"
 #include "sim/cluster/decode_instance.hpp"
 #include "sim/engine/event_loop.hpp"
 #include "sim/transfer/format_policy.hpp"
@@ -48,13 +50,24 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     context_.protocol = protocol_.get();
     context_.chunks = static_cast<int>((inputs.model.n_layers + c.transfer.chunk_layers - 1) / c.transfer.chunk_layers);
     context_.done = this;
-    for (int i = 0; i < c.prefill.instances; ++i) prefill_.emplace_back(std::make_unique<PrefillInstance>(i, i, context_));
-    for (int i = 0; i < c.decode.instances; ++i)
-      decode_.emplace_back(std::make_unique<DecodeInstance>(i, c.prefill.instances + i, context_));
-    router_ = router_make(c.router, *this);  // reads the instances' loads
-    context_.loads = router_.get();
-    transfer_ = std::make_unique<TransferEngine>(context_, *this, nodes.front().nics, nodes.back().nics);
-    context_.transfer = transfer_.get();
+    if (c.serving == ServingMode::colocated) {
+      // Every instance the decode pool's kind; its KV cache in the pool's kv_cache_dtype, not the wire format.
+      const KvFormat cache = kv_format_parse(c.decode.kv_cache_dtype == KvCacheDtype::fp8 ? "fp8-e4m3" : "bf16");
+      const double cache_bytes_per_token = kv_bytes_per_token(inputs_, cache).full;
+      for (int i = 0; i < c.colocated_instances; ++i)
+        colocated_.emplace_back(std::make_unique<ColocatedInstance>(i, i, context_, *inputs_.decode_cost,
+                                                                    *inputs_.decode_serving, cache_bytes_per_token));
+      router_ = router_make(c.router, *this);
+      context_.loads = router_.get();
+    } else {
+      for (int i = 0; i < c.prefill.instances; ++i) prefill_.emplace_back(std::make_unique<PrefillInstance>(i, i, context_));
+      for (int i = 0; i < c.decode.instances; ++i)
+        decode_.emplace_back(std::make_unique<DecodeInstance>(i, c.prefill.instances + i, context_));
+      router_ = router_make(c.router, *this);  // reads the instances' loads
+      context_.loads = router_.get();
+      transfer_ = std::make_unique<TransferEngine>(context_, *this, nodes.front().nics, nodes.back().nics);
+      context_.transfer = transfer_.get();
+    }
     if (!inputs_.adaptive_candidates.empty()) {
       std::vector<const TransferProtocol*> candidates{protocol_.get()};  // the run's format first: the reference
       for (const FormatInputs& f : inputs_.adaptive_candidates) {
@@ -85,18 +98,34 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   }
 
   // PoolLoads: what the router reads.
-  int prefill_count() const override { return static_cast<int>(prefill_.size()); }
+  // (co-located: the instances stand for the prefill pool, routed by their outstanding prompt and output tokens)
+  int prefill_count() const override {
+    return static_cast<int>(colocated_.empty() ? prefill_.size() : colocated_.size());
+  }
   int decode_count() const override { return static_cast<int>(decode_.size()); }
-  int64_t prefill_outstanding_tokens(int i) const override { return prefill_[static_cast<size_t>(i)]->outstanding_tokens(); }
+  int64_t prefill_outstanding_tokens(int i) const override {
+    return colocated_.empty() ? prefill_[static_cast<size_t>(i)]->outstanding_tokens()
+                              : colocated_[static_cast<size_t>(i)]->outstanding_tokens();
+  }
   int64_t prefill_cached_blocks(int i, const Request& r) const override {
-    return prefill_[static_cast<size_t>(i)]->cached_blocks(r);
+    return colocated_.empty() ? prefill_[static_cast<size_t>(i)]->cached_blocks(r) : 0;
   }
   double decode_assigned_bytes(int j) const override { return decode_[static_cast<size_t>(j)]->load_bytes(); }
 
   // TransferEnds: the request's own instances.
   int prefill_node(const RequestState& r) const override { return prefill_of(r).node(); }
   int decode_node(const RequestState& r) const override { return decode_of(r).node(); }
-  void request_decode_memory(RequestState& r) override { decode_of(r).request_memory(r); }
+  // The decode instance learns of the request through its own front end (the P/D proxy's decode request: HTTP,
+  // tokenization), then reserves its memory.
+  void request_decode_memory(RequestState& r) override {
+    const double handoff_ms = inputs_.decode_serving ? inputs_.decode_serving->frontend_ms : 0;
+    if (handoff_ms > 0) {
+      RequestState* p = &r;
+      loop_->at(loop_->now() + handoff_ms * 1e-3, [this, p] { decode_of(*p).request_memory(*p); });
+    } else {
+      decode_of(r).request_memory(r);
+    }
+  }
   void kv_sent(RequestState& r) override { prefill_of(r).release(r); }
   void kv_usable(RequestState& r) override { decode_of(r).on_kv_ready(r); }
   void kv_changed(RequestState& r) override { decode_of(r).replan_for(r); }
@@ -104,12 +133,19 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     if (format_policy_) format_policy_->delivered(r, stream, bytes, prefill_node(r), decode_node(r));
   }
 
-  // A finished request: its record leaves in workload order, then its state is freed.
+  // A finished request: its record leaves in workload order, then its state is freed; in a closed loop its client
+  // sends the next request at once.
   void request_done(RequestState& r) override {
+    if (inputs_.max_concurrency > 0) {
+      --clients_busy_;
+      if (held_) send(std::move(held_));
+    }
     result_.requests += 1;
     result_.makespan_s = std::max(result_.makespan_s, r.record.end_s);
-    const KvFormat& format = context_.protocol_of(r).format().format;
-    result_.bytes_expected += model_kv_bytes(inputs_.model, format, r.request.input_tokens).total();
+    if (colocated_.empty()) {
+      const KvFormat& format = context_.protocol_of(r).format().format;
+      result_.bytes_expected += model_kv_bytes(inputs_.model, format, r.request.input_tokens).total();
+    }
     const auto offset = static_cast<size_t>(r.sequence - next_record_);
     if (finished_.size() <= offset) finished_.resize(offset + 1);
     finished_[offset] = std::move(r.record);
@@ -151,6 +187,19 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
       spare_states_.pop_back();
     }
     if (!next_request(state->request)) return;
+    if (inputs_.max_concurrency > 0 && clients_busy_ >= inputs_.max_concurrency) {
+      held_ = std::move(state);  // every client is waiting for a request: sent when one is done
+      return;
+    }
+    send(std::move(state));
+  }
+
+  // The request leaves its client (at its arrival, or, in a closed loop, when a client is free: that is its arrival).
+  void send(std::unique_ptr<RequestState> state) {
+    if (inputs_.max_concurrency > 0) {
+      ++clients_busy_;
+      state->request.arrival_s = std::max(state->request.arrival_s, loop_->now());
+    }
     state->sequence = static_cast<int64_t>(next_index_++);
     RequestRecord& rec = state->record;
     rec.id = state->request.id;
@@ -166,13 +215,32 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   }
 
   void on_arrival(RequestState& r) {
+    // The request reaches its engine through the engine's front end (HTTP, chat template, tokenization).
+    const std::optional<EngineServing>& front = colocated_.empty() ? inputs_.prefill_serving : inputs_.decode_serving;
+    const double frontend_ms = front ? front->frontend_ms : 0;
+    if (!colocated_.empty()) {
+      ColocatedInstance& instance = *colocated_[static_cast<size_t>(router_->choose_prefill(r.request))];
+      if (frontend_ms > 0) {
+        RequestState* p = &r;
+        loop_->at(loop_->now() + frontend_ms * 1e-3, [&instance, p] { instance.enqueue(*p); });
+      } else {
+        instance.enqueue(r);
+      }
+      return;
+    }
     const int pi = router_->choose_prefill(r.request), di = router_->choose_decode();
     if (format_policy_) {
       const int from = prefill_[static_cast<size_t>(pi)]->node(), to = decode_[static_cast<size_t>(di)]->node();
       format_policy_->assign(r, from, to);
     }
     decode_[static_cast<size_t>(di)]->assign(r);
-    prefill_[static_cast<size_t>(pi)]->enqueue(r);
+    PrefillInstance& prefill = *prefill_[static_cast<size_t>(pi)];
+    if (frontend_ms > 0) {
+      RequestState* p = &r;
+      loop_->at(loop_->now() + frontend_ms * 1e-3, [&prefill, p] { prefill.enqueue(*p); });
+    } else {
+      prefill.enqueue(r);
+    }
   }
 
   PrefillInstance& prefill_of(const RequestState& r) const {
@@ -190,9 +258,12 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   SimContext context_;
   std::vector<std::unique_ptr<PrefillInstance>> prefill_;
   std::vector<std::unique_ptr<DecodeInstance>> decode_;
+  std::vector<std::unique_ptr<ColocatedInstance>> colocated_;  // serving colocated: these alone
   std::unique_ptr<TransferEngine> transfer_;
   SimulationResult result_;
-  size_t next_index_ = 0;                                                // requests read so far
+  size_t next_index_ = 0;                                                // requests sent so far
+  int64_t clients_busy_ = 0;               // closed loop: clients with a request in flight
+  std::unique_ptr<RequestState> held_;     // closed loop: the next request, read and waiting for a client
   std::unordered_map<int64_t, std::unique_ptr<RequestState>> in_flight_;  // by sequence
   // Finished requests' states, reset, for the next arrivals (a request then allocates nothing of its own). Not
   // under AddressSanitizer, so that it still finds a handler touching a finished request's state.
@@ -209,6 +280,11 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
 }  // namespace
 
 std::vector<PlatformNode> cluster_platform_nodes(const SimConfig& c) {
+  if (c.serving == ServingMode::colocated) {  // no KV crosses: an endpoint per instance, never used
+    std::vector<PlatformNode> nodes;
+    for (int i = 0; i < c.colocated_instances; ++i) nodes.push_back({"colocated" + std::to_string(i), 1, 0});
+    return nodes;
+  }
   const int prefill_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.prefill.tensor_parallel;
   const int decode_nics = c.network.nics_per_instance > 0 ? c.network.nics_per_instance : c.decode.tensor_parallel;
   std::vector<PlatformNode> nodes;

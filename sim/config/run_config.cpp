@@ -91,6 +91,7 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
   inputs.workload_source = source;
   inputs.workload_record = workload_record(spec, resolved.json.at("workload"));
   inputs.prefix_block_tokens = spec.prefix_block_tokens;
+  inputs.max_concurrency = spec.max_concurrency;
   inputs.flow_log_path = extras.flow_log_path;
   inputs.simgrid_cfg = extras.simgrid_cfg;
   apply_over_context(inputs, spec.over_context);

@@ -31,11 +31,47 @@ constexpr NumberField kMoeLoadImbalance{"moe_load_imbalance", "ratio", 1, 1, 64,
                                         "expert FLOPs and bytes (default 1: uniform routing, the assumption of the "
                                         "distinct-experts closed form; enter a measured max/mean, e.g. from a routing "
                                         "trace)"};
-constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", 0, 0, 1 << 24,
-                                       "prefill token budget per iteration (0: whole prompts, one at a time)"};
-constexpr IntegerField kMaxBatch{"max_batch", "sequences", 256, 1, 1 << 20, "decode: sequences per iteration"};
+constexpr IntegerField kChunkedPrefill{"chunked_prefill_tokens", "tokens", -1, 0, 1 << 24,
+                                       "token budget of a step: a named engine's own (vLLM max_num_batched_tokens: "
+                                       "8192 on GPUs of 70 GiB or more but A100, else 2048; SGLang "
+                                       "chunked_prefill_size 8192; TRT-LLM max_num_tokens 8192), vidur-2024's 0: whole "
+                                       "prompts, one at a time (sim/cluster/engine_serving.hpp)"};
+constexpr IntegerField kMaxBatch{"max_batch", "requests", -1, 1, 1 << 20,
+                                 "requests in a step: a named engine's own (vLLM max_num_seqs: 1024 on GPUs of 70 GiB "
+                                 "or more but A100, else 256; SGLang max_running_requests from its KV cache; TRT-LLM "
+                                 "max_batch_size 2048), vidur-2024's 256"};
 constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", 0.1, 0, 0.99, false,
-                                     "share of GPU memory kept for activations and fragmentation"};
+                                     "vidur-2024: share of GPU memory kept for activations and fragmentation (a named "
+                                     "engine sizes its KV cache by its own rule: memory_fraction)"};
+constexpr NumberField kMemoryFraction{"memory_fraction", "fraction", NAN, 0, 1, true,
+                                      "a named engine's memory setting: vLLM gpu_memory_utilization (default 0.9 of the "
+                                      "GPU), SGLang mem_fraction_static (default from its reserve formula, 0.835 on "
+                                      "one H100), TRT-LLM free_gpu_memory_fraction (default 0.9 of what its start-up "
+                                      "peak leaves)"};
+constexpr ChoiceField kChunkedPrefillSwitch{"chunked_prefill", kEngineSwitchNames.name(EngineSwitch::engine),
+                                            kEngineSwitchNames.choices(),
+                                            "chunk prompts longer than the step's budget: TRT-LLM's "
+                                            "enable_chunked_prefill (off by default: a longer prompt is refused); "
+                                            "vLLM and SGLang always chunk"};
+constexpr ChoiceField kOverlapScheduling{"overlap_scheduling", kEngineSwitchNames.name(EngineSwitch::engine),
+                                         kEngineSwitchNames.choices(),
+                                         "the host prepares step n + 1 while the GPU runs step n, so a step exposes "
+                                         "only the host time beyond its GPU time: vLLM's async scheduling (on in "
+                                         "0.24; off before 0.12), SGLang's and TRT-LLM's overlap schedulers (on)"};
+constexpr ChoiceField kKvCacheDtype{"kv_cache_dtype", kKvCacheDtypeNames.name(KvCacheDtype::automatic),
+                                    kKvCacheDtypeNames.choices(),
+                                    "the KV cache on the GPU: the model's dtype, or fp8 (the engine's fp8-KV attention "
+                                    "kernels and 1 byte a value in its memory); apart from `format`, what crosses "
+                                    "the network"};
+constexpr NumberField kHostStepMs{"host_step_ms", "ms", NAN, 0, 1e4, false,
+                                  "host time of a step besides the requests in it (scheduling, input preparation, "
+                                  "launches; overlapped with the GPU under overlap_scheduling); default: the engine's, "
+                                  "fitted on the GPUStack H100 training runs (docs/engines.md)"};
+constexpr NumberField kHostPerRequestUs{"host_per_request_us", "us", NAN, 0, 1e6, false,
+                                        "host time of a step per request in it; default: the engine's fitted value"};
+constexpr NumberField kFrontendMs{"frontend_ms", "ms", NAN, 0, 1e5, false,
+                                  "per request, before it reaches the engine: HTTP, chat template, tokenization (and "
+                                  "in P/D the proxy); default: the engine's fitted value"};
 constexpr BoolField kPrefixCache{"prefix_cache", false,
                                  "keep prompt blocks' KV in the memory left free, least recently used out first "
                                  "(sim/cluster/prefix_cache.hpp)"};
@@ -51,12 +87,16 @@ constexpr ChoiceField kEngineField{"engine", serving_engine_name(ServingEngine::
                                    "an MLA model of heads the tables did not measure, takes the roofline and says so)"};
 constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
                                           {kExpertParallel},  {kMoeLoadImbalance},
-                                          {kChunkedPrefill},  {kMemoryReserve}, {kPrefixCache},
-                                          {kEngineField, ExampleUse::commented, "\"vllm-0.24\""}};
+                                          {kChunkedPrefill},  {kMaxBatch},       {kMemoryReserve}, {kPrefixCache},
+                                          {kEngineField, ExampleUse::commented, "\"vllm-0.24\""},
+                                          {kMemoryFraction},  {kChunkedPrefillSwitch}, {kOverlapScheduling},
+                                          {kKvCacheDtype},    {kHostStepMs},      {kHostPerRequestUs}, {kFrontendMs}};
 constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
                                          {kExpertParallel}, {kMoeLoadImbalance},
-                                         {kMaxBatch},       {kMemoryReserve}, {kPlanIterations},
-                                         {kEngineField, ExampleUse::commented, "\"vllm-0.24\""}};
+                                         {kChunkedPrefill}, {kMaxBatch},       {kMemoryReserve}, {kPlanIterations},
+                                         {kEngineField, ExampleUse::commented, "\"vllm-0.24\""},
+                                         {kMemoryFraction}, {kChunkedPrefillSwitch}, {kOverlapScheduling},
+                                         {kKvCacheDtype},   {kHostStepMs},      {kHostPerRequestUs}, {kFrontendMs}};
 constexpr SchemaSection kPrefillSection = schema_section(
     "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
 constexpr SchemaSection kDecodeSection = schema_section(
@@ -69,7 +109,16 @@ constexpr ChoiceField kRouter{"router", kRouterPolicyNames.name(RouterPolicy::le
                               kRouterPolicyNames.choices(),
                               "how a request picks its prefill and decode instances (prefix-aware: the prefill "
                               "instance holding its longest cached prefix, then the least loaded)"};
-constexpr SchemaField kClusterFields[] = {{kPrefill}, {kDecode}, {kNetwork}, {kRouter}};
+constexpr ChoiceField kServing{"serving", kServingModeNames.name(ServingMode::disaggregated), kServingModeNames.choices(),
+                               "disaggregated: prefill and decode pools, the KV crossing the network; colocated: "
+                               "every instance prefills and decodes on its own GPUs, in the decode pool's kind "
+                               "(GPU, tp, ep, engine and its settings: the two pools must then match in GPU, tp, ep "
+                               "and engine), so one sweep axis compares the two on the same GPUs"};
+constexpr IntegerField kColocatedInstances{"colocated_instances", "instances", 0, 1, 65536,
+                                           "with serving colocated: the instances (default: prefill instances + "
+                                           "decode instances, the same GPUs when the pools' tp match)"};
+constexpr SchemaField kClusterFields[] = {{kPrefill}, {kDecode}, {kNetwork}, {kRouter}, {kServing},
+                                          {kColocatedInstances}};
 constexpr SchemaSection kClusterSection =
     schema_section("Cluster", "The serving cluster: two pools of instances and the network.", kClusterFields);
 
@@ -279,13 +328,33 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   p.expert_parallel = static_cast<int>(o.get(kExpertParallel));
   p.moe_load_imbalance = o.get(kMoeLoadImbalance);
   if (p.tensor_parallel % p.expert_parallel != 0) o.fail(kExpertParallel.key, "a divisor of tp");
-  p.memory_reserve_fraction = o.get(kMemoryReserve);
   p.engine = o.get_enum<ServingEngine>(kEngineField);
+  const bool named = p.engine != ServingEngine::vidur_2024;
+  if (o.has(kMemoryReserve.key) && named)
+    o.fail(kMemoryReserve.key, std::string("no memory_reserve_fraction with engine ") + serving_engine_name(p.engine) +
+                                   ": a named engine sizes its KV cache by its own rule (set memory_fraction)");
+  p.memory_reserve_fraction = o.get(kMemoryReserve);
+  p.chunked_prefill_tokens = o.get(kChunkedPrefill);
+  p.max_batch = o.get(kMaxBatch);
+  if (!named) {
+    if (p.chunked_prefill_tokens < 0) p.chunked_prefill_tokens = 0;
+    if (p.max_batch < 0) p.max_batch = 256;
+  }
+  for (const char* key : {kMemoryFraction.key, kChunkedPrefillSwitch.key, kOverlapScheduling.key, kKvCacheDtype.key,
+                          kHostStepMs.key, kHostPerRequestUs.key, kFrontendMs.key})
+    if (!named && o.has(key))
+      o.fail(key, std::string("no ") + key + " with engine vidur-2024 (2024 kernel measurements, not a serving "
+                  "engine): name an engine (vllm-0.24, sglang-0.5.14, trtllm-1.3)");
+  if (o.has(kMemoryFraction.key)) p.memory_fraction = o.get(kMemoryFraction);
+  p.chunked_prefill = o.get_enum<EngineSwitch>(kChunkedPrefillSwitch);
+  p.overlap_scheduling = o.get_enum<EngineSwitch>(kOverlapScheduling);
+  p.kv_cache_dtype = o.get_enum<KvCacheDtype>(kKvCacheDtype);
+  if (o.has(kHostStepMs.key)) p.host_step_ms = o.get(kHostStepMs);
+  if (o.has(kHostPerRequestUs.key)) p.host_per_request_us = o.get(kHostPerRequestUs);
+  if (o.has(kFrontendMs.key)) p.frontend_ms = o.get(kFrontendMs);
   if (decode) {
-    p.max_batch = static_cast<int>(o.get(kMaxBatch));
     p.plan_iterations = o.get(kPlanIterations);
   } else {
-    p.chunked_prefill_tokens = o.get(kChunkedPrefill);
     p.prefix_cache = o.get(kPrefixCache);
   }
   o.finish();
@@ -327,6 +396,26 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     JsonObject network = cluster.get(kNetwork);
     c.network = network_config_from_json(network);
     c.router = cluster.get_enum<RouterPolicy>(kRouter);
+    c.serving = cluster.get_enum<ServingMode>(kServing);
+    if (c.serving == ServingMode::colocated) {
+      c.colocated_instances = static_cast<int>(cluster.get(kColocatedInstances));
+      if (c.colocated_instances <= 0) c.colocated_instances = c.prefill.instances + c.decode.instances;
+      const PoolConfig &p = c.prefill, &d = c.decode;
+      const char* differs = p.gpu != d.gpu                           ? "gpu"
+                            : p.tensor_parallel != d.tensor_parallel ? "tp"
+                            : p.expert_parallel != d.expert_parallel ? "ep"
+                            : p.engine != d.engine                   ? "engine"
+                                                                     : nullptr;
+      if (differs != nullptr)
+        cluster.fail(kServing.key, std::string("co-located serving on the pools' GPUs: prefill and decode of the same ") +
+                                       differs + " (they differ)");
+      if (d.engine == ServingEngine::vidur_2024)
+        cluster.fail(kServing.key, "co-located serving with a named engine (vllm-0.24, sglang-0.5.14, trtllm-1.3) "
+                                   "in the pools: its scheduler and memory rule serve the instances (vidur-2024 is "
+                                   "2024 kernel measurements, not an engine)");
+    } else if (cluster.has(kColocatedInstances.key)) {
+      cluster.fail(kColocatedInstances.key, "no colocated_instances without \"serving\": \"colocated\"");
+    }
     cluster.finish();
   }
   {

@@ -22,6 +22,16 @@
 
 namespace lynx {
 
+// A named engine's switch that defaults to the engine's own setting.
+enum class EngineSwitch { engine, on, off };
+inline constexpr auto kEngineSwitchNames =
+    enum_names<EngineSwitch>({{EngineSwitch::engine, "engine"}, {EngineSwitch::on, "on"}, {EngineSwitch::off, "off"}});
+// The KV cache's dtype on the GPU (its compute and memory): the model's (bf16), or fp8 (the engines' fp8-KV attention
+// kernels). Apart from the wire format (`format`), which is what crosses the network.
+enum class KvCacheDtype { automatic, fp8 };
+inline constexpr auto kKvCacheDtypeNames =
+    enum_names<KvCacheDtype>({{KvCacheDtype::automatic, "auto"}, {KvCacheDtype::fp8, "fp8"}});
+
 struct PoolConfig {
   int instances = 1;
   std::string gpu = "h200-sxm";
@@ -29,16 +39,31 @@ struct PoolConfig {
   int expert_parallel = 1;              // ep: GPU groups a MoE layer's experts are split over (models/arch/moe.hpp)
   double moe_load_imbalance = 1;        // with ep > 1: busiest GPU's expert work over the mean (1: uniform routing)
   bool prefix_cache = false;            // prefill: keep prompt blocks' KV in free memory, LRU (sim/cluster/prefix_cache.hpp)
-  int64_t chunked_prefill_tokens = 0;   // prefill: token budget per iteration, 0 = whole prompts, one at a time
-  int max_batch = 256;                  // decode: sequences per iteration
-  double memory_reserve_fraction = 0.1; // HBM kept for activations and fragmentation
+  // Token budget per step (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TRT-LLM max_num_tokens; -1: the
+  // engine's default, for vidur-2024 0: whole prompts, one at a time) and requests per step (vLLM max_num_seqs, SGLang
+  // max_running_requests, TRT-LLM max_batch_size; -1: the engine's, for vidur-2024 256).
+  int64_t chunked_prefill_tokens = -1;
+  int64_t max_batch = -1;
+  double memory_reserve_fraction = 0.1; // vidur-2024: HBM kept for activations and fragmentation
   ServingEngine engine = ServingEngine::vidur_2024;  // whose kernels set step times (models/cost/serving_engine.hpp)
+  // A named engine's own settings (sim/cluster/engine_serving.hpp); NaN or "engine": the engine's default.
+  double memory_fraction = NAN;         // vLLM gpu_memory_utilization, SGLang mem_fraction_static, TRT-LLM
+                                        // free_gpu_memory_fraction
+  EngineSwitch chunked_prefill = EngineSwitch::engine;     // TRT-LLM enable_chunked_prefill (the others always chunk)
+  EngineSwitch overlap_scheduling = EngineSwitch::engine;  // vLLM async scheduling, SGLang/TRT-LLM overlap scheduler
+  KvCacheDtype kv_cache_dtype = KvCacheDtype::automatic;
+  double host_step_ms = NAN, host_per_request_us = NAN, frontend_ms = NAN;
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
                                         // per iteration, slower, the same timeline; for checking)
 };
 
 // The configuration's choices as enums, each with its names (common/enum_names.hpp): the schema's choices in
 // sim_config.cpp and the *_name functions below (messages and result files) read the same table.
+// Disaggregated: prefill and decode pools, the KV crossing the network; co-located: every instance serves prefill
+// and decode on its own GPUs (sim/cluster/colocated_instance.hpp).
+enum class ServingMode { disaggregated, colocated };
+inline constexpr auto kServingModeNames =
+    enum_names<ServingMode>({{ServingMode::disaggregated, "disaggregated"}, {ServingMode::colocated, "colocated"}});
 enum class RouterPolicy { least_loaded, round_robin, prefix_aware };
 inline constexpr auto kRouterPolicyNames = enum_names<RouterPolicy>({{RouterPolicy::least_loaded, "least-loaded"},
                                                                     {RouterPolicy::round_robin, "round-robin"},
@@ -102,6 +127,8 @@ struct SimConfig {
   std::string format = "bf16";
   uint64_t seed = 1;
   PoolConfig prefill, decode;
+  ServingMode serving = ServingMode::disaggregated;
+  int colocated_instances = 0;  // co-located: instances of the decode pool's kind (0: prefill + decode instances)
   NetworkConfig network;
   RouterPolicy router = RouterPolicy::least_loaded;
   TransferConfig transfer;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "models/arch/catalog.hpp"
 #include "models/cost/step_cost.hpp"
 #include "sim/acceptance/acceptance.hpp"
+#include "sim/cluster/engine_serving.hpp"
 #include "sim/transfer/kernel_costs.hpp"
 #include "sim/config/sim_config.hpp"
 #include "traces/request.hpp"
@@ -34,6 +36,10 @@ struct SimulationInputs {
   GpuSpec prefill_gpu, decode_gpu;
   FormatInputs run_format;  // the configuration's `format`: every request's, or the adaptive policy's reference
   std::shared_ptr<const StepCostModel> prefill_cost, decode_cost;  // models/cost/compute_model.hpp
+  // A pool on a named engine: the engine as it serves (scheduler, KV cache, CUDA graphs, host and front-end terms:
+  // sim/cluster/engine_serving.hpp); its step costs above include the host time it exposes. Unset for vidur-2024.
+  // A co-located run's instances are the decode pool's kind (decode_serving).
+  std::optional<EngineServing> prefill_serving, decode_serving;
   // transfer.format_policy "adaptive": the candidates besides run_format, in transfer.adaptive_formats' order
   // (sim/transfer/format_policy.hpp). Empty with the fixed policy.
   std::vector<FormatInputs> adaptive_candidates;
@@ -41,6 +47,9 @@ struct SimulationInputs {
   // Optional: the workload read as it is needed instead of `requests`. Each call fills the next request (sorted by
   // arrival) and returns false at the end. Each request is checked as it arrives (check_request).
   std::function<bool(Request&)> request_source;
+  // A closed loop of this many clients (`workload.max_concurrency`; 0: none): a request is sent when a client is
+  // free, at its arrival or later, and its record's arrival is when it was sent.
+  int64_t max_concurrency = 0;
   std::string workload_source;       // the trace file (or a description of a synthetic workload), for messages
   nlohmann::json workload_record;    // the summary's "workload" (sim/config/run_config.cpp): trace and sha256, or the
                                      // synthetic spec, and the transforms applied; null: left out

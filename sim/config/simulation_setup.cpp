@@ -8,6 +8,8 @@
 #include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
+#include "models/arch/kv_replication.hpp"
+#include "models/arch/kv_size.hpp"
 #include "common/sha256.hpp"
 #include "common/json_member_scan.hpp"
 #include "common/json_reader.hpp"
@@ -84,7 +86,30 @@ std::shared_ptr<const StepCostModel> pool_step_cost(const SimConfig& config, con
   c.model = config.compute_model;
   c.weights = config.weights_dtype;
   c.engine = pool.engine;
+  c.fp8_kv_cache = pool.kv_cache_dtype == KvCacheDtype::fp8;
   return make_step_cost(model, gpu, gpus, pool.tensor_parallel, c, moe);
+}
+
+// A named engine's pool as it serves (sim/cluster/engine_serving.hpp): its KV cache holds the model's KV in the
+// pool's kv_cache_dtype, each GPU its heads' share (a head on several GPUs when tp exceeds the KV heads).
+EngineServing pool_serving(const SimConfig& config, const ModelSpec& model, const GpuSpec& gpu, const PoolConfig& pool) {
+  static const KvFormat kBf16 = kv_format_parse("bf16"), kFp8 = kv_format_parse("fp8-e4m3");
+  constexpr int64_t kSample = 1 << 16;
+  const KvFormat& cache = pool.kv_cache_dtype == KvCacheDtype::fp8 ? kFp8 : kBf16;
+  const double per_token = static_cast<double>(model_kv_bytes(model, cache, kSample).total()) / kSample;
+  const double per_gpu = per_token / pool.tensor_parallel * kv_head_copies(kv_shard_heads(model), pool.tensor_parallel);
+  EngineOptions o;
+  o.max_num_batched_tokens = pool.chunked_prefill_tokens > 0 ? pool.chunked_prefill_tokens : -1;
+  o.max_num_seqs = pool.max_batch > 0 ? pool.max_batch : -1;
+  o.memory_fraction = std::isnan(pool.memory_fraction) ? -1 : pool.memory_fraction;
+  o.chunked_prefill = pool.chunked_prefill == EngineSwitch::engine ? -1 : pool.chunked_prefill == EngineSwitch::on;
+  o.overlap_scheduling =
+      pool.overlap_scheduling == EngineSwitch::engine ? -1 : pool.overlap_scheduling == EngineSwitch::on;
+  o.host_step_ms = std::isnan(pool.host_step_ms) ? -1 : pool.host_step_ms;
+  o.host_per_seq_us = std::isnan(pool.host_per_request_us) ? -1 : pool.host_per_request_us;
+  o.frontend_ms = std::isnan(pool.frontend_ms) ? -1 : pool.frontend_ms;
+  return engine_serving(pool.engine, model, gpu, pool.tensor_parallel, model_weight_bytes(model, config.weights_dtype),
+                        per_gpu, o);
 }
 }  // namespace
 
@@ -154,6 +179,16 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   in.decode_cost = located("$.compute_model", [&] {
     return pool_step_cost(config, in.model, in.decode_gpu, gpus, config.decode, decode_moe);
   });
+  if (config.prefill.engine != ServingEngine::vidur_2024) {
+    in.prefill_serving = located("$.cluster.prefill.engine",
+                                 [&] { return pool_serving(config, in.model, in.prefill_gpu, config.prefill); });
+    in.prefill_cost = std::make_shared<ServingStepCost>(in.prefill_cost, *in.prefill_serving);
+  }
+  if (config.decode.engine != ServingEngine::vidur_2024) {
+    in.decode_serving = located("$.cluster.decode.engine",
+                                [&] { return pool_serving(config, in.model, in.decode_gpu, config.decode); });
+    in.decode_cost = std::make_shared<ServingStepCost>(in.decode_cost, *in.decode_serving);
+  }
   run.acceptance = resolve_acceptance(config, run.format, in.model);
   if (config.transfer.format_policy == FormatPolicy::adaptive) {
     for (const std::string& name : config.transfer.adaptive_formats) {
