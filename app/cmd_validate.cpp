@@ -5,7 +5,9 @@
 // the transfer engine presets against published engine micro-benchmarks they were not fitted on, printed in us.
 // The engine groups (models/validation/engine_validation.hpp): published end-to-end rows of named engines
 // (models/validation/*_published.tsv) against the engine-composed model of their kernels.
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 
 #include "app/commands.hpp"
@@ -18,6 +20,7 @@
 #include "models/cost/profiled/gpu_profile.hpp"
 #include "models/validation/validation.hpp"
 #include "sim/transfer/transfer_validation.hpp"
+#include "sim/validation/serving_validation.hpp"
 
 namespace lynx {
 
@@ -27,9 +30,71 @@ struct ValidateOptions {
   std::string data_dir;
   bool plot = true;
   bool quiet = false;
+  bool serving = false;      // the serving group alone (each run simulated: minutes)
+  std::string fit_engine;    // fit that engine's terms on the serving group's training runs
+  bool fit_kernel = false;   // and a kernel-time factor of the deployment
 };
 
+// The serving group (sim/validation/serving_validation.hpp): every GPUStack run replayed, its errors, the MAPE per
+// engine and role (train / check).
+void run_serving_validation(const ValidateOptions& o) {
+  const std::string folder = (o.data_dir.empty() ? calibration_dir() : o.data_dir) + "/gpustack-performance-lab/performance-lab";
+  const std::vector<ServingCase> cases = gpustack_serving_cases(folder);
+  if (!o.fit_engine.empty()) {
+    std::vector<ServingCase> training;
+    for (const ServingCase& c : cases)
+      if (c.not_replayed.empty() && c.training && c.engine == o.fit_engine) training.push_back(c);
+    if (training.empty()) throw_error("--fit %s: no training run of that engine", o.fit_engine.c_str());
+    const ServingTerms t = fit_serving_terms(training, o.fit_kernel, [](const std::string& line) {
+      std::fprintf(stderr, "fit: %s\n", line.c_str());
+    });
+    std::printf("fitted on %zu training runs of %s: host_step_ms %g, host_per_request_us %g, frontend_ms %g, "
+                "kernel_time_factor %g\n", training.size(), o.fit_engine.c_str(), t.host_step_ms, t.host_per_request_us,
+                t.frontend_ms, t.kernel_time_factor);
+    return;
+  }
+  std::printf("%-30s %-14s %-20s %-5s %-36s %9s %9s %9s %9s %9s %9s\n", "run", "engine", "model", "role", "workload",
+              "dur_s", "pred", "ttft_ms", "pred", "tpot_ms", "pred");
+  struct Sum {
+    double sum[3] = {0, 0, 0};
+    int n[3] = {0, 0, 0};
+  };
+  std::map<std::string, Sum> groups;
+  for (const ServingCase& c : cases) {
+    if (!c.not_replayed.empty()) {
+      if (!o.quiet) std::printf("%-30s not replayed: %s\n", c.name().c_str(), c.not_replayed.c_str());
+      continue;
+    }
+    const ServingPrediction p = serving_predict(c, ServingTerms{});
+    if (!p.error.empty()) {
+      std::printf("%-30s %-14s %-20s error: %s\n", c.name().c_str(), c.engine.c_str(), c.model.c_str(), p.error.c_str());
+      continue;
+    }
+    std::printf("%-30s %-14s %-20s %-5s %-36s %9.2f %9.2f %9.1f %9.1f %9.2f %9.2f\n", c.name().c_str(), c.engine.c_str(),
+                c.model.c_str(), c.training ? "train" : "check", c.workload.c_str(), c.run.duration_s(), p.duration_s,
+                c.run.mean_ttft_ms(), p.mean_ttft_ms, c.run.mean_tpot_ms(), p.mean_tpot_ms);
+    const ServingErrors e = serving_errors(c, p);
+    for (const std::string& key : {c.engine + " " + (c.training ? "train" : "check"), std::string("all ") + (c.training ? "train" : "check")}) {
+      Sum& s = groups[key];
+      const double x[3] = {e.duration, e.ttft, e.tpot};
+      for (int i = 0; i < 3; ++i)
+        if (!std::isnan(x[i])) {
+          s.sum[i] += x[i];
+          ++s.n[i];
+        }
+    }
+  }
+  std::printf("\n%-26s %8s %8s %8s %6s\n", "group", "dur_%", "ttft_%", "tpot_%", "runs");
+  for (const auto& [key, s] : groups)
+    std::printf("%-26s %8.1f %8.1f %8.1f %6d\n", key.c_str(), 100 * s.sum[0] / std::max(1, s.n[0]),
+                100 * s.sum[1] / std::max(1, s.n[1]), 100 * s.sum[2] / std::max(1, s.n[2]), s.n[0]);
+}
+
 void run_validate(const ValidateOptions& o) {
+  if (o.serving) {
+    run_serving_validation(o);
+    return;
+  }
   const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
   OutputPlan plan;  // common/output_paths.hpp: before the whole run, not after it
   plan.input_folder("--data-dir", data);
@@ -88,6 +153,12 @@ void add_validate_command(CLI::App& app) {
                   "calibration folder (default: <data folder>/calibration, see lynxsim --data-dir)");
   cmd->add_flag("!--no-plot", options->plot, "skip the plot");
   cmd->add_flag("--quiet", options->quiet, "print only the MAPE per group");
+  cmd->add_flag("--serving", options->serving,
+                "the serving group alone: every GPUStack H100 run replayed through the simulator (minutes)");
+  cmd->add_option("--fit", options->fit_engine,
+                  "with --serving: fit ENGINE's host and front-end terms on the group's training runs and print them");
+  cmd->add_flag("--fit-kernel-factor", options->fit_kernel,
+                "with --fit: also fit one kernel-time factor for the deployment");
   cmd->callback([options] { run_validate(*options); });
 }
 

@@ -171,11 +171,12 @@ EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const
   e.host.eager_step_ms = o.host_step_ms >= 0 ? o.host_step_ms : fit.eager_step_ms;
   e.host.per_seq_us = o.host_per_seq_us >= 0 ? o.host_per_seq_us : fit.per_seq_us;
   e.frontend_ms = o.frontend_ms >= 0 ? o.frontend_ms : fit.frontend_ms;
-  char buf[512];
+  e.kernel_time_factor = o.kernel_time_factor;
+  char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "%s as it serves: %s scheduler (%lld tokens per step, %lld requests, %s prefill, %lld-token KV "
                 "blocks); KV cache %lld tokens (%.2f GiB per GPU: %s); %s; host %.2f ms per captured step, %.2f ms "
-                "per eager step, %.1f us per request, %s; front end %.2f ms per request (%s)",
+                "per eager step, %.1f us per request, %s; front end %.2f ms per request (%s); kernel time x %.3f",
                 name.c_str(), name.c_str(), static_cast<long long>(l.max_batched_tokens), static_cast<long long>(l.max_seqs),
                 l.chunked_prefill ? "chunked" : "whole", static_cast<long long>(l.block_tokens),
                 static_cast<long long>(e.kv_tokens), e.kv_bytes_per_gpu / kGiB, memory_rule.c_str(),
@@ -183,7 +184,8 @@ EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const
                 : e.graphs_for_mixed_steps   ? "CUDA graphs up to the largest captured size, mixed steps too"
                                              : "CUDA graphs for decode-only steps",
                 e.host.graph_step_ms, e.host.eager_step_ms, e.host.per_seq_us,
-                e.host.overlapped ? "overlapped with the GPU" : "exposed", e.frontend_ms, fit.source);
+                e.host.overlapped ? "overlapped with the GPU" : "exposed", e.frontend_ms, fit.source,
+                e.kernel_time_factor);
   e.source = buf;
   return e;
 }
@@ -210,6 +212,7 @@ double ServingStepCost::mixed_seconds(const std::vector<PrefillPiece>& pieces, c
   } else {
     gpu_s = base_->mixed_seconds(pieces, work, graph > 0 ? graph : tokens);
   }
+  gpu_s *= serving_.kernel_time_factor;
   const int64_t requests = static_cast<int64_t>(pieces.size()) + work.sequences;
   return gpu_s + serving_.host.exposed_s(gpu_s, requests, graph > 0);
 }

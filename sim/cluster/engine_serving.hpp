@@ -57,6 +57,7 @@ struct EngineOptions {
   double host_step_ms = -1;             // exposed host time terms (ServingHost), per step and per request in it
   double host_per_seq_us = -1;
   double frontend_ms = -1;              // per request, before it reaches the engine (HTTP, tokenization)
+  double kernel_time_factor = 1;        // the step kernels' time over the tables' on this deployment
 };
 
 // What one instance of the engine does, resolved for a model, GPU and TP.
@@ -74,6 +75,7 @@ struct EngineServing {
   int64_t graph_tokens(int64_t tokens, bool decode_only) const;
   ServingHost host;
   double frontend_ms = 0;
+  double kernel_time_factor = 1;
   std::string source;                        // the summary's one-line account of the above
 };
 

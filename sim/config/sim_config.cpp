@@ -85,18 +85,38 @@ constexpr ChoiceField kEngineField{"engine", serving_engine_name(ServingEngine::
                                    "(that engine's own GEMM, attention, MoE, MLA and all-reduce kernels measured by "
                                    "NVIDIA AIConfigurator on H100/H200/B200, docs/engines.md; a sliding-window model, or "
                                    "an MLA model of heads the tables did not measure, takes the roofline and says so)"};
+constexpr NumberField kKernelTimeFactor{"kernel_time_factor", "ratio", 1, 0.25, 4, false,
+                                        "a named engine's step kernels take this many times the tabled time on this "
+                                        "deployment (a calibration, `lynxsim validate`'s serving group and "
+                                        "docs/engines.md; default 1: the kernels as AIConfigurator measured them)"};
 constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
                                           {kExpertParallel},  {kMoeLoadImbalance},
-                                          {kChunkedPrefill},  {kMaxBatch},       {kMemoryReserve}, {kPrefixCache},
+                                          {kChunkedPrefill, ExampleUse::commented, "8192"},
+                                          {kMaxBatch, ExampleUse::commented, "1024"},
+                                          {kMemoryReserve}, {kPrefixCache},
                                           {kEngineField, ExampleUse::commented, "\"vllm-0.24\""},
-                                          {kMemoryFraction},  {kChunkedPrefillSwitch}, {kOverlapScheduling},
-                                          {kKvCacheDtype},    {kHostStepMs},      {kHostPerRequestUs}, {kFrontendMs}};
+                                          {kMemoryFraction, ExampleUse::commented, "0.9"},
+                                          {kChunkedPrefillSwitch, ExampleUse::commented},
+                                          {kOverlapScheduling, ExampleUse::commented},
+                                          {kKvCacheDtype, ExampleUse::commented},
+                                          {kHostStepMs, ExampleUse::commented, "1"},
+                                          {kHostPerRequestUs, ExampleUse::commented, "20"},
+                                          {kFrontendMs, ExampleUse::commented, "10"},
+                                          {kKernelTimeFactor, ExampleUse::commented}};
 constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
                                          {kExpertParallel}, {kMoeLoadImbalance},
-                                         {kChunkedPrefill}, {kMaxBatch},       {kMemoryReserve}, {kPlanIterations},
+                                         {kChunkedPrefill, ExampleUse::commented, "8192"},
+                                         {kMaxBatch, ExampleUse::commented, "1024"},
+                                         {kMemoryReserve}, {kPlanIterations},
                                          {kEngineField, ExampleUse::commented, "\"vllm-0.24\""},
-                                         {kMemoryFraction}, {kChunkedPrefillSwitch}, {kOverlapScheduling},
-                                         {kKvCacheDtype},   {kHostStepMs},      {kHostPerRequestUs}, {kFrontendMs}};
+                                         {kMemoryFraction, ExampleUse::commented, "0.9"},
+                                         {kChunkedPrefillSwitch, ExampleUse::commented},
+                                         {kOverlapScheduling, ExampleUse::commented},
+                                         {kKvCacheDtype, ExampleUse::commented},
+                                         {kHostStepMs, ExampleUse::commented, "1"},
+                                         {kHostPerRequestUs, ExampleUse::commented, "20"},
+                                         {kFrontendMs, ExampleUse::commented, "10"},
+                                         {kKernelTimeFactor, ExampleUse::commented}};
 constexpr SchemaSection kPrefillSection = schema_section(
     "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
 constexpr SchemaSection kDecodeSection = schema_section(
@@ -118,7 +138,7 @@ constexpr IntegerField kColocatedInstances{"colocated_instances", "instances", 0
                                            "with serving colocated: the instances (default: prefill instances + "
                                            "decode instances, the same GPUs when the pools' tp match)"};
 constexpr SchemaField kClusterFields[] = {{kPrefill}, {kDecode}, {kNetwork}, {kRouter}, {kServing},
-                                          {kColocatedInstances}};
+                                          {kColocatedInstances, ExampleUse::commented, "8"}};
 constexpr SchemaSection kClusterSection =
     schema_section("Cluster", "The serving cluster: two pools of instances and the network.", kClusterFields);
 
@@ -341,7 +361,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
     if (p.max_batch < 0) p.max_batch = 256;
   }
   for (const char* key : {kMemoryFraction.key, kChunkedPrefillSwitch.key, kOverlapScheduling.key, kKvCacheDtype.key,
-                          kHostStepMs.key, kHostPerRequestUs.key, kFrontendMs.key})
+                          kHostStepMs.key, kHostPerRequestUs.key, kFrontendMs.key, kKernelTimeFactor.key})
     if (!named && o.has(key))
       o.fail(key, std::string("no ") + key + " with engine vidur-2024 (2024 kernel measurements, not a serving "
                   "engine): name an engine (vllm-0.24, sglang-0.5.14, trtllm-1.3)");
@@ -352,6 +372,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   if (o.has(kHostStepMs.key)) p.host_step_ms = o.get(kHostStepMs);
   if (o.has(kHostPerRequestUs.key)) p.host_per_request_us = o.get(kHostPerRequestUs);
   if (o.has(kFrontendMs.key)) p.frontend_ms = o.get(kFrontendMs);
+  p.kernel_time_factor = o.get(kKernelTimeFactor);
   if (decode) {
     p.plan_iterations = o.get(kPlanIterations);
   } else {

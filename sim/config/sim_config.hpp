@@ -53,6 +53,8 @@ struct PoolConfig {
   EngineSwitch overlap_scheduling = EngineSwitch::engine;  // vLLM async scheduling, SGLang/TRT-LLM overlap scheduler
   KvCacheDtype kv_cache_dtype = KvCacheDtype::automatic;
   double host_step_ms = NAN, host_per_request_us = NAN, frontend_ms = NAN;
+  double kernel_time_factor = 1;        // the kernels' time as this deployment runs them, over the tables' (a
+                                        // calibration: 1 = the measured kernels as tabled)
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
                                         // per iteration, slower, the same timeline; for checking)
 };

@@ -20,7 +20,7 @@ expect '^qwen3-235b-a22b +235,093,634,560 +22,190,763,520 +gqa +94 +4096 +64 +4 
 expect '^deepseek-v3 +671,026,419,200 +37,552,297,472 +mla +61 +7168 +128 +1 +192 +18432 +8/256\+shared +- +70272 ' "$tmp/models"
 expect '^mixtral-8x7b +46,702,792,704 +12,879,925,248 +gqa ' "$tmp/models"
 expect '^gpt-oss-120b +116,829,156,672 +5,711,982,912 +gqa +36 +2880 +64 +8 +64 +2880 +4/128 +128x18 ' "$tmp/models"
-[ "$(wc -l <"$tmp/models")" -eq 17 ] || { echo "expected a header and 16 models"; cat "$tmp/models"; exit 1; }
+[ "$(wc -l <"$tmp/models")" -eq 22 ] || { echo "expected a header and 21 models"; cat "$tmp/models"; exit 1; }
 # One config.json shown as read.
 "$lynxsim" list models --hf-config @data/calibration/aiconfigurator/model_configs/deepseek-ai--DeepSeek-V3_config.json >"$tmp/hf"
 expect '^architecture +DeepseekV3ForCausalLM$' "$tmp/hf"
@@ -79,7 +79,7 @@ JSON
 expect "^llama-3\.1-8b +8,030,261,248 .* 8192 +no +no +overrides shipped: $tmp/user.json\$" "$tmp/merged"
 expect "^my-8b +8,030,261,248 .* 65536 +no +no +added: $tmp/user.json\$" "$tmp/merged"
 expect '^qwen2\.5-7b .* shipped$' "$tmp/merged"
-[ "$(wc -l <"$tmp/merged")" -eq 18 ] || { echo "expected 17 models"; cat "$tmp/merged"; exit 1; }
+[ "$(wc -l <"$tmp/merged")" -eq 23 ] || { echo "expected 22 models"; cat "$tmp/merged"; exit 1; }
 # The override is in the shipped entry's place (first), the new entry last.
 [ "$(sed -n 2p "$tmp/merged" | cut -d' ' -f1)" = llama-3.1-8b ] && [ "$(tail -1 "$tmp/merged" | cut -d' ' -f1)" = my-8b ] ||
   { echo "wrong order"; cat "$tmp/merged"; exit 1; }

@@ -234,6 +234,6 @@ TEST_CASE("a catalog read for one model reads that model's config.json and leave
       CHECK(one[i].n_experts == all[i].n_experts);
     }
   }
-  CHECK(unread == 5);  // the shipped hf_config entries but qwen3-8b
+  CHECK(unread == 7);  // the shipped hf_config entries but qwen3-8b
   CHECK(find_model(one, "qwen3-8b").n_layers == 36);
 }

@@ -136,8 +136,10 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   CHECK(error_of(c).find("cfg.json: $.format: expected a KV format name") == 0);
   c = ok;
   c["cluster"]["decode"]["max_bacth"] = 3;
-  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: engine, ep, gpu, "
-                       "instances, max_batch, memory_reserve_fraction, moe_load_imbalance, plan_iterations, tp)");
+  CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field (valid here: chunked_prefill, "
+                       "chunked_prefill_tokens, engine, ep, frontend_ms, gpu, host_per_request_us, host_step_ms, "
+                       "instances, kernel_time_factor, kv_cache_dtype, max_batch, memory_fraction, "
+                       "memory_reserve_fraction, moe_load_imbalance, overlap_scheduling, plan_iterations, tp)");
   c = ok;
   c["cluster"]["prefill"]["engine"] = "vllm";  // a pool's engine is one of the named engines
   CHECK(error_of(c).find("cfg.json: $.cluster.prefill.engine: ") == 0);

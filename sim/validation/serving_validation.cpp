@@ -1,0 +1,144 @@
+#include "sim/validation/serving_validation.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "sim/cluster/simulation.hpp"
+#include "sim/config/sim_config.hpp"
+#include "sim/config/simulation_setup.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "traces/workload_spec.hpp"
+#include "traces/workload_stream.hpp"
+
+namespace lynx {
+
+nlohmann::json serving_case_config(const ServingCase& c, const ServingTerms& terms) {
+  nlohmann::json pool = {{"instances", 1}, {"gpu", "h100-sxm"}, {"tp", c.tp}, {"ep", c.ep}, {"engine", c.engine}};
+  nlohmann::json decode = pool;
+  if (c.max_num_batched_tokens > 0) decode["chunked_prefill_tokens"] = c.max_num_batched_tokens;
+  if (c.max_num_seqs > 0) decode["max_batch"] = c.max_num_seqs;
+  if (c.memory_fraction > 0) decode["memory_fraction"] = c.memory_fraction;
+  if (c.chunked_prefill >= 0) decode["chunked_prefill"] = c.chunked_prefill ? "on" : "off";
+  if (c.overlap_scheduling >= 0) decode["overlap_scheduling"] = c.overlap_scheduling ? "on" : "off";
+  if (!std::isnan(terms.host_step_ms)) decode["host_step_ms"] = terms.host_step_ms;
+  if (!std::isnan(terms.host_per_request_us)) decode["host_per_request_us"] = terms.host_per_request_us;
+  if (!std::isnan(terms.frontend_ms)) decode["frontend_ms"] = terms.frontend_ms;
+  if (terms.kernel_time_factor != 1) decode["kernel_time_factor"] = terms.kernel_time_factor;
+  nlohmann::json workload = {{"synthetic",
+                              {{"arrival", "at-once"},
+                               {"count", c.requests},
+                               {"input_tokens", {{"fixed", c.input_tokens}}},
+                               {"output_tokens", {{"fixed", c.output_tokens}}}}}};
+  if (c.max_concurrency > 0) workload["max_concurrency"] = static_cast<int64_t>(c.max_concurrency);
+  return {{"model", c.model},
+          {"format", "bf16"},
+          {"weights_dtype", c.fp8_weights ? "fp8" : "bf16"},
+          {"cluster", {{"serving", "colocated"}, {"colocated_instances", 1}, {"prefill", pool}, {"decode", decode}}},
+          {"workload", workload}};
+}
+
+ServingPrediction serving_predict(const ServingCase& c, const ServingTerms& terms) {
+  const nlohmann::json json = serving_case_config(c, terms);
+  ServingPrediction p;
+  try {
+    const std::string out = run_isolated([&json, &c]() -> std::string {
+      const SimConfig config = sim_config_from_json(json, "replay of " + c.name(), "");
+      JsonObject workload(config.workload, config.origin, "$.workload");
+      const WorkloadSpec spec = workload_spec_from_json(workload, config.base_dir);
+      SimulationInputs inputs = simulation_inputs(config, {});
+      inputs.request_source = workload_stream(spec, config.seed);
+      inputs.max_concurrency = spec.max_concurrency;
+      const SimulationResult result = simulate(inputs);
+      double first = std::numeric_limits<double>::infinity(), last = 0, ttft = 0, tpot = 0;
+      int64_t tpots = 0;
+      for (const RequestRecord& r : result.records) {
+        first = std::min(first, r.arrival_s);
+        last = std::max(last, r.end_s);
+        ttft += r.ttft_s();
+        if (r.output_tokens > 1) {
+          tpot += r.tpot_s();
+          ++tpots;
+        }
+      }
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%.17g %.17g %.17g", last - first,
+                    1e3 * ttft / static_cast<double>(result.records.size()),
+                    tpots > 0 ? 1e3 * tpot / static_cast<double>(tpots) : 0.0);
+      return buf;
+    });
+    std::istringstream in(out);
+    in >> p.duration_s >> p.mean_ttft_ms >> p.mean_tpot_ms;
+  } catch (const std::exception& e) {
+    p.error = e.what();
+  }
+  return p;
+}
+
+ServingErrors serving_errors(const ServingCase& c, const ServingPrediction& p) {
+  ServingErrors e;
+  if (!p.error.empty()) return e;
+  e.duration = std::fabs(p.duration_s / c.run.duration_s() - 1);
+  e.ttft = std::fabs(p.mean_ttft_ms / c.run.mean_ttft_ms() - 1);
+  const double tpot = c.run.mean_tpot_ms();
+  if (!std::isnan(tpot) && tpot > 0 && c.output_tokens > 1) e.tpot = std::fabs(p.mean_tpot_ms / tpot - 1);
+  return e;
+}
+
+namespace {
+double objective(const std::vector<ServingCase>& cases, const ServingTerms& terms) {
+  double sum = 0;
+  int n = 0;
+  for (const ServingCase& c : cases) {
+    const ServingErrors e = serving_errors(c, serving_predict(c, terms));
+    for (double x : {e.duration, e.ttft, e.tpot}) {
+      if (std::isnan(x)) continue;
+      sum += x;
+      ++n;
+    }
+  }
+  return n > 0 ? sum / n : std::numeric_limits<double>::infinity();
+}
+}  // namespace
+
+ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fit_kernel_factor,
+                               const std::function<void(const std::string&)>& progress) {
+  ServingTerms best{0, 0, 0, 1};
+  double best_value = objective(training, best);
+  struct Axis {
+    double ServingTerms::*member;
+    std::vector<double> grid;
+    const char* name;
+  };
+  std::vector<Axis> axes = {
+      {&ServingTerms::host_step_ms, {0, 0.5, 1, 2, 4, 8, 16, 32, 50}, "host_step_ms"},
+      {&ServingTerms::host_per_request_us, {0, 10, 25, 50, 100, 200, 400}, "host_per_request_us"},
+      {&ServingTerms::frontend_ms, {0, 5, 10, 20, 40, 80, 120, 200}, "frontend_ms"}};
+  if (fit_kernel_factor)
+    axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5},
+                                   "kernel_time_factor"});
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Axis& axis : axes) {
+      for (double v : axis.grid) {
+        ServingTerms t = best;
+        t.*(axis.member) = v;
+        const double value = objective(training, t);
+        if (progress) {
+          char line[200];
+          std::snprintf(line, sizeof line, "%s = %g: mean error %.4f", axis.name, v, value);
+          progress(line);
+        }
+        if (value < best_value) {
+          best_value = value;
+          best = t;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace lynx

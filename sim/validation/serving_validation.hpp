@@ -1,0 +1,54 @@
+// `lynxsim validate`'s serving group: every replayable GPUStack run (serving_cases.hpp) simulated as it was served
+// (one co-located instance of its engine on its GPUs, its N requests at once or its C clients in a closed loop) and
+// compared with what `vllm bench serve` measured: benchmark duration, mean TTFT, mean TPOT. Each run is simulated in
+// a child process (one SimGrid engine per process).
+//
+// The engine-level terms no component measurement gives (host time per step and per request in it, the front end per
+// request) are fitted on the training runs only, per engine (fit_serving_terms), and the check runs say how far the
+// fit carries. A deployment's kernels can run slower than the tables that measured them; the fit can take one
+// kernel-time factor for the whole deployment as well (bounded, prior 1), and says what it found.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/validation/serving_cases.hpp"
+
+namespace lynx {
+
+// The engine-level terms of one engine (NaN: the engine's shipped default).
+struct ServingTerms {
+  double host_step_ms = NAN;
+  double host_per_request_us = NAN;
+  double frontend_ms = NAN;
+  double kernel_time_factor = 1;
+};
+
+// The lynxsim configuration that replays `c` (with `terms` set where not NaN).
+nlohmann::json serving_case_config(const ServingCase& c, const ServingTerms& terms);
+
+struct ServingPrediction {
+  std::string error;  // "" when simulated
+  double duration_s = 0, mean_ttft_ms = 0, mean_tpot_ms = 0;
+};
+
+// Simulates `c` (in a child process).
+ServingPrediction serving_predict(const ServingCase& c, const ServingTerms& terms);
+
+// |predicted / measured - 1| of the three metrics (a metric the run did not measure: NaN).
+struct ServingErrors {
+  double duration = NAN, ttft = NAN, tpot = NAN;
+};
+ServingErrors serving_errors(const ServingCase& c, const ServingPrediction& p);
+
+// The terms of `engine` minimising the mean error of duration, TTFT and TPOT over `training` (cases of that engine),
+// searched coordinate by coordinate over bounded grids: host step 0-50 ms, per request 0-400 us, front end 0-200 ms,
+// and, when `fit_kernel_factor`, the kernel-time factor 0.5-2.5. `progress` (may be empty) is told each evaluation.
+ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fit_kernel_factor,
+                               const std::function<void(const std::string&)>& progress);
+
+}  // namespace lynx
