@@ -114,13 +114,12 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fi
     const char* name;
   };
   std::vector<Axis> axes = {
-      {&ServingTerms::host_step_ms, {0, 0.5, 1, 2, 4, 8, 16, 32, 50}, "host_step_ms"},
-      {&ServingTerms::host_per_request_us, {0, 10, 25, 50, 100, 200, 400}, "host_per_request_us"},
-      {&ServingTerms::frontend_ms, {0, 5, 10, 20, 40, 80, 120, 200}, "frontend_ms"}};
+      {&ServingTerms::host_step_ms, {0, 1, 3, 10, 30}, "host_step_ms"},
+      {&ServingTerms::host_per_request_us, {0, 25, 100, 300}, "host_per_request_us"},
+      {&ServingTerms::frontend_ms, {0, 10, 30, 100}, "frontend_ms"}};
   if (fit_kernel_factor)
-    axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5},
-                                   "kernel_time_factor"});
-  for (int pass = 0; pass < 2; ++pass) {
+    axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {1, 1.5, 2, 2.5}, "kernel_time_factor"});
+  for (int pass = 0; pass < 1; ++pass) {
     for (const Axis& axis : axes) {
       for (double v : axis.grid) {
         ServingTerms t = best;

@@ -1,0 +1,182 @@
+// Co-located serving (sim/cluster/colocated_instance.hpp) and the clients that drive it: one request on an idle
+// instance equals the closed form of its steps; a closed loop of C clients keeps exactly C requests in flight, each
+// new one sent when one is done; the engines' KV caches bound what is in flight.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "models/arch/kv_size.hpp"
+#include "sim/cluster/capacity.hpp"
+#include "sim/cluster/simulation.hpp"
+#include "sim/config/simulation_setup.hpp"
+#include "sim/engine/isolated_run.hpp"
+#include "sim_test_support.hpp"
+#include "tests/sim/number_text.hpp"
+
+using namespace lynx;
+using namespace lynx::test;
+
+namespace {
+nlohmann::json colocated_config(const std::string& engine, nlohmann::json decode_extra = nlohmann::json::object()) {
+  nlohmann::json pool = {{"instances", 1}, {"gpu", "h100-sxm"}, {"engine", engine}};
+  nlohmann::json decode = pool;
+  decode.update(decode_extra);
+  return {{"model", "qwen3-8b"},
+          {"format", "bf16"},
+          {"cluster", {{"serving", "colocated"}, {"colocated_instances", 1}, {"prefill", pool}, {"decode", decode}}}};
+}
+}  // namespace
+
+TEST_CASE("one request on an idle co-located instance: its times are the closed form of its steps") {
+  // A 20,000-token prompt in the engine's 8,192-token chunks (8192, 8192, 3616), the front end before it, then one
+  // decode step per further token, each the engine's step cost at its context (host time exposed, no overlap).
+  const int64_t prompt = 20000, output = 5;
+  for (const char* engine : {"vllm-0.24", "sglang-0.5.14", "trtllm-1.3"}) {
+    CAPTURE(engine);
+    nlohmann::json extra = {{"frontend_ms", 12.5}, {"host_step_ms", 0.75}, {"host_per_request_us", 40},
+                            {"overlap_scheduling", "off"}};
+    if (std::string(engine) == "trtllm-1.3") extra["chunked_prefill"] = "on";
+    const nlohmann::json config = colocated_config(engine, extra);
+    const std::string text = run_isolated([&]() -> std::string {
+      const std::vector<Request> requests{make_request(0, 1.0, prompt, output)};
+      SimulationInputs in = make_inputs(config, requests);
+      const SimulationResult result = simulate(in);
+      const RequestRecord& r = result.records.at(0);
+      // The closed form, from the same step cost the instance reads (the pool's ServingStepCost).
+      const StepCostModel& cost = *in.decode_cost;
+      const int64_t budget = in.decode_serving->limits.max_batched_tokens;
+      const int64_t chunk_unit = std::string(engine) == "trtllm-1.3" ? 32 : 1;
+      double t = 1.0 + 12.5e-3;
+      const double prefill_start = t;
+      for (int64_t done = 0; done < prompt;) {
+        int64_t n = std::min(prompt - done, budget);
+        if (n < prompt - done) n = n / chunk_unit * chunk_unit;
+        t += cost.mixed_seconds({PrefillPiece{n, done}}, DecodeWork{}, n);
+        done += n;
+      }
+      const double first = t;
+      const double per_token = static_cast<double>(model_kv_bytes(in.model, kv_format_parse("bf16"), 1 << 16).total()) /
+                               (1 << 16);
+      for (int64_t k = 1; k < output; ++k) {
+        const double context = static_cast<double>(prompt + k);
+        DecodeWork w;
+        w.query_tokens = 1;
+        w.sequences = 1;
+        w.attended_tokens = context;
+        w.kv_bytes_read = context * per_token;
+        w.attention_kv_tokens = context;
+        t += cost.mixed_seconds({}, w, 1);
+      }
+      return numbers_text({r.prefill_start_s, prefill_start, r.first_token_s, first, r.end_s, t,
+                           static_cast<double>(r.prefill_instance), static_cast<double>(r.decode_instance),
+                           r.transfer_start_s});
+    });
+    const std::vector<double> v = parse_numbers_text(text);
+    REQUIRE(v.size() == 9);
+    CHECK(v[0] == doctest::Approx(v[1]).epsilon(1e-12));
+    CHECK(v[2] == doctest::Approx(v[3]).epsilon(1e-12));
+    CHECK(v[4] == doctest::Approx(v[5]).epsilon(1e-12));
+    CHECK(v[2] > v[0]);
+    CHECK(v[6] == 0);
+    CHECK(v[7] == 0);
+    CHECK(std::isnan(v[8]));  // no KV crossed
+  }
+}
+
+TEST_CASE("a closed loop of C clients keeps exactly C requests in flight, each sent when one is done") {
+  const int clients = 3, count = 20;
+  const nlohmann::json config = colocated_config("vllm-0.24");
+  const std::string text = run_isolated([&]() -> std::string {
+    std::vector<Request> requests;
+    for (int i = 0; i < count; ++i) requests.push_back(make_request(i, 0.0, 500 + 100 * (i % 4), 20 + 7 * (i % 3)));
+    SimulationInputs in = make_inputs(config, requests);
+    in.max_concurrency = clients;
+    const SimulationResult result = simulate(in);
+    std::vector<double> out;
+    for (const RequestRecord& r : result.records) {
+      out.push_back(r.arrival_s);
+      out.push_back(r.end_s);
+    }
+    return numbers_text(out);
+  });
+  const std::vector<double> v = parse_numbers_text(text);
+  REQUIRE(v.size() == 2 * count);
+  std::vector<std::pair<double, int>> events;
+  std::vector<double> ends;
+  for (int i = 0; i < count; ++i) {
+    events.emplace_back(v[2 * i], +1);
+    events.emplace_back(v[2 * i + 1], -1);
+    ends.push_back(v[2 * i + 1]);
+  }
+  std::sort(events.begin(), events.end());  // at one time, an end (-1) before the send it frees (+1)
+  int in_flight = 0, most = 0;
+  for (const auto& [time, delta] : events) {
+    in_flight += delta;
+    most = std::max(most, in_flight);
+    CHECK(in_flight >= 0);
+  }
+  CHECK(most == clients);
+  // The first C at once; every later one exactly at an earlier request's end (its client's).
+  for (int i = 0; i < clients; ++i) CHECK(v[2 * i] == 0.0);
+  std::sort(ends.begin(), ends.end());
+  for (int i = clients; i < count; ++i) {
+    CAPTURE(i);
+    CHECK(v[2 * i] == ends[static_cast<size_t>(i - clients)]);
+  }
+}
+
+TEST_CASE("co-located serving needs the two pools on the same GPUs and a named engine") {
+  nlohmann::json c = colocated_config("vllm-0.24");
+  c["cluster"]["prefill"]["tp"] = 2;
+  c["workload"] = {{"synthetic", {{"arrival", "at-once"}, {"count", 1}, {"input_tokens", {{"fixed", 10}}},
+                                  {"output_tokens", {{"fixed", 2}}}}}};
+  CHECK_THROWS_WITH_AS(sim_config_from_json(c, "cfg.json", ""),
+                       doctest::Contains("$.cluster.serving: expected co-located serving on the pools' GPUs: prefill "
+                                         "and decode of the same tp"),
+                       LynxError);
+  c = colocated_config("vidur-2024");
+  c["workload"] = nlohmann::json::object();
+  CHECK_THROWS_WITH_AS(sim_config_from_json(c, "cfg.json", ""), doctest::Contains("with a named engine"), LynxError);
+  c = colocated_config("vllm-0.24");
+  c["cluster"].erase("serving");
+  c["workload"] = nlohmann::json::object();
+  CHECK_THROWS_WITH_AS(sim_config_from_json(c, "cfg.json", ""),
+                       doctest::Contains("no colocated_instances without \"serving\": \"colocated\""), LynxError);
+}
+
+TEST_CASE("the engines size their KV caches by their own rules (one H100, Qwen3-8B in bf16)") {
+  // vLLM: 0.9 x 79.19 GiB - 15.27 GiB of weights - the start-up peak (AIConfigurator's activations of 8,192 tokens x
+  // 4096 x 11 bytes x 2 + 551 MiB): 55.2 GiB, 375,000-odd tokens of 144 KiB; SGLang: mem_fraction_static 0.835 (its
+  // reserve of 13,440 MiB of 81,559) x 79.19 - 15.27; TRT-LLM: 0.9 x (79.19 - 15.27 - the same peak).
+  const std::string text = run_isolated([]() -> std::string {
+    std::vector<double> out;
+    for (const char* engine : {"vllm-0.24", "sglang-0.5.14", "trtllm-1.3"}) {
+      nlohmann::json c = colocated_config(engine);
+      SimulationInputs in = make_inputs(c, {make_request(0, 0, 10, 2)});
+      out.push_back(in.decode_serving->kv_bytes_per_gpu);
+      out.push_back(static_cast<double>(in.decode_serving->kv_tokens));
+      out.push_back(in.decode_serving->memory_fraction);
+      out.push_back(weight_bytes(in));
+    }
+    return numbers_text(out);
+  });
+  const std::vector<double> v = parse_numbers_text(text);
+  REQUIRE(v.size() == 12);
+  const double GiB = 1024.0 * 1024 * 1024, total = 79.19 * GiB, weights = v[3];
+  CHECK(weights == doctest::Approx(16.38e9).epsilon(0.005));  // 8.19 B parameters in bf16
+  const double peak = 2.0 * 8192 * 4096 * 11 + 551.0 * 1024 * 1024;
+  CHECK(v[0] == doctest::Approx(0.9 * total - weights - peak).epsilon(1e-12));
+  CHECK(v[2] == 0.9);
+  CHECK(v[6] == doctest::Approx(0.835).epsilon(1e-12));
+  CHECK(v[4] == doctest::Approx(0.835 * total - weights).epsilon(1e-12));
+  CHECK(v[8] == doctest::Approx(0.9 * (total - weights - peak)).epsilon(1e-12));
+  // tokens: whole blocks of 16 (vLLM), 1 (SGLang), 32 (TRT-LLM) of 147,456 bytes a token
+  CHECK(v[1] == std::floor(v[0] / 147456 / 16) * 16);
+  CHECK(v[5] == std::floor(v[4] / 147456));
+  CHECK(v[9] == std::floor(v[8] / 147456 / 32) * 32);
+}
