@@ -153,6 +153,15 @@ std::vector<ServingCase> gpustack_serving_cases(const std::string& folder) {
   std::vector<ServingCase> cases;
   for (const std::string& f : files)
     for (const ServingBenchRun& run : serving_bench_read_text(f)) cases.push_back(serving_case_of(run));
+  // A page may print one run twice (Qwen3-8B's 4-client result is both its engine comparison and its "BS=4" row):
+  // the same serving command and every printed figure equal. Replaying both would weigh that run twice.
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (cases[j].not_replayed.empty() && cases[i].not_replayed.empty() &&
+          cases[i].run.serve_command == cases[j].run.serve_command && cases[i].run.fields == cases[j].run.fields) {
+        cases[i].not_replayed = "repeats the result at " + cases[j].name();
+        break;
+      }
   return cases;
 }
 
