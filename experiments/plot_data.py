@@ -53,7 +53,7 @@ class Results:
         self.numeric_x = all(isinstance(number(x), float) for x in self.xs)
         self.px = [float(x) if self.numeric_x else x for x in self.xs]  # plotted x positions
         # What ran, per facet (a facet may change the model or the pools): from its first point's summary.json.
-        self.cluster = {f: self.cluster_text(next(r for r in self.rows if self.facet_of(r) == f)) for f in self.facets}
+        self.cluster = {f: self.facet_cluster_text(f) for f in self.facets}
 
     def column(self, metric, stat):
         """The summary.csv column of a metric's statistic (the metric table of the request)."""
@@ -97,6 +97,22 @@ class Results:
     def colour(self, s):
         return series_colour(s, self.request["series_values"])
 
+    def facet_cluster_text(self, facet):
+        """What ran in a facet: its first point's cluster text, or, where series ran on different pools (co-located
+        beside disaggregated), each series' pools on a line of its own."""
+        texts = []
+        for s in self.series:
+            row = next((r for r in self.rows if self.facet_of(r) == facet and r[self.series_key] == s), None)
+            if row is not None:
+                t = self.cluster_text(row)
+                if t not in texts:
+                    texts.append(t)
+        if len(texts) <= 1:
+            return texts[0] if texts else ""
+        firsts = [t.split("\n")[0] for t in texts]
+        pools = [f.split(": ", 1)[1] if ": " in f else f for f in firsts]
+        return firsts[0].split(": ", 1)[0] + ": " + "\nor ".join(pools) + "\n" + texts[0].split("\n", 1)[-1]
+
     def cluster_text(self, row):
         """What ran: model, network topology, pools and workload, from the point's summary.json (two lines, to fit a
         panel)."""
@@ -110,10 +126,14 @@ class Results:
         topology = c.get("network", {}).get("topology", "?")
         workload = str(summary.get("sources", {}).get("workload", ""))
         workload = "a synthetic workload" if workload.startswith("synthetic") else os.path.basename(workload)
-        return "%s on a %s network: prefill %s x %s GPU (%s), decode %s x %s GPU (%s)\n%s, %s requests" % (
-            c.get("model", "?"), topology, p.get("instances", "?"), p.get("tp", "?"), p.get("gpu", "?"),
-            d.get("instances", "?"), d.get("tp", "?"), d.get("gpu", "?"), workload,
-            summary.get("metrics", {}).get("completed", "?"))
+        if c.get("serving") == "colocated":
+            pools = "co-located %s x %s GPU (%s)" % (c.get("colocated_instances", "?"), d.get("tp", "?"), d.get("gpu", "?"))
+        else:
+            pools = "prefill %s x %s GPU (%s), decode %s x %s GPU (%s)" % (
+                p.get("instances", "?"), p.get("tp", "?"), p.get("gpu", "?"), d.get("instances", "?"), d.get("tp", "?"),
+                d.get("gpu", "?"))
+        return "%s on a %s network: %s\n%s, %s requests" % (
+            c.get("model", "?"), topology, pools, workload, summary.get("metrics", {}).get("completed", "?"))
 
     def facet_grid(self, height):
         """One panel (plot_panel.Panel) per facet, at most three a row."""

@@ -246,6 +246,10 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
                        {"prefix_cache", c.prefill.prefix_cache}};
   config["decode"] = {{"instances", c.decode.instances}, {"gpu", in.decode_gpu.name}, {"tp", c.decode.tensor_parallel},
                       {"max_batch", c.decode.max_batch}};
+  if (c.serving == ServingMode::colocated) {  // absent when disaggregated: those summaries unchanged
+    config["serving"] = kServingModeNames.name(c.serving);
+    config["colocated_instances"] = c.colocated_instances;
+  }
   config["network"] = {{"topology", topology_name(c.network.topology)}, {"nic_gbps", c.network.nic_gbps},
                        {"nics_per_instance", c.network.nics_per_instance}, {"latency_us", c.network.latency_us},
                        {"link_sharing", link_sharing_name(c.network.link_sharing)},
