@@ -35,14 +35,75 @@ struct ValidateOptions {
   bool fit_kernel = false;   // and a kernel-time factor of the deployment
 };
 
-// The serving group (sim/validation/serving_validation.hpp): every GPUStack run replayed, its errors, the MAPE per
-// engine and role (train / check).
-void run_serving_validation(const ValidateOptions& o) {
-  const std::string folder = (o.data_dir.empty() ? calibration_dir() : o.data_dir) + "/gpustack-performance-lab/performance-lab";
+// The serving group (sim/validation/serving_validation.hpp): every GPUStack run replayed; with `per_run`, each run's
+// figures and why a run is not replayed; then the MAPE of duration, mean TTFT and mean TPOT per engine and role
+// (train / check), per engine and workload kind, and over all check and all training runs.
+void print_serving_group(const std::string& data_dir, bool per_run) {
+  const std::string folder = data_dir + "/gpustack-performance-lab/performance-lab";
+  if (!per_run && !std::filesystem::is_directory(folder)) {  // plain validate on a data folder without the pages
+    std::printf("\nserving group: not run, no %s (scripts/get-data.sh fetches it)\n", folder.c_str());
+    return;
+  }
   const std::vector<ServingCase> cases = gpustack_serving_cases(folder);
+  if (per_run)
+    std::printf("%-30s %-14s %-20s %-5s %-36s %9s %9s %9s %9s %9s %9s\n", "run", "engine", "model", "role", "workload",
+                "dur_s", "pred", "ttft_ms", "pred", "tpot_ms", "pred");
+  struct Sum {
+    double sum[3] = {0, 0, 0};
+    int n[3] = {0, 0, 0};
+  };
+  std::map<std::string, Sum> by_role, by_workload;
+  int failed = 0;
+  for (const ServingCase& c : cases) {
+    if (!c.not_replayed.empty()) {
+      if (per_run) std::printf("%-30s not replayed: %s\n", c.name().c_str(), c.not_replayed.c_str());
+      continue;
+    }
+    const ServingPrediction p = serving_predict(c, ServingTerms{});
+    if (!p.error.empty()) {
+      std::printf("%-30s %-14s %-20s error: %s\n", c.name().c_str(), c.engine.c_str(), c.model.c_str(), p.error.c_str());
+      ++failed;
+      continue;
+    }
+    const char* role = c.training ? "train" : "check";
+    if (per_run)
+      std::printf("%-30s %-14s %-20s %-5s %-36s %9.2f %9.2f %9.1f %9.1f %9.2f %9.2f\n", c.name().c_str(),
+                  c.engine.c_str(), c.model.c_str(), role, c.workload.c_str(), c.run.duration_s(), p.duration_s,
+                  c.run.mean_ttft_ms(), p.mean_ttft_ms, c.run.mean_tpot_ms(), p.mean_tpot_ms);
+    const ServingErrors e = serving_errors(c, p);
+    const double x[3] = {e.duration, e.ttft, e.tpot};
+    auto add = [&x](Sum& s) {
+      for (int i = 0; i < 3; ++i)
+        if (!std::isnan(x[i])) {
+          s.sum[i] += x[i];
+          ++s.n[i];
+        }
+    };
+    add(by_role[c.engine + " " + role]);
+    add(by_role[std::string("all ") + role]);
+    // The workload kind: the random workload's prompt length, or ShareGPT at once / in a closed loop.
+    const std::string kind = c.workload.rfind("random", 0) == 0
+                                 ? "random " + std::to_string(c.input_tokens) + "/" + std::to_string(c.output_tokens)
+                                 : c.max_concurrency > 0 ? std::string("sharegpt closed loop") : std::string("sharegpt at once");
+    add(by_workload[c.engine + " " + kind + " (" + role + ")"]);
+  }
+  auto print = [](const char* title, const std::map<std::string, Sum>& groups) {
+    std::printf("\n%-44s %8s %8s %8s %6s\n", title, "dur_%", "ttft_%", "tpot_%", "runs");
+    for (const auto& [key, s] : groups) {
+      auto pct = [&s](int i) { return s.n[i] > 0 ? 100 * s.sum[i] / s.n[i] : std::nan(""); };
+      std::printf("%-44s %8.1f %8.1f %8.1f %6d\n", key.c_str(), pct(0), pct(1), pct(2), s.n[0]);
+    }
+  };
+  print("serving group (engine, role)", by_role);
+  if (per_run) print("serving breakdown (engine, workload, role)", by_workload);
+  if (failed > 0) throw_error("%d serving runs failed to simulate (above)", failed);
+}
+
+void run_serving_validation(const ValidateOptions& o) {
+  const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
   if (!o.fit_engine.empty()) {
     std::vector<ServingCase> training;
-    for (const ServingCase& c : cases)
+    for (const ServingCase& c : gpustack_serving_cases(data + "/gpustack-performance-lab/performance-lab"))
       if (c.not_replayed.empty() && c.training && c.engine == o.fit_engine) training.push_back(c);
     if (training.empty()) throw_error("--fit %s: no training run of that engine", o.fit_engine.c_str());
     const ServingTerms t = fit_serving_terms(training, o.fit_kernel, [](const std::string& line) {
@@ -53,41 +114,7 @@ void run_serving_validation(const ValidateOptions& o) {
                 t.frontend_ms, t.kernel_time_factor);
     return;
   }
-  std::printf("%-30s %-14s %-20s %-5s %-36s %9s %9s %9s %9s %9s %9s\n", "run", "engine", "model", "role", "workload",
-              "dur_s", "pred", "ttft_ms", "pred", "tpot_ms", "pred");
-  struct Sum {
-    double sum[3] = {0, 0, 0};
-    int n[3] = {0, 0, 0};
-  };
-  std::map<std::string, Sum> groups;
-  for (const ServingCase& c : cases) {
-    if (!c.not_replayed.empty()) {
-      if (!o.quiet) std::printf("%-30s not replayed: %s\n", c.name().c_str(), c.not_replayed.c_str());
-      continue;
-    }
-    const ServingPrediction p = serving_predict(c, ServingTerms{});
-    if (!p.error.empty()) {
-      std::printf("%-30s %-14s %-20s error: %s\n", c.name().c_str(), c.engine.c_str(), c.model.c_str(), p.error.c_str());
-      continue;
-    }
-    std::printf("%-30s %-14s %-20s %-5s %-36s %9.2f %9.2f %9.1f %9.1f %9.2f %9.2f\n", c.name().c_str(), c.engine.c_str(),
-                c.model.c_str(), c.training ? "train" : "check", c.workload.c_str(), c.run.duration_s(), p.duration_s,
-                c.run.mean_ttft_ms(), p.mean_ttft_ms, c.run.mean_tpot_ms(), p.mean_tpot_ms);
-    const ServingErrors e = serving_errors(c, p);
-    for (const std::string& key : {c.engine + " " + (c.training ? "train" : "check"), std::string("all ") + (c.training ? "train" : "check")}) {
-      Sum& s = groups[key];
-      const double x[3] = {e.duration, e.ttft, e.tpot};
-      for (int i = 0; i < 3; ++i)
-        if (!std::isnan(x[i])) {
-          s.sum[i] += x[i];
-          ++s.n[i];
-        }
-    }
-  }
-  std::printf("\n%-26s %8s %8s %8s %6s\n", "group", "dur_%", "ttft_%", "tpot_%", "runs");
-  for (const auto& [key, s] : groups)
-    std::printf("%-26s %8.1f %8.1f %8.1f %6d\n", key.c_str(), 100 * s.sum[0] / std::max(1, s.n[0]),
-                100 * s.sum[1] / std::max(1, s.n[1]), 100 * s.sum[2] / std::max(1, s.n[2]), s.n[0]);
+  print_serving_group(data, !o.quiet);
 }
 
 void run_validate(const ValidateOptions& o) {
@@ -136,6 +163,9 @@ void run_validate(const ValidateOptions& o) {
     for (const ValidationGroup& g : report.breakdown)
       std::printf("%-66s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
   }
+  // The serving group (GPUStack's co-located runs, each simulated): its MAPE per engine and role; the runs
+  // themselves with --serving.
+  print_serving_group(data, false);
   std::filesystem::create_directories(o.out_dir);
   write_file_atomic(o.out_dir + "/validation.csv", validation_csv(report));
   std::printf("wrote %s/validation.csv\n", o.out_dir.c_str());

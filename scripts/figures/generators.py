@@ -173,6 +173,8 @@ def validation_report(ctx):
                 section = groups
             elif line.startswith("breakdown"):
                 section = breakdown
+            elif line.startswith("serving"):  # the serving group's tables (serving_validation below)
+                section = None
             elif section is not None and line.strip() and not line.startswith("wrote"):
                 parts = line.rsplit(None, 2)
                 section[parts[0].strip()] = (int(parts[1]), float("nan") if parts[2] == "-" else float(parts[2]))

@@ -16,7 +16,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kCudaShare = 79.19 / 80.0;
 constexpr double kSmiShare = 81559.0 / (80.0 * 1024.0);
 
-// Host and front-end terms fitted on the training runs (models/validation/serving_fit.hpp; docs/engines.md gives the
+// Host and front-end terms fitted on the training runs (sim/validation/serving_validation.hpp; docs/engines.md gives the
 // fit, its training and check rows and its error). Per engine: captured-step ms, eager-step ms, us per request in a
 // step, front-end ms per request.
 struct HostFit {

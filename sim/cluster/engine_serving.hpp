@@ -2,7 +2,7 @@
 // which steps it runs as captured CUDA graphs, and the host and front-end time it adds. Every default is the
 // engine's own for the version its kernel tables are of, with its source beside it (docs/engines.md, "As they
 // serve"); the host and front-end terms, which no component measurement gives, are fitted on a declared training
-// part of the GPUStack H100 runs (models/validation/serving_fit.hpp) and checked on the rest.
+// part of the GPUStack H100 runs (sim/validation/serving_validation.hpp) and checked on the rest.
 //
 // KV cache per GPU, as each engine computes it at start-up:
 //   vllm    gpu_memory_utilization (0.9) x the GPU's total - weights - the start-up profile's peak of activations,
@@ -56,7 +56,7 @@ struct EngineOptions {
   int overlap_scheduling = -1;          // 0/1: vLLM async scheduling, SGLang / TRT-LLM overlap scheduler
   double host_step_ms = -1;             // exposed host time terms (ServingHost), per step and per request in it
   double host_per_seq_us = -1;
-  double frontend_ms = -1;              // per request, before it reaches the engine (HTTP, tokenization)
+  double frontend_ms = -1;              // per request, before it reaches the engine (HTTP, tokenization), one at a time
   double kernel_time_factor = 1;        // the step kernels' time over the tables' on this deployment
 };
 

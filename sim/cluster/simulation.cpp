@@ -121,7 +121,8 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     const double handoff_ms = inputs_.decode_serving ? inputs_.decode_serving->frontend_ms : 0;
     if (handoff_ms > 0) {
       RequestState* p = &r;
-      loop_->at(loop_->now() + handoff_ms * 1e-3, [this, p] { decode_of(*p).request_memory(*p); });
+      loop_->at(through_frontend(decode_frontend_free_s_, r.record.decode_instance, handoff_ms),
+                [this, p] { decode_of(*p).request_memory(*p); });
     } else {
       decode_of(r).request_memory(r);
     }
@@ -219,10 +220,11 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     const std::optional<EngineServing>& front = colocated_.empty() ? inputs_.prefill_serving : inputs_.decode_serving;
     const double frontend_ms = front ? front->frontend_ms : 0;
     if (!colocated_.empty()) {
-      ColocatedInstance& instance = *colocated_[static_cast<size_t>(router_->choose_prefill(r.request))];
+      const int ci = router_->choose_prefill(r.request);
+      ColocatedInstance& instance = *colocated_[static_cast<size_t>(ci)];
       if (frontend_ms > 0) {
         RequestState* p = &r;
-        loop_->at(loop_->now() + frontend_ms * 1e-3, [&instance, p] { instance.enqueue(*p); });
+        loop_->at(through_frontend(entry_frontend_free_s_, ci, frontend_ms), [&instance, p] { instance.enqueue(*p); });
       } else {
         instance.enqueue(r);
       }
@@ -237,10 +239,20 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     PrefillInstance& prefill = *prefill_[static_cast<size_t>(pi)];
     if (frontend_ms > 0) {
       RequestState* p = &r;
-      loop_->at(loop_->now() + frontend_ms * 1e-3, [&prefill, p] { prefill.enqueue(*p); });
+      loop_->at(through_frontend(entry_frontend_free_s_, pi, frontend_ms), [&prefill, p] { prefill.enqueue(*p); });
     } else {
       prefill.enqueue(r);
     }
+  }
+
+  // An instance's front end serves one request at a time (vLLM's API server tokenizes on one thread,
+  // ThreadPoolExecutor(max_workers=1), vllm issue #25301; SGLang's TokenizerManager and trtllm-serve are one Python
+  // process each): a request arriving while it is busy waits. The time the request leaves it for the engine.
+  double through_frontend(std::vector<double>& free_s, int instance, double frontend_ms) {
+    if (free_s.size() <= static_cast<size_t>(instance)) free_s.resize(static_cast<size_t>(instance) + 1, 0.0);
+    double& free = free_s[static_cast<size_t>(instance)];
+    free = std::max(free, loop_->now()) + frontend_ms * 1e-3;
+    return free;
   }
 
   PrefillInstance& prefill_of(const RequestState& r) const {
@@ -259,6 +271,9 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   std::vector<std::unique_ptr<PrefillInstance>> prefill_;
   std::vector<std::unique_ptr<DecodeInstance>> decode_;
   std::vector<std::unique_ptr<ColocatedInstance>> colocated_;  // serving colocated: these alone
+  // When each instance's front end is next free (through_frontend): the entry instances' (co-located or prefill)
+  // and the decode instances' (the P/D handoff).
+  std::vector<double> entry_frontend_free_s_, decode_frontend_free_s_;
   std::unique_ptr<TransferEngine> transfer_;
   SimulationResult result_;
   size_t next_index_ = 0;                                                // requests sent so far

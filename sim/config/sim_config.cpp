@@ -71,7 +71,8 @@ constexpr NumberField kHostPerRequestUs{"host_per_request_us", "us", NAN, 0, 1e6
                                         "host time of a step per request in it; default: the engine's fitted value"};
 constexpr NumberField kFrontendMs{"frontend_ms", "ms", NAN, 0, 1e5, false,
                                   "per request, before it reaches the engine: HTTP, chat template, tokenization (and "
-                                  "in P/D the proxy); default: the engine's fitted value"};
+                                  "in P/D the proxy); the instance's front end serves one request at a time; default: "
+                                  "the engine's fitted value"};
 constexpr BoolField kPrefixCache{"prefix_cache", false,
                                  "keep prompt blocks' KV in the memory left free, least recently used out first "
                                  "(sim/cluster/prefix_cache.hpp)"};

@@ -16,7 +16,7 @@
 //     did not ignore EOS, so some requests stopped early; every request is given the mean, an assumption the group's
 //     breakdown moves); the closed loop's C from "Maximum request concurrency"; ShareGPT runs (lengths not fixed)
 //     replay at their mean lengths and say so;
-//   - role: the training part fits the host and front-end terms (models/validation... serving_fit), the rest checks.
+//   - role: the training part fits the host and front-end terms (sim/validation/serving_validation.hpp), the rest checks.
 //     Declared split: the 4K/200 and 128/4 random workloads and the ShareGPT runs of 4 clients are training; the
 //     32K/100 and 2K/100 random workloads, ShareGPT at once and ShareGPT at 1, 2 and 8 clients are checks.
 // A run that cannot be replayed (its model has sliding-window attention, is not in the catalog, or its command uses

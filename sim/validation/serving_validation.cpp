@@ -115,11 +115,13 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fi
   };
   std::vector<Axis> axes = {
       {&ServingTerms::host_step_ms, {0, 0.5, 1, 2, 3, 10}, "host_step_ms"},
-      {&ServingTerms::host_per_request_us, {0, 25, 50, 100, 300, 1000}, "host_per_request_us"},
+      // Per request at most 100 us, about 8x the one measurement found (vLLM V1's scheduler, 12.7 us per running
+      // request: simllm PR #204, docs/engines.md): beyond it the term would stand for GPU time, not host time.
+      {&ServingTerms::host_per_request_us, {0, 10, 25, 50, 100}, "host_per_request_us"},
       {&ServingTerms::frontend_ms, {0, 10, 20, 30, 50, 100}, "frontend_ms"}};
   if (fit_kernel_factor)
     axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {1, 1.5, 2, 2.5}, "kernel_time_factor"});
-  for (int pass = 0; pass < 1; ++pass) {
+  for (int pass = 0; pass < 2; ++pass) {
     for (const Axis& axis : axes) {
       for (double v : axis.grid) {
         ServingTerms t = best;

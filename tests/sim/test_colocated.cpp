@@ -88,6 +88,30 @@ TEST_CASE("one request on an idle co-located instance: its times are the closed 
   }
 }
 
+TEST_CASE("an instance's front end serves one request at a time: requests sent at once reach the engine in turn") {
+  // Three requests at t = 1 s and a front end of 2 s each, far longer than a request's whole run: request i reaches
+  // the idle engine at 1 + 2 (i + 1) s, so its prefill starts there and its times are request 0's shifted by 2i s.
+  const nlohmann::json config = colocated_config("vllm-0.24", {{"frontend_ms", 2000.0}});
+  const std::string text = run_isolated([&]() -> std::string {
+    std::vector<Request> requests;
+    for (int i = 0; i < 3; ++i) requests.push_back(make_request(i, 1.0, 1000, 10));
+    SimulationInputs in = make_inputs(config, requests);
+    const SimulationResult result = simulate(in);
+    std::vector<double> out;
+    for (const RequestRecord& r : result.records) out.insert(out.end(), {r.prefill_start_s, r.first_token_s, r.end_s});
+    return numbers_text(out);
+  });
+  const std::vector<double> v = parse_numbers_text(text);
+  REQUIRE(v.size() == 9);
+  CHECK(v[2] < 3.0 + 2.0);  // request 0 is done before request 1 reaches the engine
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    CHECK(v[3 * i] == doctest::Approx(1.0 + 2.0 * (i + 1)).epsilon(1e-12));
+    CHECK(v[3 * i + 1] - v[3 * i] == doctest::Approx(v[1] - v[0]).epsilon(1e-9));
+    CHECK(v[3 * i + 2] - v[3 * i] == doctest::Approx(v[2] - v[0]).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("a closed loop of C clients keeps exactly C requests in flight, each sent when one is done") {
   const int clients = 3, count = 20;
   const nlohmann::json config = colocated_config("vllm-0.24");

@@ -105,7 +105,7 @@ TEST_CASE("vLLM: when a block runs out, the most recently started request is pre
   CHECK(b.seqs[1]->pending() == 33);
 }
 
-TEST_CASE("SGLang: prefill first, never mixed with decode; admission leaves room for the running requests' output") {
+TEST_CASE("SGLang: prefill first, never mixed with decode, admission leaves room for the running requests' output") {
   SchedulerLimits l;
   l.policy = SchedulerPolicy::sglang;
   l.block_tokens = 1;
@@ -167,7 +167,7 @@ TEST_CASE("SGLang: a decode step without a slot each retracts the request with t
   CHECK(items(p) == Items{{0, 1}});
 }
 
-TEST_CASE("TensorRT-LLM: a request is admitted only when its blocks to completion fit; no preemption ever") {
+TEST_CASE("TensorRT-LLM: a request is admitted only when its blocks to completion fit, no preemption ever") {
   SchedulerLimits l;
   l.policy = SchedulerPolicy::trtllm;
   l.block_tokens = 32;

@@ -41,7 +41,7 @@ const char* kBlock =
     "    ==================================================\n";
 }  // namespace
 
-TEST_CASE("a vLLM command: engine, checkpoint, TP and scheduler options; the workload from the block's totals") {
+TEST_CASE("a vLLM command: engine, checkpoint, TP and scheduler options, the workload from the block's totals") {
   const ServingCase c =
       serving_case_of(run_of("vllm serve Qwen/Qwen3-32B -tp 2 --max-num-seqs 64 --max-num-batched-tokens=4096 "
                              "--gpu-memory-utilization 0.85 --async-scheduling",
