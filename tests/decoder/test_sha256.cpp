@@ -64,7 +64,7 @@ TEST_CASE("sha256 with the CPU's SHA instructions equals the portable loop") {
   CHECK(sha256_hex(std::string(1000000, 'a')) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
-TEST_CASE("sha256_file: the hash of a file's bytes, past the 1 MiB read block; a missing file is named") {
+TEST_CASE("sha256_file: the hash of a file's bytes, past the 1 MiB read block, a missing file is named") {
   const std::string path = (std::filesystem::temp_directory_path() / "lynx_sha256_file_test.bin").string();
   std::ofstream(path, std::ios::binary) << std::string(1000000, 'a') << std::string(100000, 'b');
   CHECK(lynx::sha256_file(path) == sha256_hex(std::string(1000000, 'a') + std::string(100000, 'b')));

@@ -399,7 +399,7 @@ std::pair<std::string, uint64_t> completion_scenario() {
 }
 }  // namespace
 
-TEST_CASE("events that touch no flow run ahead of SimGrid's clock; the times are those of a step per event") {
+TEST_CASE("events that touch no flow run ahead of SimGrid's clock, the times are those of a step per event") {
   const AheadRun ahead = run_with_look_ahead(true, look_ahead_scenario);
   const AheadRun stepped = run_with_look_ahead(false, look_ahead_scenario);
   CHECK(ahead.times == stepped.times);  // the same doubles, to the last digit
