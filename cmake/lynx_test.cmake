@@ -24,8 +24,8 @@ endfunction()
 # the command exits `code` and its output (stdout and stderr) matches `regex` (ctest's regular expressions), or,
 # where the outcome depends on the machine, exits OR_EXIT with output matching OR_MATCH; anything else fails, a
 # wrong exit status with the right text included (cmake/cli_test_run.cmake runs it). `program` may be a target
-# (lynxsim). lynxsim exits 0 on success, 2 on bad input (one "lynxsim: error:" line), 3 on an internal error
-# (app/main.cpp).
+# (lynxsim); no argument may hold a ';' (the command travels as a CMake list; the regular expressions may). lynxsim
+# exits 0 on success, 2 on bad input (one "lynxsim: error:" line), 3 on an internal error (app/main.cpp).
 set(LYNX_CLI_TEST_RUNNER ${CMAKE_CURRENT_LIST_DIR}/cli_test_run.cmake)
 function(lynx_cli_test)
   cmake_parse_arguments(PARSE_ARGV 0 T "" "NAME;EXIT;MATCH;OR_EXIT;OR_MATCH" "COMMAND;PROPERTIES")

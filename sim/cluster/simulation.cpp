@@ -7,6 +7,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include <sanitizer/asan_interface.h>  // ASAN_(UN)POISON_MEMORY_REGION: nothing unless built with AddressSanitizer
+
 #include "common/error.hpp"
 #include "models/arch/kv_size.hpp"
 #include "sim/network/cross_traffic.hpp"
@@ -21,18 +23,45 @@
 #include "sim/cluster/sim_context.hpp"
 #include "sim/transfer/transfer_engine.hpp"
 
-// GCC's -fsanitize=address defines __SANITIZE_ADDRESS__; Clang's answers __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define LYNX_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LYNX_UNDER_ASAN 1
-#endif
-#endif
-
 namespace lynx {
 
 namespace {
+
+// Finished requests' states, reset (RequestState::reset keeps their containers' storage), for later arrivals: once
+// as many states exist as requests are in flight at once, a request allocates nothing of its own. Every build runs
+// this path. Under AddressSanitizer a state's memory is poisoned while it waits here, so that a handler that still
+// reaches a finished request's state is reported (use-after-poison) as it would be for a freed state; once a later
+// arrival takes it, such a handler would see that request's state: SimulationInputs::reuse_request_states = false
+// frees each finished state instead, and tests/sim/test_state_reuse.cpp runs both ways and compares the results.
+class SpareStates {
+ public:
+  explicit SpareStates(bool reuse) : reuse_(reuse) {}
+  SpareStates(const SpareStates&) = delete;
+  SpareStates& operator=(const SpareStates&) = delete;
+  ~SpareStates() {
+    for (std::unique_ptr<RequestState>& state : spare_) ASAN_UNPOISON_MEMORY_REGION(state.get(), sizeof(RequestState));
+  }
+
+  // A finished request's state: reset and kept (or freed, without reuse).
+  void give(std::unique_ptr<RequestState> state) {
+    if (!reuse_) return;
+    state->reset();
+    ASAN_POISON_MEMORY_REGION(state.get(), sizeof(RequestState));
+    spare_.push_back(std::move(state));
+  }
+  // A default state for the next arrival: the last one given, or a new one.
+  std::unique_ptr<RequestState> take() {
+    if (spare_.empty()) return std::make_unique<RequestState>();
+    std::unique_ptr<RequestState> state = std::move(spare_.back());
+    spare_.pop_back();
+    ASAN_UNPOISON_MEMORY_REGION(state.get(), sizeof(RequestState));
+    return state;
+  }
+
+ private:
+  bool reuse_;
+  std::vector<std::unique_ptr<RequestState>> spare_;
+};
 
 // The run: assembles the parts (event loop, protocol, instances, router, transfer engine), reads the workload one
 // request ahead, routes each arrival, and hands each finished record on in workload order.
@@ -151,10 +180,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     if (finished_.size() <= offset) finished_.resize(offset + 1);
     finished_[offset] = std::move(r.record);
     const auto it = in_flight_.find(r.sequence);
-    if (kReuseStates) {
-      it->second->reset();
-      spare_states_.push_back(std::move(it->second));
-    }
+    spare_states_.give(std::move(it->second));
     in_flight_.erase(it);
     while (!finished_.empty() && finished_.front()) {
       if (sink_ != nullptr)
@@ -180,13 +206,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   }
 
   void schedule_next_arrival() {
-    std::unique_ptr<RequestState> state;
-    if (spare_states_.empty()) {
-      state = std::make_unique<RequestState>();
-    } else {
-      state = std::move(spare_states_.back());
-      spare_states_.pop_back();
-    }
+    std::unique_ptr<RequestState> state = spare_states_.take();
     if (!next_request(state->request)) return;
     if (inputs_.max_concurrency > 0 && clients_busy_ >= inputs_.max_concurrency) {
       held_ = std::move(state);  // every client is waiting for a request: sent when one is done
@@ -280,14 +300,7 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   int64_t clients_busy_ = 0;               // closed loop: clients with a request in flight
   std::unique_ptr<RequestState> held_;     // closed loop: the next request, read and waiting for a client
   std::unordered_map<int64_t, std::unique_ptr<RequestState>> in_flight_;  // by sequence
-  // Finished requests' states, reset, for the next arrivals (a request then allocates nothing of its own). Not
-  // under AddressSanitizer, so that it still finds a handler touching a finished request's state.
-#if defined(LYNX_UNDER_ASAN)
-  static constexpr bool kReuseStates = false;
-#else
-  static constexpr bool kReuseStates = true;
-#endif
-  std::vector<std::unique_ptr<RequestState>> spare_states_;
+  SpareStates spare_states_{inputs_.reuse_request_states};
   std::deque<std::optional<RequestRecord>> finished_;                    // from sequence next_record_ on
   int64_t next_record_ = 0;
 };

@@ -59,6 +59,10 @@ struct SimulationInputs {
   std::string flow_log_path;
   // SimGrid configuration items given on top of the defaults (`--cfg`, sim/engine/simgrid_options.hpp), already checked.
   std::vector<std::string> simgrid_cfg;
+  // A finished request's state is reset and reused by a later arrival (true, every run); false: freed, each arrival
+  // allocating its own, the same results (a check: tests/sim/test_state_reuse.cpp runs both, under AddressSanitizer
+  // too, where a handler touching a freed state is reported; sim/cluster/simulation.cpp, SpareStates).
+  bool reuse_request_states = true;
 };
 
 }  // namespace lynx

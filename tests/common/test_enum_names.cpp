@@ -52,7 +52,7 @@ TEST_CASE("enum names: each enumerator's name, its parse, the choices in order a
   CHECK(kShapeNames.names_text(false) == "circle, square-2, n-gon");
 }
 
-TEST_CASE("enum table: rows with more columns, iterated in order; names of rows without an enum") {
+TEST_CASE("enum table: rows with more columns, iterated in order, and the names of rows without an enum") {
   std::string names;
   int corners = 0;
   for (const ShapeInfo& s : kShapes) {

@@ -58,7 +58,7 @@ TEST_CASE("declared fields: default, type, range and integer overflow, each with
                        "c.json: $.net.absent: missing field, expected an integer in [1, 2]", LynxError);
 }
 
-TEST_CASE("unknown fields list the valid names; duplicate keys, NaN, huge numbers and directories are clear errors") {
+TEST_CASE("unknown fields list the valid names, duplicate keys, NaN, huge numbers and directories are clear errors") {
   nlohmann::json j = json_parse_text(R"({"instances": 2, "max_bacth": 8})", "c.json");
   JsonObject o(j, "c.json", "$.decode");
   o.get(IntegerField{"instances", "", 1, 1, 10, ""});

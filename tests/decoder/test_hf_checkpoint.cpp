@@ -275,7 +275,7 @@ TEST_CASE("a shape against config.json, a missing tensor, an unsupported archite
   CHECK(error_of_load(test::hf_test_dir("no-such-model")).find("no config.json") != std::string::npos);
 }
 
-TEST_CASE("pre-tokenized input: the ids file gives the tokenizer's corpus; bad ids name the file and line") {
+TEST_CASE("pre-tokenized input: the ids file gives the tokenizer's corpus, bad ids name the file and line") {
   EvalCorpus corpus = eval_corpus(test::tok512(), test::eval_text(), 5);
   std::string ids;
   for (const auto& story : corpus.stories) {

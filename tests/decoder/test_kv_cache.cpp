@@ -102,7 +102,7 @@ TEST_CASE("Lynx rows read anchor-only below the boundary, full above, and switch
   }
 }
 
-TEST_CASE("truncation rolls back exactly; KIVI keys cannot go back inside a quantized group") {
+TEST_CASE("truncation rolls back exactly, KIVI keys cannot go back inside a quantized group") {
   const std::vector<float> k = random_rows(70, 7), v = random_rows(70, 8);
   for (const char* name : {"int4-g64", "lynx-a4r4-g64", "kivi2-g32"}) {
     CAPTURE(name);

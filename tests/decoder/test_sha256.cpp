@@ -39,7 +39,7 @@ TEST_CASE("incremental hashing in uneven pieces equals hashing at once") {
   CHECK(h.hex() == sha256_hex(text));
 }
 
-TEST_CASE("sha256_file: the hash of a file's bytes, past the 1 MiB read block; a missing file is named") {
+TEST_CASE("sha256_file: the hash of a file's bytes, past the 1 MiB read block, a missing file is named") {
   const std::string path = (std::filesystem::temp_directory_path() / "lynx_sha256_file_test.bin").string();
   std::ofstream(path, std::ios::binary) << std::string(1000000, 'a') << std::string(100000, 'b');
   CHECK(lynx::sha256_file(path) == sha256_hex(std::string(1000000, 'a') + std::string(100000, 'b')));

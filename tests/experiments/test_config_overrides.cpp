@@ -25,7 +25,7 @@ TEST_CASE("--set values: JSON when they parse, else a string") {
   CHECK_THROWS_WITH_AS(config_override_parse("x={\"a\": 1, \"a\": 2}"), doctest::Contains("duplicate key"), LynxError);
 }
 
-TEST_CASE("--set applies in order; null removes; errors name the option") {
+TEST_CASE("--set applies in order, null removes, errors name the option") {
   nlohmann::json c = {{"format", "bf16"}, {"seed", 3}};
   config_overrides_apply(c, config_overrides_parse({"cluster.network.nic_gbps=25", "seed=null", "format=int4-g64",
                                                     "format=int8-g64"}));
@@ -80,7 +80,7 @@ TEST_CASE("--set PATH=null on an undeclared field is an error, not a silent no-o
   CHECK(c == nlohmann::json::parse(R"({"format": "bf16", "cluster": {"decode": {}}})"));
 }
 
-TEST_CASE("experiment names are one safe folder name; axis paths once; values distinct; axes not empty") {
+TEST_CASE("experiment names are one safe folder name, axis paths once, values distinct, axes not empty") {
   const nlohmann::json base = {{"model", "llama-3.1-8b"}};
   auto load = [&](const nlohmann::json& name, const nlohmann::json& sweep) {
     nlohmann::json e = {{"name", name}, {"base", base}};
@@ -92,7 +92,8 @@ TEST_CASE("experiment names are one safe folder name; axis paths once; values di
     CHECK_THROWS_WITH_AS(load(bad, nullptr), doctest::Contains("e.json: $.name: expected a name of 1 to 100"), LynxError);
   CHECK_THROWS_AS(load(std::string(101, 'a'), nullptr), LynxError);
   CHECK_THROWS_WITH_AS(
-      load("x", {{"axes", {{{"paths", {"format", "format"}}, {"values", {{"bf16", "int8-g64"}}}}}}}),
+      load("x", {{"axes", {{{"paths", {"format", "format"}},
+                             {"values", nlohmann::json::array({nlohmann::json::array({"bf16", "int8-g64"})})}}}}}),
       "e.json: $.sweep.axes[0].paths: \"format\" and \"format\" set the same field; name each path once", LynxError);
   CHECK_THROWS_WITH_AS(load("x", {{"axes", {{{"path", "cluster.network"}, {"values", {nlohmann::json::object()}}},
                                             {{"path", "cluster.network.nic_gbps"}, {"values", {25}}}}}}),

@@ -255,7 +255,7 @@ TEST_CASE("prefix_caching on the first 3000 requests: the cache serves prompt to
   fs::remove_all(dir);
 }
 
-TEST_CASE("anchor_width at 10 Gbps: wider anchors draft later but are kept more often; a middle width is first") {
+TEST_CASE("anchor_width at 10 Gbps: wider anchors draft later but are kept more often, a middle width is first") {
   nlohmann::json source = json_parse_file(kExperiments + "/anchor_width.json");
   source["base"]["workload"]["first_n"] = 1000;
   source["sweep"]["axes"][1]["values"] = {10};

@@ -96,7 +96,7 @@ TEST_CASE("the reference equals a direct float softmax attention on random data"
   }
 }
 
-TEST_CASE("Lynx bit-slice attention with its residual equals int8 attention; anchor-only differs") {
+TEST_CASE("Lynx bit-slice attention with its residual equals int8 attention, anchor-only differs") {
   const AttentionShape a{200, 2, 4, 64};
   const KvShape s = a.kv();
   const std::vector<float> k = normal_values(static_cast<size_t>(s.elements()), 8),

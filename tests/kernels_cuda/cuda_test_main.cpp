@@ -1,8 +1,8 @@
-// main() of the CUDA tests: doctest as usual, except that without a CUDA device a test run exits with 77, which
-// ctest reports as skipped (SKIP_RETURN_CODE), never as passed. Listing the test cases works everywhere, so that
-// ctest can register them on a machine without a GPU.
+// main() of the CUDA tests: doctest as usual (a run that selects no test case fails, tests/doctest_run.hpp), except
+// that without a CUDA device a test run exits with 77, which ctest reports as skipped (SKIP_RETURN_CODE), never as
+// passed. Listing the test cases works everywhere, so that ctest can register them on a machine without a GPU.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include <doctest/doctest.h>
+#include "tests/doctest_run.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -19,5 +19,5 @@ int main(int argc, char** argv) {
     return 77;
   }
   doctest::Context context(argc, argv);
-  return context.run();
+  return lynx::test::run_selected(context);
 }

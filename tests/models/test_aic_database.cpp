@@ -48,7 +48,7 @@ double quantile(const std::vector<double>& v, double q) {
 
 }  // namespace
 
-TEST_CASE("aic grid: a time more than 3x both its neighbours on the work axis is a glitch, dropped; steps are kept") {
+TEST_CASE("aic grid: a time more than 3x both its neighbours on the work axis is a glitch, dropped, steps are kept") {
   // along m: 1, 1, 10 (a glitch: 10x both neighbours), 1, then a step up to 4 that stays (a kernel switch), and a
   // last point 10x its one neighbour (an endpoint: kept)
   auto grid = [](const std::vector<std::pair<double, double>>& series) {

@@ -117,7 +117,7 @@ TEST_CASE("csv column cache: a table whose rows do not read is not cached") {
   CHECK_FALSE(fs::exists(cache));
 }
 
-TEST_CASE("csv column cache: every column's slice and the head carry their checksums; a file too short for a slice is refused") {
+TEST_CASE("csv column cache: every column's slice and the head carry their checksums, a file too short for a slice is refused") {
   Folder dir;
   const std::string file = dir.path + "/c.csvcols", sha(64, '0');
   std::vector<std::vector<std::string_view>> fields{{"1", "22"}, {"", "x"}};

@@ -111,7 +111,7 @@ TEST_CASE("engine cost: under fp8 weights the LM head keeps its bf16 GEMM and th
   CHECK(fp8.weight_bytes() == (70553706496.0 - 2 * 128256.0 * 8192) + 2.0 * (2 * 128256.0 * 8192));
 }
 
-TEST_CASE("engine cost: H200 reads H200 tables; SGLang and TRT-LLM read their own") {
+TEST_CASE("engine cost: H200 reads H200 tables, SGLang and TRT-LLM read their own") {
   const ModelSpec& m = find_model(models(), "llama-3.1-8b");
   auto h200 = make_step_cost(m, find_gpu(gpus(), "h200-sxm"), gpus(), 2, engine_choice(ServingEngine::vllm));
   CHECK(h200->source().find("on h200_sxm") != std::string::npos);

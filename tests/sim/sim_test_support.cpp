@@ -53,8 +53,9 @@ RequestRecord record_from_json(const nlohmann::json& j) {
 }
 }  // namespace
 
-SimRun run_simulation(nlohmann::json config, const std::vector<Request>& requests) {
+SimRun run_simulation(nlohmann::json config, const std::vector<Request>& requests, bool reuse_request_states) {
   SimulationInputs inputs = make_inputs(config, requests);
+  inputs.reuse_request_states = reuse_request_states;
   std::string text = run_isolated([&] {
     SimulationResult result = simulate(inputs);
     nlohmann::json out;

@@ -18,7 +18,8 @@ struct SimRun {
 };
 
 // `config` is a simulate configuration without "workload" (the requests are given directly).
-SimRun run_simulation(nlohmann::json config, const std::vector<Request>& requests);
+// `reuse_request_states`: SimulationInputs' (false: each finished request's state freed, not reused).
+SimRun run_simulation(nlohmann::json config, const std::vector<Request>& requests, bool reuse_request_states = true);
 SimulationInputs make_inputs(nlohmann::json config, const std::vector<Request>& requests);
 Request make_request(int64_t id, double arrival_s, int64_t input_tokens, int64_t output_tokens);
 

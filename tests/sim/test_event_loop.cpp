@@ -403,7 +403,7 @@ std::pair<std::string, uint64_t> completion_scenario(EventDriver driver) {
 }
 }  // namespace
 
-TEST_CASE("fast driver: events that touch no flow run ahead of SimGrid's clock; the times are those of a step per "
+TEST_CASE("fast driver: events that touch no flow run ahead of SimGrid's clock, the times are those of a step per "
           "event, and the plain driver's") {
   const AheadRun ahead = run_with_look_ahead(true, look_ahead_scenario);
   const AheadRun stepped = run_with_look_ahead(false, look_ahead_scenario);
@@ -498,7 +498,7 @@ TEST_CASE("a step with an event due and a completion: the event, then the comple
   CHECK(out.substr(second + 1) == "2");
 }
 
-TEST_CASE("the fast driver runs on SimGrid 3.32 alone; elsewhere the loop falls back to the plain driver and says so") {
+TEST_CASE("the fast driver runs on SimGrid 3.32 alone, elsewhere the loop falls back to the plain driver and says so") {
   CHECK(fast_driver_version_refusal(3, 32).empty());
   CHECK(fast_driver_version_refusal(3, 36).find("SimGrid 3.32's kernel; this is SimGrid 3.36") != std::string::npos);
   CHECK(fast_driver_version_refusal(4, 1).find("this is SimGrid 4.1") != std::string::npos);

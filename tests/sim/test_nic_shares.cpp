@@ -9,7 +9,7 @@
 
 using namespace lynx;
 
-TEST_CASE("NIC-pair shares: equal tp pairs GPU i with GPU i; unequal tp splits by overlapping head ranges") {
+TEST_CASE("NIC-pair shares: equal tp pairs GPU i with GPU i, unequal tp splits by overlapping head ranges") {
   auto shares = nic_flow_shares(2, 2, 2, 2);
   REQUIRE(shares.size() == 2);
   CHECK(shares[0].src_nic == 0);
@@ -43,7 +43,7 @@ TEST_CASE("bytes split over the shares add up exactly") {
   }
 }
 
-TEST_CASE("replicated heads: 4 KV heads at tp 8 live on two GPUs each; send_all sends both copies, send_once one") {
+TEST_CASE("replicated heads: 4 KV heads at tp 8 live on two GPUs each, send_all sends both copies, send_once one") {
   auto shares = kv_flow_shares(4, 8, 8, 8, 8, ReplicatedKv::send_all);  // GPU g pairs with GPU g, 1/4 each
   REQUIRE(shares.size() == 8);
   for (size_t k = 0; k < 8; ++k) {

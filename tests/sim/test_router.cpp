@@ -89,7 +89,7 @@ TEST_CASE("least-loaded: the tournament tree makes the choice of a scan, ties to
   }
 }
 
-TEST_CASE("prefix-aware: the longest cached prefix, then the least loaded; decode as least-loaded") {
+TEST_CASE("prefix-aware: the longest cached prefix, then the least loaded, decode as least-loaded") {
   for (int n : {1, 4, 9}) {
     CAPTURE(n);
     drive(RouterPolicy::prefix_aware, n, n + 2, 23 + static_cast<uint64_t>(n));
@@ -100,7 +100,7 @@ TEST_CASE("round-robin: each pool in turn, whatever the loads") {
   drive(RouterPolicy::round_robin, 3, 5, 5);
 }
 
-TEST_CASE("a load change not told to the least-loaded router is not seen; a told one is, even twice over") {
+TEST_CASE("a load change not told to the least-loaded router is not seen, a told one is, even twice over") {
   FakeLoads loads;
   loads.prefill_tokens = {0, 0, 0};
   loads.cached = {0, 0, 0};

@@ -136,7 +136,7 @@ KvStreamBytes total_bytes(const nlohmann::json& config, int64_t tokens) {
 }
 }  // namespace
 
-TEST_CASE("one stream on an idle link: bytes / B + latency after the grant; the prefill side told at bytes / B") {
+TEST_CASE("one stream on an idle link: bytes / B + latency after the grant, the prefill side told at bytes / B") {
   for (const char* format : {"bf16", "int8-g64", "kivi2-g32"}) {
     CAPTURE(format);
     const nlohmann::json config = config_of(format, 1, 25);
@@ -223,7 +223,7 @@ int64_t stream_messages(const SimulationInputs& in, int64_t tokens, int gpu_pair
 }
 }  // namespace
 
-TEST_CASE("message counts by hand: blocks x layers x (K, V) x GPU pairs; coalescing up to max_message_bytes") {
+TEST_CASE("message counts by hand: blocks x layers x (K, V) x GPU pairs, coalescing up to max_message_bytes") {
   TransferCost c;
   c.block_tokens = 16;
   CHECK(flow_messages(c, 6000, 32, 2, 1, 1) == 375 * 32 * 2);  // ceil(6000 / 16) = 375 blocks
@@ -428,7 +428,7 @@ TEST_CASE("sites: two pools joined by a 100 Gbps, 5 ms link: bytes / 100 Gbps + 
   CHECK(near(t.anchor_s, grant + bytes / B + latency));
 }
 
-TEST_CASE("sites: count parallel links carry count x bandwidth; the NIC is the bottleneck when narrower") {
+TEST_CASE("sites: count parallel links carry count x bandwidth, the NIC is the bottleneck when narrower") {
   const int64_t tokens = 6000;
   // 2 x 40 Gbps = 80 Gbps under a 100 Gbps NIC: the site link limits the flow.
   const nlohmann::json narrow =

@@ -40,7 +40,7 @@ TEST_CASE("LineReader streams through a small buffer: every buffer size gives th
   CHECK(reader.bytes_read() == text.size());
 }
 
-TEST_CASE("LineReader: a line longer than the buffer grows it; every buffer size gives the same lines") {
+TEST_CASE("LineReader: a line longer than the buffer grows it, every buffer size gives the same lines") {
   // 300 KB of lines of every length to 700 bytes, one of 100 KB early on: with 4 and 64 KiB buffers the long line
   // grows the buffer (it spans reads), with 1 MiB the file is one read.
   std::vector<std::string> expected;
