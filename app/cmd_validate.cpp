@@ -110,8 +110,8 @@ void run_serving_validation(const ValidateOptions& o) {
       std::fprintf(stderr, "fit: %s\n", line.c_str());
     });
     std::printf("fitted on %zu training runs of %s: host_step_ms %g, host_per_request_us %g, frontend_ms %g, "
-                "kernel_time_factor %g\n", training.size(), o.fit_engine.c_str(), t.host_step_ms, t.host_per_request_us,
-                t.frontend_ms, t.kernel_time_factor);
+                "frontend_serial_ms %g, kernel_time_factor %g\n", training.size(), o.fit_engine.c_str(), t.host_step_ms,
+                t.host_per_request_us, t.frontend_ms, t.frontend_serial_ms, t.kernel_time_factor);
     return;
   }
   print_serving_group(data, !o.quiet);

@@ -27,8 +27,11 @@ void DecodeInstance::assign(RequestState& request) {
 }
 
 void DecodeInstance::request_memory(RequestState& request) {
-  request.advance(RequestPhase::awaiting_memory);
-  request.memory_requested_s = context_.loop->now();
+  // A request the decode front end delayed is awaiting memory since it asked (ClusterSimulation::request_decode_memory).
+  if (request.phase != RequestPhase::awaiting_memory) {
+    request.advance(RequestPhase::awaiting_memory);
+    request.memory_requested_s = context_.loop->now();
+  }
   memory_waiting_.push_back(&request);
   grant_waiting();
 }

@@ -56,7 +56,8 @@ struct EngineOptions {
   int overlap_scheduling = -1;          // 0/1: vLLM async scheduling, SGLang / TRT-LLM overlap scheduler
   double host_step_ms = -1;             // exposed host time terms (ServingHost), per step and per request in it
   double host_per_seq_us = -1;
-  double frontend_ms = -1;              // per request, before it reaches the engine (HTTP, tokenization), one at a time
+  double frontend_ms = -1;              // per request, its way to and from the engine (HTTP, IPC, streaming), in parallel
+  double frontend_serial_ms = -1;       // per request, the front end's one-at-a-time part (chat template, tokenization)
   double kernel_time_factor = 1;        // the step kernels' time over the tables' on this deployment
 };
 
@@ -74,7 +75,8 @@ struct EngineServing {
   // size (padded), or eagerly (0).
   int64_t graph_tokens(int64_t tokens, bool decode_only) const;
   ServingHost host;
-  double frontend_ms = 0;
+  double frontend_ms = 0;         // each request's latency through the front end, requests in parallel
+  double frontend_serial_ms = 0;  // each request's time in the front end's one-at-a-time part
   double kernel_time_factor = 1;
   std::string source;                        // the summary's one-line account of the above
 };

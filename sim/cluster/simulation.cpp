@@ -147,10 +147,14 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   // The decode instance learns of the request through its own front end (the P/D proxy's decode request: HTTP,
   // tokenization), then reserves its memory.
   void request_decode_memory(RequestState& r) override {
-    const double handoff_ms = inputs_.decode_serving ? inputs_.decode_serving->frontend_ms : 0;
-    if (handoff_ms > 0) {
+    const EngineServing* d = inputs_.decode_serving ? &*inputs_.decode_serving : nullptr;
+    if (d != nullptr && d->frontend_ms + d->frontend_serial_ms > 0) {
+      // Awaiting memory from now: a chunk that becomes ready while the front end holds the request (layer-wise
+      // transfers) joins this request rather than making another.
+      r.advance(RequestPhase::awaiting_memory);
+      r.memory_requested_s = loop_->now();
       RequestState* p = &r;
-      loop_->at(through_frontend(decode_frontend_free_s_, r.record.decode_instance, handoff_ms),
+      loop_->at(through_frontend(decode_frontend_free_s_, r.record.decode_instance, *d),
                 [this, p] { decode_of(*p).request_memory(*p); });
     } else {
       decode_of(r).request_memory(r);
@@ -238,13 +242,13 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   void on_arrival(RequestState& r) {
     // The request reaches its engine through the engine's front end (HTTP, chat template, tokenization).
     const std::optional<EngineServing>& front = colocated_.empty() ? inputs_.prefill_serving : inputs_.decode_serving;
-    const double frontend_ms = front ? front->frontend_ms : 0;
+    const bool frontend = front && front->frontend_ms + front->frontend_serial_ms > 0;
     if (!colocated_.empty()) {
       const int ci = router_->choose_prefill(r.request);
       ColocatedInstance& instance = *colocated_[static_cast<size_t>(ci)];
-      if (frontend_ms > 0) {
+      if (frontend) {
         RequestState* p = &r;
-        loop_->at(through_frontend(entry_frontend_free_s_, ci, frontend_ms), [&instance, p] { instance.enqueue(*p); });
+        loop_->at(through_frontend(entry_frontend_free_s_, ci, *front), [&instance, p] { instance.enqueue(*p); });
       } else {
         instance.enqueue(r);
       }
@@ -257,22 +261,23 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     }
     decode_[static_cast<size_t>(di)]->assign(r);
     PrefillInstance& prefill = *prefill_[static_cast<size_t>(pi)];
-    if (frontend_ms > 0) {
+    if (frontend) {
       RequestState* p = &r;
-      loop_->at(through_frontend(entry_frontend_free_s_, pi, frontend_ms), [&prefill, p] { prefill.enqueue(*p); });
+      loop_->at(through_frontend(entry_frontend_free_s_, pi, *front), [&prefill, p] { prefill.enqueue(*p); });
     } else {
       prefill.enqueue(r);
     }
   }
 
-  // An instance's front end serves one request at a time (vLLM's API server tokenizes on one thread,
+  // An instance's front end: a part that serves one request at a time (vLLM's API server tokenizes on one thread,
   // ThreadPoolExecutor(max_workers=1), vllm issue #25301; SGLang's TokenizerManager and trtllm-serve are one Python
-  // process each): a request arriving while it is busy waits. The time the request leaves it for the engine.
-  double through_frontend(std::vector<double>& free_s, int instance, double frontend_ms) {
+  // process each), where a request arriving while it is busy waits, then a latency requests take in parallel (HTTP,
+  // the hops between the server's processes, the first token's way back). The time the request reaches the engine.
+  double through_frontend(std::vector<double>& free_s, int instance, const EngineServing& e) {
     if (free_s.size() <= static_cast<size_t>(instance)) free_s.resize(static_cast<size_t>(instance) + 1, 0.0);
     double& free = free_s[static_cast<size_t>(instance)];
-    free = std::max(free, loop_->now()) + frontend_ms * 1e-3;
-    return free;
+    free = std::max(free, loop_->now()) + e.frontend_serial_ms * 1e-3;
+    return free + e.frontend_ms * 1e-3;
   }
 
   PrefillInstance& prefill_of(const RequestState& r) const {

@@ -70,9 +70,13 @@ constexpr NumberField kHostStepMs{"host_step_ms", "ms", NAN, 0, 1e4, false,
 constexpr NumberField kHostPerRequestUs{"host_per_request_us", "us", NAN, 0, 1e6, false,
                                         "host time of a step per request in it; default: the engine's fitted value"};
 constexpr NumberField kFrontendMs{"frontend_ms", "ms", NAN, 0, 1e5, false,
-                                  "per request, before it reaches the engine: HTTP, chat template, tokenization (and "
-                                  "in P/D the proxy); the instance's front end serves one request at a time; default: "
-                                  "the engine's fitted value"};
+                                  "per request, its way through the front end that requests take in parallel: HTTP, "
+                                  "the hops between the server's processes, the first token's way back (and in P/D "
+                                  "the proxy); default: the engine's fitted value"};
+constexpr NumberField kFrontendSerialMs{"frontend_serial_ms", "ms", NAN, 0, 1e5, false,
+                                        "per request, the front end's part that serves one request at a time (chat "
+                                        "template, tokenization on one thread): a burst of requests queues there; "
+                                        "default: the engine's fitted value"};
 constexpr BoolField kPrefixCache{"prefix_cache", false,
                                  "keep prompt blocks' KV in the memory left free, least recently used out first "
                                  "(sim/cluster/prefix_cache.hpp)"};
@@ -103,6 +107,7 @@ constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           
                                           {kHostStepMs, ExampleUse::commented, "1"},
                                           {kHostPerRequestUs, ExampleUse::commented, "20"},
                                           {kFrontendMs, ExampleUse::commented, "10"},
+                                          {kFrontendSerialMs, ExampleUse::commented, "2"},
                                           {kKernelTimeFactor, ExampleUse::commented}};
 constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
                                          {kExpertParallel}, {kMoeLoadImbalance},
@@ -117,6 +122,7 @@ constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {k
                                          {kHostStepMs, ExampleUse::commented, "1"},
                                          {kHostPerRequestUs, ExampleUse::commented, "20"},
                                          {kFrontendMs, ExampleUse::commented, "10"},
+                                         {kFrontendSerialMs, ExampleUse::commented, "2"},
                                          {kKernelTimeFactor, ExampleUse::commented}};
 constexpr SchemaSection kPrefillSection = schema_section(
     "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
@@ -362,7 +368,8 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
     if (p.max_batch < 0) p.max_batch = 256;
   }
   for (const char* key : {kMemoryFraction.key, kChunkedPrefillSwitch.key, kOverlapScheduling.key, kKvCacheDtype.key,
-                          kHostStepMs.key, kHostPerRequestUs.key, kFrontendMs.key, kKernelTimeFactor.key})
+                          kHostStepMs.key, kHostPerRequestUs.key, kFrontendMs.key, kFrontendSerialMs.key,
+                          kKernelTimeFactor.key})
     if (!named && o.has(key))
       o.fail(key, std::string("no ") + key + " with engine vidur-2024 (2024 kernel measurements, not a serving "
                   "engine): name an engine (vllm-0.24, sglang-0.5.14, trtllm-1.3)");
@@ -373,6 +380,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   if (o.has(kHostStepMs.key)) p.host_step_ms = o.get(kHostStepMs);
   if (o.has(kHostPerRequestUs.key)) p.host_per_request_us = o.get(kHostPerRequestUs);
   if (o.has(kFrontendMs.key)) p.frontend_ms = o.get(kFrontendMs);
+  if (o.has(kFrontendSerialMs.key)) p.frontend_serial_ms = o.get(kFrontendSerialMs);
   p.kernel_time_factor = o.get(kKernelTimeFactor);
   if (decode) {
     p.plan_iterations = o.get(kPlanIterations);

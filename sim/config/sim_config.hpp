@@ -52,7 +52,7 @@ struct PoolConfig {
   EngineSwitch chunked_prefill = EngineSwitch::engine;     // TRT-LLM enable_chunked_prefill (the others always chunk)
   EngineSwitch overlap_scheduling = EngineSwitch::engine;  // vLLM async scheduling, SGLang/TRT-LLM overlap scheduler
   KvCacheDtype kv_cache_dtype = KvCacheDtype::automatic;
-  double host_step_ms = NAN, host_per_request_us = NAN, frontend_ms = NAN;
+  double host_step_ms = NAN, host_per_request_us = NAN, frontend_ms = NAN, frontend_serial_ms = NAN;
   double kernel_time_factor = 1;        // the kernels' time as this deployment runs them, over the tables' (a
                                         // calibration: 1 = the measured kernels as tabled)
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event

@@ -108,6 +108,7 @@ EngineServing pool_serving(const SimConfig& config, const ModelSpec& model, cons
   o.host_step_ms = std::isnan(pool.host_step_ms) ? -1 : pool.host_step_ms;
   o.host_per_seq_us = std::isnan(pool.host_per_request_us) ? -1 : pool.host_per_request_us;
   o.frontend_ms = std::isnan(pool.frontend_ms) ? -1 : pool.frontend_ms;
+  o.frontend_serial_ms = std::isnan(pool.frontend_serial_ms) ? -1 : pool.frontend_serial_ms;
   o.kernel_time_factor = pool.kernel_time_factor;
   return engine_serving(pool.engine, model, gpu, pool.tensor_parallel, model_weight_bytes(model, config.weights_dtype),
                         per_gpu, o);

@@ -69,7 +69,7 @@ inline constexpr RequestColumn kRequestColumns[] = {
     seconds_column("prefill_memory_wait_s", &RequestRecord::prefill_memory_wait_s,
                    "time at the head of the prefill queue waiting for prefill GPU memory"),
     seconds_column("decode_memory_wait_s", &RequestRecord::decode_memory_wait_s,
-                   "from its decode memory request to the reservation (awaiting_memory)"),
+                   "from its decode memory request (through the decode engine's front end, if it has one) to the reservation (awaiting_memory)"),
     seconds_column("transfer_start_s", &RequestRecord::transfer_start_s, "first KV chunk sent"),
     seconds_column("anchor_arrival_s", &RequestRecord::anchor_arrival_s,
                    "every anchor chunk (lynx) or every chunk (other formats) arrived"),

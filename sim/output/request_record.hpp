@@ -18,7 +18,7 @@ struct RequestRecord {
   double prefill_start_s = NAN;
   double prefill_end_s = NAN;
   double prefill_memory_wait_s = 0;  // time at the head of the prefill queue waiting for prefill GPU memory
-  double decode_memory_wait_s = 0;   // from its decode memory request to the reservation (awaiting_memory)
+  double decode_memory_wait_s = 0;   // from its decode memory request (through the decode front end) to the reservation
   int64_t cached_tokens = 0;         // prompt tokens served by the prefill instance's prefix cache (not prefilled)
   double transfer_start_s = NAN;     // first chunk sent
   double anchor_arrival_s = NAN;     // every anchor chunk (lynx) or every chunk (other formats) arrived

@@ -33,12 +33,14 @@ nlohmann::json colocated_config(const std::string& engine, nlohmann::json decode
 }  // namespace
 
 TEST_CASE("one request on an idle co-located instance: its times are the closed form of its steps") {
-  // A 20,000-token prompt in the engine's 8,192-token chunks (8192, 8192, 3616), the front end before it, then one
+  // A 20,000-token prompt in the engine's 8,192-token chunks (8192, 8192, 3616), the front end (its one-at-a-time
+  // part and its latency) before it, then one
   // decode step per further token, each the engine's step cost at its context (host time exposed, no overlap).
   const int64_t prompt = 20000, output = 5;
   for (const char* engine : {"vllm-0.24", "sglang-0.5.14", "trtllm-1.3"}) {
     CAPTURE(engine);
-    nlohmann::json extra = {{"frontend_ms", 12.5}, {"host_step_ms", 0.75}, {"host_per_request_us", 40},
+    nlohmann::json extra = {{"frontend_ms", 12.5}, {"frontend_serial_ms", 3.0}, {"host_step_ms", 0.75},
+                            {"host_per_request_us", 40},
                             {"overlap_scheduling", "off"}};
     if (std::string(engine) == "trtllm-1.3") extra["chunked_prefill"] = "on";
     const nlohmann::json config = colocated_config(engine, extra);
@@ -51,7 +53,7 @@ TEST_CASE("one request on an idle co-located instance: its times are the closed 
       const StepCostModel& cost = *in.decode_cost;
       const int64_t budget = in.decode_serving->limits.max_batched_tokens;
       const int64_t chunk_unit = std::string(engine) == "trtllm-1.3" ? 32 : 1;
-      double t = 1.0 + 12.5e-3;
+      double t = 1.0 + 3e-3 + 12.5e-3;
       const double prefill_start = t;
       for (int64_t done = 0; done < prompt;) {
         int64_t n = std::min(prompt - done, budget);
@@ -89,9 +91,10 @@ TEST_CASE("one request on an idle co-located instance: its times are the closed 
 }
 
 TEST_CASE("an instance's front end serves one request at a time: requests sent at once reach the engine in turn") {
-  // Three requests at t = 1 s and a front end of 2 s each, far longer than a request's whole run: request i reaches
-  // the idle engine at 1 + 2 (i + 1) s, so its prefill starts there and its times are request 0's shifted by 2i s.
-  const nlohmann::json config = colocated_config("vllm-0.24", {{"frontend_ms", 2000.0}});
+  // Three requests at t = 1 s; the front end's one-at-a-time part takes 2 s each, far longer than a request's whole
+  // run, then 0.5 s of latency: request i reaches the idle engine at 1 + 2 (i + 1) + 0.5 s, so its prefill starts
+  // there and its times are request 0's shifted by 2i s.
+  const nlohmann::json config = colocated_config("vllm-0.24", {{"frontend_serial_ms", 2000.0}, {"frontend_ms", 500.0}});
   const std::string text = run_isolated([&]() -> std::string {
     std::vector<Request> requests;
     for (int i = 0; i < 3; ++i) requests.push_back(make_request(i, 1.0, 1000, 10));
@@ -103,10 +106,10 @@ TEST_CASE("an instance's front end serves one request at a time: requests sent a
   });
   const std::vector<double> v = parse_numbers_text(text);
   REQUIRE(v.size() == 9);
-  CHECK(v[2] < 3.0 + 2.0);  // request 0 is done before request 1 reaches the engine
+  CHECK(v[2] < 5.5);  // request 0 is done before request 1 reaches the engine
   for (int i = 0; i < 3; ++i) {
     CAPTURE(i);
-    CHECK(v[3 * i] == doctest::Approx(1.0 + 2.0 * (i + 1)).epsilon(1e-12));
+    CHECK(v[3 * i] == doctest::Approx(1.0 + 2.0 * (i + 1) + 0.5).epsilon(1e-12));
     CHECK(v[3 * i + 1] - v[3 * i] == doctest::Approx(v[1] - v[0]).epsilon(1e-9));
     CHECK(v[3 * i + 2] - v[3 * i] == doctest::Approx(v[2] - v[0]).epsilon(1e-9));
   }
@@ -203,4 +206,27 @@ TEST_CASE("the engines size their KV caches by their own rules (one H100, Qwen3-
   CHECK(v[1] == std::floor(v[0] / 147456 / 16) * 16);
   CHECK(v[5] == std::floor(v[4] / 147456));
   CHECK(v[9] == std::floor(v[8] / 147456 / 32) * 32);
+}
+
+TEST_CASE("a decode front end slower than the layers' KV chunks: the request asks for decode memory once") {
+  // Layer-wise transfer (the default mode): every layer's KV chunk is ready during the prefill. The decode engine's
+  // front end holds the memory request for 300 ms, far longer than the prefill, so every later chunk is ready while
+  // the request waits there; they join the one request. The transfer starts when the front end lets it through: the
+  // memory wait is the front end's time (an idle decode instance grants at once).
+  nlohmann::json pool = {{"instances", 1}, {"gpu", "h100-sxm"}, {"engine", "vllm-0.24"}};
+  nlohmann::json decode = pool;
+  decode.update({{"frontend_serial_ms", 100.0}, {"frontend_ms", 200.0}});
+  const nlohmann::json config = {{"model", "qwen3-8b"}, {"format", "bf16"}, {"cluster", {{"prefill", pool}, {"decode", decode}}}};
+  const std::string text = run_isolated([&]() -> std::string {
+    SimulationInputs in = make_inputs(config, {make_request(0, 1.0, 4000, 10)});
+    const SimulationResult result = simulate(in);
+    const RequestRecord& r = result.records.at(0);
+    return numbers_text({r.prefill_start_s, r.prefill_end_s, r.transfer_start_s, r.decode_memory_wait_s});
+  });
+  const std::vector<double> v = parse_numbers_text(text);
+  REQUIRE(v.size() == 4);
+  CHECK(v[1] - v[0] < 0.3);                                // the prefill is shorter than the front end
+  CHECK(v[2] > v[1]);                                      // so the transfer starts after it
+  CHECK(v[3] == doctest::Approx(0.3).epsilon(1e-9));       // the memory wait is the front end's 300 ms
+  CHECK(v[2] - v[3] < v[1]);                               // asked for during the prefill (the first layer's chunk)
 }

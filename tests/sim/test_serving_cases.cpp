@@ -138,3 +138,38 @@ TEST_CASE("a case replays as one co-located instance of its engine, the workload
   CHECK(j["workload"]["max_concurrency"] == 8);
   CHECK(j["weights_dtype"] == "bf16");
 }
+
+TEST_CASE("the serving fit recovers the host and front-end terms that made its training runs") {
+  // Two runs of Qwen3-8B on vLLM (async scheduling off, as the GPUStack vLLM 0.11 runs), whose "measured" figures are
+  // lynxsim's own prediction with host_step_ms 1, host_per_request_us 0, frontend_ms 20, frontend_serial_ms 5: the fit
+  // finds those terms again on its grids (a light closed loop sees the step and front-end latency, a burst of 64 at
+  // once the front end's queue).
+  ServingCase loop = serving_case_of(run_of("vllm serve Qwen/Qwen3-8B", "", 4));
+  ServingCase burst = serving_case_of(run_of("vllm serve Qwen/Qwen3-8B", "random 4K input"));
+  for (ServingCase* c : {&loop, &burst}) {
+    c->requests = c == &loop ? 12 : 64;
+    c->input_tokens = c == &loop ? 300 : 2000;
+    c->output_tokens = c == &loop ? 60 : 20;
+    REQUIRE(c->not_replayed == "");
+  }
+  const ServingTerms truth{1.0, 0.0, 20.0, 5.0, 1.0};
+  for (ServingCase* c : {&loop, &burst}) {
+    const ServingPrediction p = serving_predict(*c, truth);
+    REQUIRE(p.error == "");
+    c->run.fields["Benchmark duration (s)"] = p.duration_s;
+    c->run.fields["Mean TTFT (ms)"] = p.mean_ttft_ms;
+    c->run.fields["Mean TPOT (ms)"] = p.mean_tpot_ms;
+    const ServingErrors e = serving_errors(*c, p);
+    CHECK(e.duration == 0);
+    CHECK(e.ttft == 0);
+    CHECK(e.tpot == 0);
+    // Without the terms the prediction is off: the fit has something to find.
+    CHECK(serving_errors(*c, serving_predict(*c, ServingTerms{0, 0, 0, 0, 1})).ttft > 0.01);
+  }
+  const ServingTerms fitted = fit_serving_terms({loop, burst}, false, {});
+  CHECK(fitted.host_step_ms == 1.0);
+  CHECK(fitted.host_per_request_us == 0.0);
+  CHECK(fitted.frontend_ms == 20.0);
+  CHECK(fitted.frontend_serial_ms == 5.0);
+  CHECK(fitted.kernel_time_factor == 1.0);
+}
