@@ -19,6 +19,7 @@
 #include "models/validation/engine_validation.hpp"
 #include "models/cost/profiled/gpu_profile.hpp"
 #include "models/validation/validation.hpp"
+#include "sim/cluster/engine_serving.hpp"
 #include "sim/transfer/transfer_validation.hpp"
 #include "sim/validation/serving_validation.hpp"
 
@@ -45,6 +46,16 @@ void print_serving_group(const std::string& data_dir, bool per_run) {
     return;
   }
   const std::vector<ServingCase> cases = gpustack_serving_cases(folder);
+  if (per_run) {
+    std::printf("%-16s %12s %13s %19s %18s %11s  %s\n", "serving terms", "host_step_ms", "eager_step_ms",
+                "host_per_request_us", "frontend_serial_ms", "frontend_ms", "source");
+    for (ServingEngine e : {ServingEngine::vllm, ServingEngine::sglang, ServingEngine::trtllm}) {
+      const ServingTermDefaults d = serving_term_defaults(e);
+      std::printf("%-16s %12g %13g %19g %18g %11g  %s\n", serving_engine_name(e), d.host_step_ms, d.host_eager_step_ms,
+                  d.host_per_request_us, d.frontend_serial_ms, d.frontend_ms, d.source.c_str());
+    }
+    std::printf("\n");
+  }
   if (per_run)
     std::printf("%-30s %-14s %-20s %-5s %-36s %9s %9s %9s %9s %9s %9s\n", "run", "engine", "model", "role", "workload",
                 "dur_s", "pred", "ttft_ms", "pred", "tpot_ms", "pred");

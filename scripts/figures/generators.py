@@ -507,3 +507,113 @@ def aic_held_out(ctx):
     if not out:
         raise FigureError(f"{binary} printed no held-out figures")
     return table(["table, held-out axis value", "points", "median error", "p90 error"], out)
+
+
+# The serving group (docs/engines.md, "As they serve"): each replayable GPUStack H100 run simulated as it was served,
+# against what `vllm bench serve` measured, with the fitted host and front-end terms; `validate --serving` prints
+# each run, then the MAPE by engine and role (train or check).
+
+def serving_report(ctx):
+    def compute():
+        printed = ctx.lynx("validate", "--serving")
+        runs, groups, terms, section, columns = [], [], [], None, None
+        for line in printed.split("\n"):
+            if line.startswith("serving terms"):
+                section = "terms"
+                continue
+            if section == "terms":
+                if not line.strip():
+                    section = None
+                    continue
+                name, *numbers = line.split(None, 6)
+                if len(numbers) != 6:
+                    raise FigureError(f"lynxsim validate --serving: a serving-terms line without five numbers: {line!r}")
+                terms.append((name, numbers[:5], numbers[5].strip()))
+                continue
+            if line.startswith("run ") and "workload" in line:
+                section = "runs"
+                names = ["run", "engine", "model", "role", "workload", "dur_s"]
+                columns = [line.index(n) for n in names]
+                continue
+            if line.startswith("serving group"):
+                section = "groups"
+                continue
+            if line.startswith("serving breakdown") or not line.strip():
+                section = None if line.strip() else section
+                continue
+            if section == "runs" and "not replayed" not in line:
+                # the workload may run into the number columns: the numbers are the line's last six words
+                head, *tail = line[columns[4]:].rsplit(None, 6)
+                try:
+                    numbers = [float(x) for x in tail]
+                except ValueError:
+                    numbers = []
+                if len(numbers) != 6:
+                    raise FigureError(f"lynxsim validate --serving: a run line without six numbers: {line!r}")
+                cells = [line[columns[i]:columns[i + 1]].strip() for i in range(4)] + [head.strip()]
+                runs.append(dict(zip(["run", "engine", "model", "role", "workload"], cells), numbers=numbers))
+            elif section == "groups":
+                parts = line.split()
+                groups.append((" ".join(parts[:-4]), parts[-4:]))
+        if not runs or not groups or not terms:
+            raise FigureError("lynxsim validate --serving printed no serving terms, runs or serving group")
+        return runs, groups, terms
+    return ctx.once("validate-serving", compute)
+
+
+@generator("serving-terms", True, "lynxsim validate --serving: each engine's fitted host and front-end terms")
+def serving_terms(ctx):
+    _, _, terms = serving_report(ctx)
+    rows = [[f"`{name}`", f"{step} / {eager}", per_request, serial, latency, source]
+            for name, (step, eager, per_request, serial, latency), source in terms]
+    return table(["engine", "host_step_ms (captured / eager step)", "host_per_request_us", "frontend_serial_ms",
+                  "frontend_ms", "source"], rows)
+
+
+@generator("serving-validation", True, "lynxsim validate --serving: MAPE of the GPUStack H100 runs by engine and role")
+def serving_validation(ctx):
+    _, groups, _ = serving_report(ctx)
+    rows = [[name, runs, f"{dur}%", f"{ttft}%", f"{tpot}%"] for name, (dur, ttft, tpot, runs) in groups]
+    return table(["engine, role (train: fitted on; check: held out)", "runs", "duration MAPE", "mean TTFT MAPE",
+                  "mean TPOT MAPE"], rows)
+
+
+@generator("serving-runs", True, "lynxsim validate --serving: each GPUStack H100 run, predicted over measured")
+def serving_runs(ctx):
+    runs, _, _ = serving_report(ctx)
+    rows = []
+    for r in runs:
+        dur, dur_p, ttft, ttft_p, tpot, tpot_p = r["numbers"]
+        rows.append([f"`{r['run']}`", r["engine"], r["model"], r["role"], r["workload"], f"{dur:.1f}",
+                     fixed(dur_p / dur, 2), f"{ttft:.0f}", fixed(ttft_p / ttft, 2), f"{tpot:.1f}", fixed(tpot_p / tpot, 2)])
+    return table(["run (page:line)", "engine", "model", "role", "workload (I/O tokens)", "duration s", "pred/meas",
+                  "mean TTFT ms", "pred/meas", "mean TPOT ms", "pred/meas"], rows)
+
+
+# Should I disaggregate at all (docs/results.md): the same 8 H200s and the Mooncake trace co-located and
+# disaggregated (experiments/colocated_vs_disaggregated.json), at four of its NIC speeds.
+
+COLOCATED = "experiments/colocated_vs_disaggregated.json"
+COLOCATED_NICS = [10, 25, 100, 400]
+
+
+@generator("colocated-vs-disaggregated", False, f"co-located against 4+4 disaggregated serving ({COLOCATED})")
+def colocated_vs_disaggregated(ctx):
+    points = ctx.run_experiment(COLOCATED, only={"cluster.network.nic_gbps": COLOCATED_NICS})
+
+    def at(serving, fmt, nic):
+        return select(points, cluster__serving=serving, format=fmt, cluster__network__nic_gbps=nic)
+
+    rows = []
+    for nic in COLOCATED_NICS:
+        co = at("colocated", "bf16", nic)
+        cells = [f"{nic} Gbps", f"{ms(co['median_ttft_ms'])} / {fixed(co['median_tpot_ms'], 2)}"]
+        for fmt in ("bf16", "int8-g64"):
+            p = at("disaggregated", fmt, nic)
+            cells.append(f"{ms(p['median_ttft_ms'])} / {fixed(p['median_tpot_ms'], 2)}" +
+                         (" (overloaded)" if p["overloaded"] else ""))
+        lynx = at("disaggregated", "lynx-a4r4-g64", nic)
+        cells.append(f"{ms(lynx['median_ttft_spec_ms'])} / {ms(lynx['median_ttft_ms'])} / {fixed(lynx['median_tpot_ms'], 2)}")
+        rows.append(cells)
+    return table(["NIC", "co-located 8: p50 TTFT ms / TPOT ms", "4+4 bf16: p50 TTFT / TPOT",
+                  "4+4 int8: p50 TTFT / TPOT", "4+4 Lynx a4r4: p50 first (speculative) / verified TTFT / TPOT"], rows)

@@ -29,11 +29,18 @@ std::string ColocatedInstance::refusal(const Request& request) const {
   return scheduler_.refusal(seq, kv_);
 }
 
-void ColocatedInstance::enqueue(RequestState& r) {
+void ColocatedInstance::route(RequestState& r) {
   const std::string why = refusal(r.request);
   if (!why.empty())
     throw_error("request %lld cannot be served by co-located instance %d: %s", static_cast<long long>(r.request.id),
                 index_, why.c_str());
+  r.record.prefill_instance = index_;
+  r.record.decode_instance = index_;
+  outstanding_tokens_ += r.request.input_tokens + std::max<int64_t>(r.request.output_tokens, 1);
+  context_.loads->prefill_load_changed(index_);
+}
+
+void ColocatedInstance::arrive(RequestState& r) {
   EngineSeq* seq;
   if (spare_.empty()) {
     seqs_.push_back(std::make_unique<EngineSeq>());
@@ -47,10 +54,6 @@ void ColocatedInstance::enqueue(RequestState& r) {
   seq->owner = &r;
   seq->prompt_tokens = r.request.input_tokens;
   seq->output_tokens = std::max<int64_t>(r.request.output_tokens, 1);
-  r.record.prefill_instance = index_;
-  r.record.decode_instance = index_;
-  outstanding_tokens_ += seq->prompt_tokens + seq->output_tokens;
-  context_.loads->prefill_load_changed(index_);
   waiting_.push_back(seq);
   maybe_start_step();
 }

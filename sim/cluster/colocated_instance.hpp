@@ -28,8 +28,14 @@ class ColocatedInstance {
   // An instance of `serving`'s engine whose KV cache holds kv_bytes_per_token per token (serving.kv_tokens in all).
   ColocatedInstance(int index, int node, const SimContext& context, const StepCostModel& cost,
                     const EngineServing& serving, double kv_bytes_per_token);
-  // The request is at the engine (its front end done): it waits for the scheduler.
-  void enqueue(RequestState& request);
+  // The router chose this instance: the request counts in its load from now, while the engine's front end still
+  // holds it (so requests arriving together are spread); `arrive`: it is at the engine and waits for the scheduler.
+  void route(RequestState& request);
+  void arrive(RequestState& request);
+  void enqueue(RequestState& request) {  // routed and at the engine at once
+    route(request);
+    arrive(request);
+  }
   // The router's load: prompt and output tokens of the requests here and not finished.
   int64_t outstanding_tokens() const { return outstanding_tokens_; }
   int node() const { return node_; }

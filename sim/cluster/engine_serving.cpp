@@ -89,6 +89,12 @@ double ServingHost::exposed_s(double gpu_s, int64_t seqs, bool captured) const {
   return overlapped ? std::max(0.0, host_s - gpu_s) : host_s;
 }
 
+ServingTermDefaults serving_term_defaults(ServingEngine engine) {
+  if (engine == ServingEngine::vidur_2024) throw_internal_error("vidur-2024 has no serving terms");
+  const HostFit& f = host_fit(engine);
+  return {f.graph_step_ms, f.eager_step_ms, f.per_seq_us, f.frontend_ms, f.frontend_serial_ms, f.source};
+}
+
 EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const GpuSpec& gpu, int tp, double weight_bytes,
                              double kv_bytes_per_token_per_gpu, const EngineOptions& o) {
   EngineServing e;

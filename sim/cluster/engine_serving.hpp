@@ -61,6 +61,14 @@ struct EngineOptions {
   double kernel_time_factor = 1;        // the step kernels' time over the tables' on this deployment
 };
 
+// The host and front-end terms an engine is given when a pool does not set them (fitted: docs/engines.md), with the
+// fit's source. `engine`: a named serving engine (not vidur-2024).
+struct ServingTermDefaults {
+  double host_step_ms, host_eager_step_ms, host_per_request_us, frontend_ms, frontend_serial_ms;
+  std::string source;
+};
+ServingTermDefaults serving_term_defaults(ServingEngine engine);
+
 // What one instance of the engine does, resolved for a model, GPU and TP.
 struct EngineServing {
   ServingEngine engine = ServingEngine::vllm;

@@ -17,11 +17,14 @@ PrefillInstance::PrefillInstance(int index, int node, const SimContext& context)
     cache_ = std::make_unique<PrefixCache>(prefill_kv_bytes(*context.inputs, context.inputs->prefix_block_tokens));
 }
 
-void PrefillInstance::enqueue(RequestState& request) {
+void PrefillInstance::route(RequestState& request) {
   request.record.prefill_instance = index_;
-  queue_.push_back(&request);
   outstanding_tokens_ += request.request.input_tokens;
   context_.loads->prefill_load_changed(index_);
+}
+
+void PrefillInstance::arrive(RequestState& request) {
+  queue_.push_back(&request);
   if (!busy_) start_iteration();
 }
 

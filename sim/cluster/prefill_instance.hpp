@@ -21,7 +21,14 @@ namespace lynx {
 class PrefillInstance {
  public:
   PrefillInstance(int index, int node, const SimContext& context);
-  void enqueue(RequestState& request);
+  // The router chose this instance: the request counts in its load from now, while the engine's front end still
+  // holds it (so requests arriving together are spread), and is queued when it arrives (`arrive`).
+  void route(RequestState& request);
+  void arrive(RequestState& request);
+  void enqueue(RequestState& request) {  // routed and at the engine at once
+    route(request);
+    arrive(request);
+  }
   // The request's KV has left (every stream sent its last chunk): its prefill memory is free again.
   void release(RequestState& request);
   // Prompt tokens queued or in progress (the router's load measure).

@@ -246,11 +246,12 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     if (!colocated_.empty()) {
       const int ci = router_->choose_prefill(r.request);
       ColocatedInstance& instance = *colocated_[static_cast<size_t>(ci)];
+      instance.route(r);
       if (frontend) {
         RequestState* p = &r;
-        loop_->at(through_frontend(entry_frontend_free_s_, ci, *front), [&instance, p] { instance.enqueue(*p); });
+        loop_->at(through_frontend(entry_frontend_free_s_, ci, *front), [&instance, p] { instance.arrive(*p); });
       } else {
-        instance.enqueue(r);
+        instance.arrive(r);
       }
       return;
     }
@@ -261,11 +262,12 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     }
     decode_[static_cast<size_t>(di)]->assign(r);
     PrefillInstance& prefill = *prefill_[static_cast<size_t>(pi)];
+    prefill.route(r);
     if (frontend) {
       RequestState* p = &r;
-      loop_->at(through_frontend(entry_frontend_free_s_, pi, *front), [&prefill, p] { prefill.enqueue(*p); });
+      loop_->at(through_frontend(entry_frontend_free_s_, pi, *front), [&prefill, p] { prefill.arrive(*p); });
     } else {
-      prefill.enqueue(r);
+      prefill.arrive(r);
     }
   }
 

@@ -230,3 +230,28 @@ TEST_CASE("a decode front end slower than the layers' KV chunks: the request ask
   CHECK(v[3] == doctest::Approx(0.3).epsilon(1e-9));       // the memory wait is the front end's 300 ms
   CHECK(v[2] - v[3] < v[1]);                               // asked for during the prefill (the first layer's chunk)
 }
+
+TEST_CASE("requests that arrive together are spread over the instances while the front ends hold them") {
+  // Eight equal requests at t = 1 s, four instances, a front end of 10 ms latency: the least-loaded router counts a
+  // request in its instance's load from the moment it chooses, so the eight go two to each instance, co-located or
+  // to a disaggregated prefill pool (before, the loads changed only when the requests reached the engines and all
+  // eight went to instance 0).
+  for (const char* serving : {"colocated", "disaggregated"}) {
+    CAPTURE(serving);
+    nlohmann::json pool = {{"instances", 4}, {"gpu", "h100-sxm"}, {"engine", "vllm-0.24"}, {"frontend_ms", 10.0},
+                           {"frontend_serial_ms", 0.0}};
+    nlohmann::json cluster = {{"serving", serving}, {"router", "least-loaded"}, {"prefill", pool}, {"decode", pool}};
+    if (std::string(serving) == "colocated") cluster["colocated_instances"] = 4;
+    const nlohmann::json config = {{"model", "qwen3-8b"}, {"format", "bf16"}, {"cluster", cluster}};
+    const std::string text = run_isolated([&]() -> std::string {
+      std::vector<Request> requests;
+      for (int i = 0; i < 8; ++i) requests.push_back(make_request(i, 1.0, 1000, 10));
+      SimulationInputs in = make_inputs(config, requests);
+      const SimulationResult result = simulate(in);
+      std::vector<double> per_instance(4, 0.0);
+      for (const RequestRecord& r : result.records) per_instance.at(static_cast<size_t>(r.prefill_instance)) += 1;
+      return numbers_text(per_instance);
+    });
+    CHECK(parse_numbers_text(text) == std::vector<double>{2, 2, 2, 2});
+  }
+}
