@@ -88,15 +88,36 @@ void run_simulate(const SimulateOptions& o) {
       for (const std::string& s : o.sets) sets += (sets.empty() ? "--set " : " --set ") + s;
       std::printf("  overrides: %s\n", printable(sets).c_str());
     }
-    std::printf("  ttft       mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n", m["mean_ttft_ms"].get<double>(),
+    std::printf("  ttft         mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n", m["mean_ttft_ms"].get<double>(),
                 m["median_ttft_ms"].get<double>(), m["p90_ttft_ms"].get<double>(), m["p99_ttft_ms"].get<double>());
-    std::printf("  ttft_spec  mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n",
+    // A run that speculates (a Lynx format, or one among the adaptive policy's candidates) has three first-token
+    // times: the verified one above, the first token verification keeps, the first (speculative) one.
+    const nlohmann::json& sources = outcome.summary["sources"];
+    const bool speculates = sources.contains("acceptance");
+    if (speculates)
+      std::printf("  ttft_correct mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n",
+                  m["mean_ttft_correct_ms"].get<double>(), m["median_ttft_correct_ms"].get<double>(),
+                  m["p90_ttft_correct_ms"].get<double>(), m["p99_ttft_correct_ms"].get<double>());
+    std::printf("  ttft_spec    mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n",
                 m["mean_ttft_spec_ms"].get<double>(), m["median_ttft_spec_ms"].get<double>(),
                 m["p90_ttft_spec_ms"].get<double>(), m["p99_ttft_spec_ms"].get<double>());
+    if (speculates) {
+      std::printf("  acceptance: %s\n", printable(sources["acceptance"].get<std::string>()).c_str());
+      const long long extrapolated = m.value("acceptance_extrapolated_requests", 0LL);
+      if (extrapolated > 0)
+        std::printf("  acceptance extrapolated for %lld of %zu requests (prompt lengths outside the measured range)\n",
+                    extrapolated, outcome.requests);
+    }
+    if (m.contains("format_requests") && m["format_requests"].is_object()) {
+      std::string chosen;
+      for (const auto& [format, count] : m["format_requests"].items())
+        chosen += (chosen.empty() ? "" : ", ") + format + " " + std::to_string(count.get<long long>());
+      std::printf("  formats chosen (transfer.format_policy adaptive): %s\n", printable(chosen).c_str());
+    }
     const double tpot = m["mean_tpot_ms"].get<double>();
     char tpot_text[32] = "n/a";  // every request produced a single token
     if (!std::isnan(tpot)) std::snprintf(tpot_text, sizeof tpot_text, "%.2f", tpot);
-    std::printf("  tpot       mean %10s ms   e2el mean %10.2f ms   throughput %.3f req/s\n", tpot_text,
+    std::printf("  tpot         mean %10s ms   e2el mean %10.2f ms   throughput %.3f req/s\n", tpot_text,
                 m["mean_e2el_ms"].get<double>(), m["request_throughput"].get<double>());
     std::printf("  results in %s/summary.json and %s/requests.csv; configuration as run in %s/config.json\n",
                 o.out.c_str(), o.out.c_str(), o.out.c_str());
