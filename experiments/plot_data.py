@@ -12,7 +12,7 @@ import os
 import matplotlib.pyplot as plt
 
 from plot_panel import Panel, spans_decade
-from plot_style import log_axis, series_colour
+from plot_style import OTHER_COLOURS, log_axis, series_colour
 
 class PlotInputError(Exception):
     """A results folder the request cannot be drawn from: one line, exit 2."""
@@ -41,12 +41,25 @@ class Results:
         self.metrics = request["metrics"]
         self.x_key = request["x"]
         self.series_key = request["series"]
+        # Paths that tell apart series sharing the series key's text (experiments/plot_request.cpp,
+        # series_extra_paths): their values are part of the series' name.
+        self.series_extra = request.get("series_extra_paths", [])
         self.facet_keys = request["facets"]
         self.baseline = request["baseline"]
         self.facets = list(dict.fromkeys(self.facet_of(r) for r in self.rows))
-        self.series = list(dict.fromkeys(r[self.series_key] for r in self.rows))
+        for r in self.rows:
+            r["_series"] = self.series_of(r)
+        self.series = list(dict.fromkeys(r["_series"] for r in self.rows))
         self.xs = self.ordered(r[self.x_key] for r in self.rows)
-        self.index = {(self.facet_of(r), r[self.series_key], r[self.x_key]): r for r in self.rows}
+        self.index = {}
+        for r in self.rows:
+            key = (self.facet_of(r), r["_series"], r[self.x_key])
+            if key in self.index:  # two points would be drawn as one: never silently
+                raise PlotInputError("%s: points %s and %s are both series %s at %s = %s%s: they differ in an axis "
+                                     "that is neither x, series nor facet" % (
+                                         summary_path, self.index[key]["point"], r["point"], key[1], self.x_key,
+                                         key[2], "" if key[0] is None else " (%s)" % key[0]))
+            self.index[key] = r
         self.x_label = request["labels"].get(self.x_key, self.x_key)
         self.drawn = []  # {"file": stem, "panels": [Panel.describe()]} per figure written
         self.x_short = self.x_key.split(".")[-1]
@@ -75,6 +88,12 @@ class Results:
         except ValueError:
             return values
 
+    def series_of(self, r):
+        """A row's series: the series key's value, and the values of the paths that tell it apart from another
+        series with the same value (only those set for this row)."""
+        extra = ["%s=%s" % (p.split(".")[-1], r[p]) for p in self.series_extra if r.get(p, "") != ""]
+        return r[self.series_key] + (" (%s)" % ", ".join(extra) if extra else "")
+
     def facet_of(self, r):
         if not self.facet_keys:
             return None
@@ -95,14 +114,22 @@ class Results:
         return row is not None and row.get("overloaded", "").lower() in ("true", "1")
 
     def colour(self, s):
-        return series_colour(s, self.request["series_values"])
+        if s in self.request["series_values"] or not self.series_extra:
+            return series_colour(s, self.request["series_values"])
+        # A series named apart from a format it shares (the adaptive policy beside fixed int8): a colour no drawn
+        # series has, so the two lines are not told apart by the marker alone.
+        taken = {series_colour(x, self.request["series_values"]) for x in self.series
+                 if x in self.request["series_values"]}
+        free = [c for c in OTHER_COLOURS if c not in taken] or OTHER_COLOURS
+        apart = [x for x in self.series if x not in self.request["series_values"]]
+        return free[apart.index(s) % len(free)]
 
     def facet_cluster_text(self, facet):
         """What ran in a facet: its first point's cluster text, or, where series ran on different pools (co-located
         beside disaggregated), each series' pools on a line of its own."""
         texts = []
         for s in self.series:
-            row = next((r for r in self.rows if self.facet_of(r) == facet and r[self.series_key] == s), None)
+            row = next((r for r in self.rows if self.facet_of(r) == facet and r["_series"] == s), None)
             if row is not None:
                 t = self.cluster_text(row)
                 if t not in texts:

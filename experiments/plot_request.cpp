@@ -121,6 +121,26 @@ void check_strings(const nlohmann::json& v, const std::string& origin, const std
   if (!ok) throw_error("%s: %s: expected %s, got %s", origin.c_str(), path.c_str(), expected, v.dump().c_str());
 }
 
+// The paths a series line is told apart by besides `series` itself: where `series` is one path of a linked axis
+// and two of the axis's values share its text (the adaptive policy's int8 reference beside fixed int8), the axis's
+// other paths that differ between them. Without them two series would be drawn as one line.
+std::vector<std::string> series_extra_paths(const Experiment& e, const std::string& series) {
+  std::vector<std::string> extra;
+  for (const SweepAxis& a : e.axes) {
+    if (a.paths.size() < 2 || std::find(a.paths.begin(), a.paths.end(), series) == a.paths.end()) continue;
+    const std::vector<std::string> named = axis_texts(e, series);
+    for (const std::string& p : a.paths) {
+      if (p == series) continue;
+      const std::vector<std::string> texts = axis_texts(e, p);
+      bool differs = false;
+      for (size_t i = 0; i < named.size() && !differs; ++i)
+        for (size_t j = i + 1; j < named.size() && !differs; ++j) differs = named[i] == named[j] && texts[i] != texts[j];
+      if (differs) extra.push_back(p);
+    }
+  }
+  return extra;
+}
+
 // x, series and the facets are sweep axes, and every other axis with several values is linked to one of them.
 void check_axes(const Experiment& e, const PlotRequest& r, bool facet_is_array) {
   const std::vector<std::string> paths = axis_paths(e);
@@ -381,6 +401,7 @@ nlohmann::json plot_request_json(const PlotRequest& r, const Experiment& e, cons
   j["x"] = r.x;
   j["series"] = r.series;
   j["series_values"] = axis_texts(e, r.series);
+  j["series_extra_paths"] = series_extra_paths(e, r.series);
   j["facets"] = r.facets;
   j["baseline"] = r.baseline;
   j["ttft_cdf_at"] = r.ttft_cdf_at.empty() ? nlohmann::json() : nlohmann::json(r.ttft_cdf_at);

@@ -3,6 +3,7 @@
 # - every metric is plotted, and the values it plotted (--data) are the points' summary.json values;
 # - per-request CDFs give back the summary's percentiles and mean;
 # - a format has the same colour in plots with different sets of formats;
+# - two series that share a format but differ in another path of their axis are drawn apart, each with its values;
 # - log axes are labelled with the swept numbers (10, 25, 100), never as powers of ten;
 # - plotting twice gives byte-identical PNG and SVG files;
 # - what each panel shows (legend entries, scales, overlaps, SLO lines, labels, titles) follows the rules;
@@ -36,6 +37,14 @@ for f in tpot_p99_vs_nic_gbps goodput_vs_nic_gbps itl_mean_vs_nic_gbps ttft_p50_
 done
 grep -q '"stat": "p99"' "$tmp/tpot:p99.json" && grep -q '"column": "p99_tpot_ms"' "$tmp/tpot:p99.json" \
   || fail "tpot --stat p99 did not plot p99_tpot_ms"
+
+# Two series sharing a format (fixed int8, the adaptive policy with int8 as its reference) are two lines, each
+# point plotted with its own values, the policy's line named by what sets it apart.
+"$lynxsim" run "$here/plot_sweep_shared_format.json" --out "$tmp/shared" -j 2 >/dev/null 2>&1
+"$lynxsim" plot "$tmp/shared" --metric ttft --data "$tmp/shared.json" >/dev/null
+$check values "$tmp/shared.json" "$tmp/shared" 6 || fail "series sharing a format: plotted values differ from summary.json"
+grep -q '"name": "int8-g64 (format_policy=adaptive, adaptive_formats=' "$tmp/shared.json" \
+  || fail "the adaptive policy's line is not named apart from int8's"
 
 # CDFs from requests.csv equal the summary's distribution.
 "$lynxsim" plot "$tmp/a" --metric tpot --cdf --at 25 --data "$tmp/cdf_tpot.json" >/dev/null
