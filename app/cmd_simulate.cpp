@@ -44,6 +44,7 @@ void run_simulate(const SimulateOptions& o) {
   simgrid_options_check(o.simgrid_cfg, "--cfg");
   const std::vector<ConfigOverride> overrides = config_overrides_parse(o.sets);
   nlohmann::json raw = json_parse_file(o.config, true);  // its input files, before any is read
+  sim_config_check_kind(raw, o.config);
   if (raw.is_object()) config_overrides_apply(raw, overrides);
   output_plan_add_config_inputs(plan, "--config " + o.config, raw, std::filesystem::path(o.config).parent_path().string());
   plan.check();

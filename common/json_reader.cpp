@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/data_folder.hpp"
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -407,9 +408,13 @@ void JsonObject::finish() const {
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     if (!read_.count(it.key())) {
       std::string known;
-      for (const auto& k : known_) known += (known.empty() ? "" : ", ") + k;
-      throw_error("%s: %s: unknown field (valid here: %s)", origin_.c_str(), path_of(it.key()).c_str(),
-                  known.c_str());
+      std::vector<std::string> names;
+      for (const auto& k : known_) {
+        known += (known.empty() ? "" : ", ") + k;
+        names.emplace_back(k);
+      }
+      throw_error("%s: %s: unknown field%s (valid here: %s)", origin_.c_str(), path_of(it.key()).c_str(),
+                  did_you_mean(it.key(), names).c_str(), known.c_str());
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "common/json_schema.hpp"
@@ -58,9 +59,13 @@ void check_declared_path(const ConfigOverride& o) {
     const SchemaField* field = schema_find(*section, key.c_str());
     if (field == nullptr) {
       std::string valid;
-      for (size_t i = 0; i < section->count; ++i) valid += std::string(valid.empty() ? "" : ", ") + section->fields[i].key();
-      throw_error("%s: %s.%s: unknown field (valid here: %s)", o.option.c_str(), walked.c_str(), key.c_str(),
-                  valid.c_str());
+      std::vector<std::string> names;
+      for (size_t i = 0; i < section->count; ++i) {
+        valid += std::string(valid.empty() ? "" : ", ") + section->fields[i].key();
+        names.emplace_back(section->fields[i].key());
+      }
+      throw_error("%s: %s.%s: unknown field%s (valid here: %s)", o.option.c_str(), walked.c_str(), key.c_str(),
+                  did_you_mean(key, names).c_str(), valid.c_str());
     }
     if (end == std::string::npos) return;
     walked += "." + key;
@@ -107,6 +112,7 @@ std::string config_override_blame(const std::string& error, const std::vector<Co
 
 ResolvedConfig resolve_config_file_with_overrides(const std::string& path, const std::vector<ConfigOverride>& overrides) {
   nlohmann::json root = json_parse_file(path, true);
+  sim_config_check_kind(root, path);
   const std::string dir = std::filesystem::path(path).parent_path().string();
   if (root.is_object()) config_overrides_apply(root, overrides);  // else the reader names the file's error
   try {
@@ -131,6 +137,7 @@ bool paths_overlap(const std::string& a, const std::string& b) {
 
 Experiment experiment_load_with_overrides(const std::string& path, const std::vector<ConfigOverride>& overrides) {
   nlohmann::json root = json_parse_file(path, true);
+  experiment_check_kind(root, path);
   const std::string dir = std::filesystem::path(path).parent_path().string();
   if (root.is_object() && root.contains("base") && root["base"].is_object())
     config_overrides_apply(root["base"], overrides);  // else the reader names the file's error

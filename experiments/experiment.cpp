@@ -301,8 +301,17 @@ extern constexpr SchemaSection kExperimentSection = schema_section(
     "Experiment", "A base configuration plus sweep axes addressed by JSON path into it. Relative paths in base "
     "resolve against the experiment file's directory.", kExperimentFields);
 
+void experiment_check_kind(const nlohmann::json& root, const std::string& path) {
+  if (root.is_object() && !root.contains("base") && !root.contains("sweep") &&
+      (root.contains("model") || root.contains("cluster") || root.contains("workload")))
+    throw_error("%s: a simulation configuration (no \"base\" or \"sweep\"), not an experiment: simulate it with "
+                "`lynxsim simulate --config %s --out DIR`, or sweep it from an experiment whose \"base\" holds it",
+                path.c_str(), path.c_str());
+}
+
 Experiment experiment_load(const std::string& path) {
   nlohmann::json root = json_parse_file(path, true);
+  experiment_check_kind(root, path);
   return experiment_from_json(root, path, std::filesystem::path(path).parent_path().string());
 }
 

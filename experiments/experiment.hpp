@@ -68,6 +68,8 @@ struct Experiment {
 
 // Loads and validates an experiment, expanding and checking every point.
 Experiment experiment_load(const std::string& path);
+// A simulation configuration given where an experiment is expected: one error saying what the file is and what runs it.
+void experiment_check_kind(const nlohmann::json& root, const std::string& path);
 // With validate = false the points are expanded but not checked (reading results of an earlier run).
 Experiment experiment_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir,
                                 bool validate = true);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "common/data_folder.hpp"
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "models/arch/hf_config.hpp"
@@ -39,8 +40,12 @@ const Spec& find_by_name(const std::vector<Spec>& catalog, const std::string& na
       return s;
     }
   std::string known;
-  for (const auto& s : catalog) known += (known.empty() ? "" : ", ") + s.name;
-  throw_error("unknown %s \"%s\" (known: %s)", what, name.c_str(), known.c_str());
+  std::vector<std::string> names;
+  for (const auto& s : catalog) {
+    known += (known.empty() ? "" : ", ") + s.name;
+    names.push_back(s.name);
+  }
+  throw_error("unknown %s \"%s\"%s (known: %s)", what, name.c_str(), did_you_mean(name, names).c_str(), known.c_str());
 }
 }  // namespace
 

@@ -509,8 +509,15 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
   return c;
 }
 
+void sim_config_check_kind(const nlohmann::json& root, const std::string& path) {
+  if (root.is_object() && root.contains("base") && root.contains("sweep"))
+    throw_error("%s: an experiment (it has \"base\" and \"sweep\"), not a simulation configuration: run its sweep "
+                "with `lynxsim run %s`", path.c_str(), path.c_str());
+}
+
 SimConfig sim_config_load(const std::string& path) {
   nlohmann::json root = json_parse_file(path, true);
+  sim_config_check_kind(root, path);
   std::string dir = std::filesystem::path(path).parent_path().string();
   return sim_config_from_json(root, path, dir);
 }

@@ -157,5 +157,7 @@ const char* replicated_kv_name(ReplicatedKv mode);
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);
 SimConfig sim_config_load(const std::string& path);
+// An experiment file given where a configuration is expected: one error saying what the file is and what runs it.
+void sim_config_check_kind(const nlohmann::json& root, const std::string& path);
 
 }  // namespace lynx

@@ -72,8 +72,23 @@ AcceptanceModel resolve_acceptance(const SimConfig& c, const KvFormat& format, c
   return AcceptanceModel::from_rate(kPriorAcceptanceRate, "default prior 0.9 per token (no accuracy file for " +
                                                               format.name + ")");
 }
+// The engines shard attention heads evenly: vLLM, SGLang and TensorRT-LLM refuse a TP that does not divide the query
+// heads, and shard the KV heads when TP divides them or replicate each over TP / kv_heads GPUs when kv_heads divides
+// TP (vLLM QKVParallelLinear; "Total number of attention heads must be divisible by tensor parallel size").
+void check_tensor_parallel(const ModelSpec& model, int64_t tp, const std::string& where) {
+  if (model.n_heads % tp != 0)
+    throw_error("%s.tp: %lld does not divide %s's %lld attention heads (the engines shard them evenly)", where.c_str(),
+                static_cast<long long>(tp), model.name.c_str(), static_cast<long long>(model.n_heads));
+  const int64_t kv = kv_shard_heads(model);
+  if (tp <= kv ? kv % tp != 0 : tp % kv != 0)
+    throw_error("%s.tp: %lld neither divides %s's %lld KV heads nor is a multiple of them (the engines shard KV heads "
+                "evenly or replicate each on tp / kv_heads GPUs)", where.c_str(), static_cast<long long>(tp),
+                model.name.c_str(), static_cast<long long>(kv));
+}
+
 MoeParallel pool_moe_parallel(const SimConfig& config, const ModelSpec& model, const PoolConfig& pool,
                               const char* path) {
+  check_tensor_parallel(model, pool.tensor_parallel, config.origin + ": " + path);
   const MoeParallel parallel{pool.expert_parallel, pool.moe_load_imbalance};
   check_moe_parallel(model, parallel, pool.tensor_parallel, config.origin + ": " + path);
   return parallel;

@@ -63,7 +63,7 @@ TEST_CASE("unknown fields list the valid names, duplicate keys, NaN, huge number
   JsonObject o(j, "c.json", "$.decode");
   o.get(IntegerField{"instances", "", 1, 1, 10, ""});
   o.get(IntegerField{"max_batch", "", 256, 1, 1024, ""});
-  CHECK_THROWS_WITH_AS(o.finish(), "c.json: $.decode.max_bacth: unknown field (valid here: instances, max_batch)",
+  CHECK_THROWS_WITH_AS(o.finish(), "c.json: $.decode.max_bacth: unknown field; did you mean \"max_batch\"? (valid here: instances, max_batch)",
                        LynxError);
   CHECK_THROWS_WITH_AS(json_parse_text(R"({"a": {"b": [1, {"c": 1, "c": 2}]}})", "d.json"),
                        "d.json: $.a.b[1].c: duplicate key (JSON objects name each key once)", LynxError);

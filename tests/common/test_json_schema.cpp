@@ -57,7 +57,7 @@ TEST_CASE("a bound reader refuses an undeclared key, and an unknown field lists 
   CHECK_THROWS_AS(o.has("undeclared"), std::logic_error);
   // Nothing read yet: the valid names still come from the section.
   CHECK_THROWS_WITH_AS(o.finish(),
-                       "f.json: $.colur: unknown field (valid here: colour, count, file, name, rate_gbps, shiny, sub, "
+                       "f.json: $.colur: unknown field; did you mean \"colour\"? (valid here: colour, count, file, name, rate_gbps, shiny, sub, "
                        "window)",
                        LynxError);
 }

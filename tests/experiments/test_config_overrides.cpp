@@ -61,7 +61,7 @@ TEST_CASE("experiment plot options are checked before anything runs") {
   };
   CHECK(error_of(R"({"x": "format", "facet": ["model"], "cdf_at": 25, "ratios": [], "frontier": ["e2el"]})") ==
         "no error");
-  CHECK(error_of(R"({"seris": "format"})").find("exp.json: $.plot.seris: unknown field (valid here: baseline, cdf_at, "
+  CHECK(error_of(R"({"seris": "format"})").find("exp.json: $.plot.seris: unknown field; did you mean \"series\"? (valid here: baseline, cdf_at, "
                                                 "facet, frontier, kind, ratios, series, x, y)") == 0);
   CHECK(error_of(R"({"facet": 3})") ==
         "exp.json: $.plot.facet: expected a sweep axis path, or an array of them, got 3");

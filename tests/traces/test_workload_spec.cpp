@@ -106,7 +106,7 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "format": "sharegpt"}})") ==
         R"(run.json: $.workload.format: expected one of "auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl", got "sharegpt")");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "fist_n": 3}})")
-            .rfind("run.json: $.workload.fist_n: unknown field (valid here: ", 0) == 0);
+            .rfind("run.json: $.workload.fist_n: unknown field; did you mean \"first_n\"? (valid here: ", 0) == 0);
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "time_window_s": [5, 1]}})") ==
         "run.json: $.workload.time_window_s: expected [begin_s, end_s] with 0 <= begin_s < end_s <= 1e9, got [5,1]");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "time_scale": 2, "target_rate_per_s": 1}})") ==
