@@ -72,7 +72,7 @@ TEST_CASE("--set PATH=null on an undeclared field is an error, not a silent no-o
   nlohmann::json c = {{"format", "bf16"}};
   CHECK_THROWS_WITH_AS(config_overrides_apply(c, config_overrides_parse({"cluster.decode.max_bacth=null"})),
                        doctest::Contains("--set cluster.decode.max_bacth=null: $.cluster.decode.max_bacth: unknown "
-                                         "field (valid here: "),
+                                         "field; did you mean \"max_batch\"? (valid here: "),
                        LynxError);
   CHECK_THROWS_WITH_AS(config_overrides_apply(c, config_overrides_parse({"sede=null"})),
                        doctest::Contains("--set sede=null: $.sede: unknown field"), LynxError);

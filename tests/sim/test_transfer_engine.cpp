@@ -320,7 +320,7 @@ TEST_CASE("replicated heads: a 4-KV-head model at tp 8 sends twice its KV with s
   for (const char* mode : {"send_all", "send_once"}) {
     CAPTURE(mode);
     nlohmann::json config = with_engine(config_of("bf16", 8, 100), {{"engine", "nixl-ucx"}, {"replicated_kv", mode}});
-    config["model"] = "qwen2.5-7b";
+    config["model"] = "qwen3-235b-a22b";  // 64 query heads, 4 KV heads: at tp 8 each KV head on two GPUs
     const SimulationInputs in = make_inputs(config, {});
     REQUIRE(in.model.n_kv_heads == 4);
     const int64_t tokens = 2048;
