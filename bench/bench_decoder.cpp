@@ -6,7 +6,7 @@
 // times the baseline and each configuration once, interleaved, so that other load on the machine hits them alike;
 // the figures are medians over the rounds (ratios: the median of the per-round ratios).
 //
-// `bench_decoder --hf DIR [--shape 0.5b|1b] [--steps N]`: a Hugging Face folder instead (issue 26). When DIR has no
+// `bench_decoder --hf DIR [--shape 0.5b|1b] [--steps N]`: a Hugging Face folder instead. When DIR has no
 // config.json a synthetic checkpoint is written there first, in a child process (so that its memory is not this
 // process's peak), with random BF16 weights of Qwen2.5-0.5B's shape (494M parameters: hidden 896, 24 layers, 14/2
 // heads, vocab 151,936, tied, q/k/v biases) or Llama-3.2-1B's (1.24B: hidden 2048, 16 layers, 32/8 heads, vocab
@@ -40,8 +40,8 @@ using namespace lynx;
 namespace {
 
 constexpr int kRounds = 9;
-constexpr double kTargetVsBaseline = 1.0;   // issue 16: at least the -Ofast -march=native plain-C speed, fp32 KV
-constexpr double kTargetVsFp32 = 1.2;       // issue 16: a quantized KV cache at most 1.2x fp32's time
+constexpr double kTargetVsBaseline = 1.0;   // target: at least the -Ofast -march=native plain-C speed, fp32 KV
+constexpr double kTargetVsFp32 = 1.2;       // target: a quantized KV cache at most 1.2x fp32's time
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -6,8 +6,8 @@
 //     (simulate, replay, simulate, ...), min / median / max over the rounds; the in-process figures (the run's own
 //     timer against the replay's, both from before SimGrid's engine is created) beside them. Two cases: the whole
 //     Mooncake conversation trace on 8+8 H200 at 100 Gbps (experiments/configs/mooncake_8x8_h200_100g.json) and
-//     the congested point of the default demo, 70B with Lynx at 10 Gbps (congested_70b_lynx_10g.json). Targets
-//     (issue 29): whole-process ratio at most 1.3x (Mooncake) and 1.15x (congested).
+//     the congested point of the default demo, 70B with Lynx at 10 Gbps (congested_70b_lynx_10g.json). Targets:
+//     whole-process ratio at most 1.3x (Mooncake) and 1.15x (congested).
 //  2. Start-up: `lynxsim simulate` of the Mooncake configuration cut to its first request, against `flow_replay
 //     --platform-only` (a process that only creates the SimGrid engine and the same platform). Target: 1.5x. Then
 //     the same request with both pools on vllm-0.24 (AIConfigurator's tables decoded at every run), no target.

@@ -2,9 +2,9 @@
 #
 # Why: the simulator's hot code and SimGrid's together overflow the CPU's 64 KiB first-level instruction cache. Under
 # cachegrind, the Mooncake benchmark run misses it 25.5 M times against the bare SimGrid replay's 5.1 M
-# (docs/benchmarks.md, stop 51), so the simulator's own code costs twice: its instructions, and SimGrid's steps slowed
-# by the cache lines they lose. With a profile, GCC inlines and lays out blocks by measured counts, so fewer
-# instructions run and fewer lines hold them.
+# (docs/benchmarks.md, "Where the rest of the gap is"), so the simulator's own code costs twice: its instructions,
+# and SimGrid's steps slowed by the cache lines they lose. With a profile, GCC inlines and lays out blocks by measured
+# counts, so fewer instructions run and fewer lines hold them.
 #
 # How: scripts/pgo-build.sh, which the Makefile's builds call, does three things:
 #   1. configures LYNX_PGO=generate and builds lynxsim with the files listed by lynx_profile_guided instrumented;

@@ -19,7 +19,7 @@
 namespace lynx {
 
 constexpr const char* kPointRecordFile = "config.json";
-// The record's name before config.json replaced it (issue 17): removed with the other files of an earlier run.
+// The record's former name, before config.json replaced it: removed with the other files of an earlier run.
 constexpr const char* kLegacyPointRecordFile = "resolved_config.json";
 
 // The point's resolved configuration; throws LynxError on a configuration that does not validate

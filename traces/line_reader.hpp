@@ -1,8 +1,8 @@
 // Streams a text file line by line through one buffer of `buffer_bytes` (more only for a line longer than it), so
 // reading a trace takes memory for the buffer and for what the caller keeps, not for the file. The default, 64 KiB,
 // stays in a core's L2 cache beside the simulation that consumes the lines (a 1 MiB buffer swept the network
-// solver's data out of it: the Mooncake benchmark ran about 1% slower as a whole process, docs/benchmarks.md
-// "Stop 48"), and a run of one request reads its first line without zeroing and filling more (issue 29's start-up).
+// solver's data out of it: the Mooncake benchmark ran about 1% slower as a whole process, 16
+// alternated rounds), and a run of one request reads its first line without zeroing and filling more.
 #pragma once
 #include <cstdint>
 #include <cstdio>

@@ -132,7 +132,7 @@ int64_t layer_kv_tokens(const ModelSpec& model, int64_t layer, int64_t sequence_
 // One catalog file; every entry checked (models: params against the shapes). With `only_model` (a name), an entry
 // that names a Hugging Face config.json and is not that model keeps its config unread (its fields are checked, its
 // shapes stay unset and `unavailable` says why): a simulation reads its own model's config.json, not every one
-// (six config.json files were a twentieth of a one-request run's start-up, issue 29).
+// (six config.json files were a twentieth of a one-request run's start-up).
 std::vector<ModelSpec> load_model_catalog(const std::string& path, const std::string& only_model = "");
 std::vector<GpuSpec> load_gpu_catalog(const std::string& path);
 

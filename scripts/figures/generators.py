@@ -431,7 +431,7 @@ def residual_policy(ctx):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Models from Hugging Face config.json (issue 23): lynxsim list models --json, the counts from the shapes beside the
+# Models from Hugging Face config.json: lynxsim list models --json, the counts from the shapes beside the
 # published figures the catalog entries quote.
 
 HF_MODELS = [

@@ -188,8 +188,8 @@ constexpr NumberField kAdaptiveMinGain{"adaptive_min_gain", "ratio", 1.1, 1, 1e6
 // parameter's default is the preset's; the presets' numbers and their sources are in sim/transfer/transfer_cost.cpp.
 constexpr ChoiceField kEngine{
     "engine", kTransferEngineNames.name(TransferEngineKind::mooncake_rdma), kTransferEngineNames.choices(),
-    "the transfer engine's cost preset: ideal (a fluid flow at line rate, no per-transfer or per-message cost: the "
-    "model before issue 22), mooncake-rdma (Mooncake Transfer Engine over RDMA), nixl-ucx (NIXL's UCX backend); "
+    "the transfer engine's cost preset: ideal (a fluid flow at line rate, no per-transfer or per-message cost), "
+    "mooncake-rdma (Mooncake Transfer Engine over RDMA), nixl-ucx (NIXL's UCX backend); "
     "calibrated from the engines' published micro-benchmarks (sim/transfer/transfer_cost.cpp cites each number)"};
 constexpr NumberField kSetupUs{"setup_us", "us", NAN, 0, 1e6, false,
                                "fixed cost per transfer (one request's stream) before its first byte: metadata "
@@ -227,8 +227,8 @@ constexpr ChoiceField kReplicatedKv{"replicated_kv", kReplicatedKvSettingNames.n
                                     kReplicatedKvSettingNames.choices(),
                                     "when a pool's tp exceeds the model's KV heads each head lives on several GPUs: "
                                     "send_all sends every decode GPU all it holds (bytes x the decode copies), "
-                                    "send_once each head once; engine: the preset's (ideal send_once, the model "
-                                    "before issue 22; mooncake-rdma and nixl-ucx send_all: each decode rank pulls "
+                                    "send_once each head once; engine: the preset's (ideal send_once; "
+                                    "mooncake-rdma and nixl-ucx send_all: each decode rank pulls "
                                     "its heads from a prefill rank)"};
 constexpr SchemaField kTransferFields[] = {{kChunkLayers},
                                            {kAnchorWeight},

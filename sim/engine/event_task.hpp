@@ -2,7 +2,7 @@
 // (every handler the simulator queues holds a few pointers and numbers), else on the heap. Why not std::function:
 // it allocates for captures over 16 bytes, and the Mooncake benchmark queues about three handlers per network
 // flow (a flow's start, its sent and delivered handlers); their allocations and frees were about a sixth of the
-// simulator's own instructions (callgrind, issue 29). A `nullptr`, an empty std::function or a null function
+// simulator's own instructions (callgrind). A `nullptr`, an empty std::function or a null function
 // pointer makes an empty task.
 #pragma once
 #include <cstddef>

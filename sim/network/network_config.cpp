@@ -58,7 +58,7 @@ const char* link_sharing_name(LinkSharing sharing) { return kLinkSharingNames.na
 const char* network_model_name(NetworkModel model) { return kNetworkModelNames.name(model); }
 
 namespace {
-// A field the chosen topology would ignore is an error naming its JSON path (issue 28): a star has no racks, a
+// A field the chosen topology would ignore is an error naming its JSON path: a star has no racks, a
 // leaf-spine no sites, and a sites network keeps rack fields per site.
 void refuse(const JsonObject& o, const char* key, Topology topology) {
   if (o.has(key))

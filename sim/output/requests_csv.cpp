@@ -101,7 +101,7 @@ constexpr size_t kFlushBytes = size_t{64} << 10;
 void RequestsCsvWriter::add(const RequestRecord& r) {
   append_requests_csv_row(buffer_, r);
   // Written out every 64 KiB, a buffer that stays in a core's L2 cache beside the running simulation (at 1 MiB it
-  // swept the network solver's data out: about 1% of the Mooncake benchmark's time, docs/benchmarks.md "Stop 48").
+  // swept the network solver's data out: about 1% of the Mooncake benchmark's time, measured in 16 alternated rounds).
   if (buffer_.size() >= kFlushBytes) flush();
 }
 

@@ -28,8 +28,8 @@ TransferCost transfer_engine_preset(TransferEngineKind engine) {
       // block, layer and K or V, as the connectors register and post them.
       c.block_tokens = 16;
       c.max_message_bytes = 0;
-      // Replicated heads: each decode rank pulls its heads from a prefill rank, replicas included (the deployment
-      // issue 22 cites moved exactly twice the model's KV at TP 8 with 4 KV heads).
+      // Replicated heads: each decode rank pulls its heads from a prefill rank, replicas included (a published
+      // deployment, TP 8 on both sides, moved exactly twice the model's KV with 4 KV heads).
       c.replicated_kv = ReplicatedKv::send_all;
       return c;
     case TransferEngineKind::nixl_ucx:

@@ -40,7 +40,7 @@ struct TransferCost {
   ReplicatedKv replicated_kv = ReplicatedKv::send_once;  // replicated heads under TP (models/arch/kv_replication.hpp)
 };
 
-// A preset's parameters (ideal: every cost 0, efficiency 1, heads sent once: the simulator before issue 22).
+// A preset's parameters (ideal: every cost 0, efficiency 1, heads sent once: a fluid flow at line rate).
 TransferCost transfer_engine_preset(TransferEngineKind engine);
 
 // Messages of one flow: `gpu_pairs` GPU pairs (nic_shares.hpp), each sending, for `layers` layers and

@@ -14,7 +14,7 @@ expect() {  # expect REGEX FILE: a line of FILE matches
 expect '^llama-3\.1-8b +8,030,261,248 +8,030,261,248 +gqa +32 +4096 +32 +8 +128 +14336 +- +- +131072 +128256 +131072 +no +no +shipped$' "$tmp/models"
 expect '^qwen2\.5-7b +7,615,616,512 +7,615,616,512 +gqa +28 +3584 +28 +4 +128 +18944 +- +- +57344 +152064 +131072 +no +yes +shipped$' "$tmp/models"
 expect '^stories260k +260,032 +260,032 +gqa +5 +64 +8 +4 +8 +172 +- +- +640 +512 +512 +yes +no +shipped$' "$tmp/models"
-# The hf_config entries (issue 23), read from the data folder's config.json files: total and active parameters,
+# The hf_config entries, read from the data folder's config.json files: total and active parameters,
 # DeepSeek-V3's MLA latent of 61 x 576 x 2 B, gpt-oss's 18 sliding layers of 128 tokens.
 expect '^qwen3-235b-a22b +235,093,634,560 +22,190,763,520 +gqa +94 +4096 +64 +4 +128 +12288 +8/128 +- +192512 ' "$tmp/models"
 expect '^deepseek-v3 +671,026,419,200 +37,552,297,472 +mla +61 +7168 +128 +1 +192 +18432 +8/256\+shared +- +70272 ' "$tmp/models"
