@@ -125,6 +125,9 @@ void run_validate(const ValidateOptions& o) {
   const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
   OutputPlan plan;  // common/output_paths.hpp: before the whole run, not after it
   plan.input_folder("--data-dir", data);
+  plan.input_tree("the calibration folder --data-dir", data);  // every table below it
+  plan.input_tree("the published rows", default_engine_validation_dir());
+  plan.input_shared(OutputPlan::kDataFolder | OutputPlan::kCatalogs | OutputPlan::kKernelCosts);
   plan.output_folder("--out", o.out_dir, {"validation.csv", "validation.png", "validation.svg"});
   plan.check();
   ValidationReport report = run_validation(data, default_profiles_manifest_path(), default_model_catalog_path(),
