@@ -145,15 +145,6 @@ void OutputPlan::check() const {
         throw_error("%s is the input %s: choose another output folder", label(d.option, d.path).c_str(),
                     label(in.option, in.path).c_str());
   }
-  // No output replaces a file inside a folder the command reads from (new files may go there).
-  for (const Entry& tree : input_trees_) {
-    const std::string inside = tree.resolved + "/";
-    for (const auto& [resolved, what] : written) {
-      if (resolved.compare(0, inside.size(), inside) != 0 || !fs::exists(resolved, error)) continue;
-      throw_error("%s would replace %s, a file of %s (%s), which this command reads: choose another output path",
-                  what.c_str(), resolved.c_str(), tree.option.c_str(), tree.path.c_str());
-    }
-  }
   for (const Entry& in : input_folders_) {
     for (const Entry& d : output_folders_)
       if (in.resolved == d.resolved)
@@ -167,6 +158,15 @@ void OutputPlan::check() const {
                            : std::find(in.files.begin(), in.files.end(), name) != in.files.end())
         throw_error("%s would replace %s/%s, an input of this command (%s): choose another output path",
                     what.c_str(), in.path.c_str(), name.c_str(), label(in.option, in.path).c_str());
+    }
+  }
+  // No output replaces a file inside a folder the command reads from (new files may go there).
+  for (const Entry& tree : input_trees_) {
+    const std::string inside = tree.resolved + "/";
+    for (const auto& [resolved, what] : written) {
+      if (resolved.compare(0, inside.size(), inside) != 0 || !fs::exists(resolved, error)) continue;
+      throw_error("%s would replace %s, a file of %s (%s), which this command reads: choose another output path",
+                  what.c_str(), resolved.c_str(), tree.option.c_str(), tree.path.c_str());
     }
   }
 }
