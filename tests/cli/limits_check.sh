@@ -10,7 +10,7 @@
 set -uo pipefail
 lynxsim=$(realpath "$1")
 writer=${2:-none}
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+tmp="$(realpath "$(mktemp -d)")"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 cd "$tmp" || exit 1
 fingerprint() { if [ -f "$1" ]; then sha256sum "$1"; else stat -L -c %F "$1" 2>/dev/null || echo absent; fi; }
@@ -37,7 +37,7 @@ if [ "$writer" != none ]; then
   done
   [ -e model/accuracy.json ] && fail "a refused accuracy wrote model/accuracy.json"
 fi
-data="$(sed -n 's/^data folder: //p' < <("$lynxsim" config --where))"
+data="$(realpath "$(sed -n 's/^data folder: //p' < <("$lynxsim" config --where))")"
 [ -d "$data" ] || fail "no data folder: $data"
 printf '{"timestamp": 0, "input_length": 600, "output_length": 4, "hash_ids": [1, 2]}\n{"timestamp": 0, "input_length": 700, "output_length": 3, "hash_ids": [1, 3]}\n' > t.jsonl
 cat > c.json <<'JSON'
