@@ -112,13 +112,13 @@ refused 'c.json: $.cluster: prefill.instances 65536 x 64 NICs each + decode.inst
 head -c 140000000 /dev/zero | tr '\0' 'x' > line.jsonl
 oom=0
 for limit in 300000 400000 500000; do
-  (ulimit -v $limit && "$lynxsim" --version > /dev/null 2>&1) || continue
+  (ulimit -v $limit && "$lynxsim" --version > /dev/null 2>&1) 2> /dev/null || continue
   (ulimit -v $limit && exec "$lynxsim" trace-stats line.jsonl) > out.txt 2> err.txt; code=$?
   [ $code -eq 2 ] && [ "$(grep -c '^lynxsim: error:' err.txt)" -eq 1 ] \
     || fail "trace-stats of a 140 MB line under ulimit -v $limit: exit $code: $(cut -c1-300 err.txt)"
   grep -q '^lynxsim: error: out of memory: .*(a resource limit, not a bug)' err.txt && oom=1
 done
-if [ $oom -eq 0 ] && (ulimit -v 500000 && "$lynxsim" --version > /dev/null 2>&1); then
+if [ $oom -eq 0 ] && (ulimit -v 500000 && "$lynxsim" --version > /dev/null 2>&1) 2> /dev/null; then
   fail "no address-space limit gave the out-of-memory error"
 fi
 rm -f line.jsonl
