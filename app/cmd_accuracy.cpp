@@ -36,14 +36,19 @@ void run_accuracy(AccuracyCommandOptions o) {
   if (!o.tokens.empty() && (!o.tokenizer.empty() || !o.text.empty()))
     throw_error("--tokens: the text comes pre-tokenized; --tokenizer and --text do not apply");
   if (!o.out.empty() && o.out != "-") {
-    // Every input this run reads, the defaults included (a Hugging Face folder's own tokenizer.model too).
-    std::vector<std::pair<std::string, std::string>> inputs{{"--model", o.model}};
-    if (!o.tokens.empty()) inputs.emplace_back("--tokens", resolve_input_path(o.tokens, ""));
+    // Every input this run reads, the defaults included: a Hugging Face folder's every file (config.json, the
+    // safetensors, the index, its own tokenizer.model), the tokenizer, the text, the data folder they come from.
+    OutputPlan plan;
+    if (hf_is_model_directory(o.model)) plan.input_tree("the model folder --model", o.model);
+    else plan.input_file("--model", o.model);
+    if (!o.tokens.empty()) plan.input_file("--tokens", resolve_input_path(o.tokens, ""));
     else {
-      inputs.emplace_back("--tokenizer", tokenizer_path_for(o.model, o.tokenizer, kPreTokenizedAdvice));
-      inputs.emplace_back("--text", o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, ""));
+      plan.input_file("--tokenizer", tokenizer_path_for(o.model, o.tokenizer, kPreTokenizedAdvice));
+      plan.input_file("--text", o.text.empty() ? shipped_text_path() : resolve_input_path(o.text, ""));
     }
-    output_rule_check_file("--out", o.out, inputs);
+    plan.input_shared(OutputPlan::kDataFolder);
+    plan.output_file("--out", o.out);
+    plan.check();
   }
   if (o.run.formats.empty()) o.run.formats = kv_format_default_names();
   for (const auto& name : o.run.formats) kv_format_parse(name);  // a bad name fails before the long run

@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include <filesystem>
 
+#include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
 #include "common/output_paths.hpp"
@@ -56,8 +57,24 @@ constexpr const char* kProjectFiles =
 
 // `lynxsim config --where`: one "name: value" line per folder and rule, then the configuration's input paths.
 void print_where(const ConfigOptions& o) {
+  // Each argument checked before anything is printed: --where reports what a run would use, so a folder it
+  // names must be one a run could use.
+  if (!o.sets.empty() && o.config.empty())
+    throw_error("config --where: --set edits a configuration: give it with --config FILE");
+  if (!o.config.empty()) check_input_file(o.config);
+  if (!o.out.empty()) check_output_location(o.out, true, "--out");  // a file there: refused, as simulate does
   const ProjectFolder project = project_folder();
+  std::error_code status_error;
+  if (!std::filesystem::is_directory(project.path, status_error))
+    throw_error("project folder %s (chosen by %s): %s", project.path.c_str(), project.chosen_by.c_str(),
+                std::filesystem::exists(project.path, status_error) ? "is not a folder" : "does not exist");
   const DataFolder data = data_folder();
+  // A data folder that is a file is refused; one not there yet is reported on its line (exit 0): --where is how one
+  // learns where scripts/get-data.sh will put the data.
+  if (std::filesystem::exists(data.path, status_error) && !std::filesystem::is_directory(data.path, status_error))
+    throw_error("data folder %s (chosen by %s): is not a folder; point --data-dir / LYNX_DATA_DIR at a folder",
+                data.path.c_str(), data.chosen_by.c_str());
+  const bool data_missing = !std::filesystem::exists(data.path, status_error);
   std::printf("project folder: %s\n  chosen by: %s\n  read from it: %s\n", project.path.c_str(),
               project.chosen_by.c_str(), kProjectFiles);
   std::error_code error;
@@ -68,6 +85,9 @@ void print_where(const ConfigOptions& o) {
   std::printf("data folder: %s\n  chosen by: %s\n  read from it: every @data/PATH of a configuration or "
               "experiment, the calibration measurements (calibration/)\n",
               data.path.c_str(), data.chosen_by.c_str());
+  if (data_missing)
+    std::printf("  missing: the folder does not exist; scripts/get-data.sh fetches the data into it, or point "
+                "--data-dir / LYNX_DATA_DIR at a folder that holds it\n");
   const std::string out = o.out.empty() ? "none given (simulate and run write only into --out DIR; plot into the "
                                           "results folder or its --out)"
                                         : resolved_path(o.out) + " (--out)";

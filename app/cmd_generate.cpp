@@ -31,7 +31,7 @@ constexpr size_t kShownTokens = 4;  // tokens shown from the divergence on
 
 struct GenerateOptions {
   std::string model, tokenizer, prompt = "Once upon a time", prompt_ids, format = "fp32";
-  bool anchor_only = false;
+  bool anchor_only = false, prompt_ids_given = false;
   int steps = 128;
 };
 
@@ -67,7 +67,7 @@ void run_generate(GenerateOptions o) {
   LlamaModel model = model_load(o.model);
   std::unique_ptr<ModelTokens> tokenizer;
   std::vector<int> prompt{model_start_token(model)};
-  if (!o.prompt_ids.empty()) {
+  if (o.prompt_ids_given) {  // given, even as "": an empty prompt is an error, never the default prompt
     if (!o.tokenizer.empty()) throw_error("--prompt-ids: the prompt is token ids; --tokenizer does not apply");
     EvalCorpus ids = eval_corpus_from_ids(o.prompt_ids, "--prompt-ids", model.config.vocab_size, 1, prompt[0]);
     if (ids.stories.empty()) throw_error("--prompt-ids: no token id given");
@@ -134,14 +134,17 @@ void add_generate_command(CLI::App& app) {
                   "llama2.c tokenizer (.bin) or SentencePiece model (.model) (default: the data folder's tok512 for a "
                   ".bin, the folder's tokenizer.model for a Hugging Face model)");
   cmd->add_option("--prompt", o->prompt, "Prompt text (BOS is prepended)")->capture_default_str();
-  cmd->add_option("--prompt-ids", o->prompt_ids,
+  CLI::Option* prompt_ids = cmd->add_option("--prompt-ids", o->prompt_ids,
                   "The prompt as token ids separated by spaces (BOS is prepended), for a model whose tokenizer is "
                   "not SentencePiece; the output is then token ids too");
   cmd->add_option("--format", o->format, "KV format of the cache; " + kv_format_grammar())->capture_default_str();
   cmd->add_flag("--anchor-only", o->anchor_only,
                 "Only the anchor-only text (the prompt's KV read anchor-only: Lynx's draft phase); needs a lynx format");
   cmd->add_option("--steps", o->steps, "Tokens to generate")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->callback([o] { run_generate(*o); });
+  cmd->callback([o, prompt_ids] {
+    o->prompt_ids_given = prompt_ids->count() > 0;
+    run_generate(*o);
+  });
 }
 
 }  // namespace lynx

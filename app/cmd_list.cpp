@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.hpp"
+#include "common/error.hpp"
 #include "common/enum_names.hpp"
 #include "kernels/kv_format.hpp"
 #include "common/data_folder.hpp"
@@ -39,15 +40,32 @@ struct ListOptions {
   std::vector<std::string> formats;
 };
 
+// A cell as printed: every control byte escaped (a newline as \n, a tab as \t, ESC and the rest as \xNN), so a
+// name from a user's catalog stays on its row and cannot rewrite the terminal.
+std::string cell_text(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else out += c;
+  }
+  return printable(out);
+}
+
 // Rows of cells printed with each column as wide as its widest cell: text left-aligned, the rest right-aligned.
 struct Table {
   std::vector<std::string> header;
   std::vector<bool> left;  // per column
   std::vector<std::vector<std::string>> rows;
   void print() const {
+    std::vector<std::vector<std::string>> shown;
+    for (const auto& row : rows) {
+      shown.emplace_back();
+      for (const std::string& cell : row) shown.back().push_back(cell_text(cell));
+    }
     std::vector<size_t> width(header.size());
     for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-    for (const auto& row : rows)
+    for (const auto& row : shown)
       for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
     auto line = [&](const std::vector<std::string>& cells) {
       std::string out;
@@ -60,7 +78,7 @@ struct Table {
       std::printf("%s\n", out.c_str());
     };
     line(header);
-    for (const auto& row : rows) line(row);
+    for (const auto& row : shown) line(row);
   }
 };
 
@@ -155,7 +173,8 @@ void show_hf_config(const ListOptions& o) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("# %s: %s, read by models/arch/hf_config.cpp\n", m.hf_config.c_str(), m.architecture.c_str());
+  std::printf("# %s: %s, read by models/arch/hf_config.cpp\n", cell_text(m.hf_config).c_str(),
+              cell_text(m.architecture).c_str());
   Table t{{"field", "value"}, {true, false}, {}};
   for (const auto& [key, value] : j.items()) {
     if (key == "name" || key == "source") continue;

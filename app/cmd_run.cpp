@@ -37,6 +37,7 @@ void run_experiment(const RunOptions& o) {
   options.overrides = overrides;
   OutputPlan plan;  // the output rule (common/output_paths.hpp), before any point runs
   plan.input_file("experiment", o.experiment);
+  plan.input_shared(OutputPlan::kAllShared);  // the data folder, the catalogs, cost tables and accuracy files
   output_plan_add_config_inputs(plan, "experiment " + o.experiment, e.base, e.base_dir);
   for (const SweepPoint& p : e.points) output_plan_add_config_inputs(plan, "experiment " + o.experiment, p.config, e.base_dir);
   plan.output_folder("--out", options.out_dir, results_folder_files(e));
@@ -85,7 +86,10 @@ void add_run_command(CLI::App& app) {
   merge->add_option("shards", *merge_dirs, "Results directories of the shards")->required();
   merge->callback([merge_out, merge_dirs] {
     OutputPlan plan;  // the output rule (common/output_paths.hpp); results_merge checks what it reads
-    for (const std::string& dir : *merge_dirs) plan.input_folder("shard", dir);
+    for (const std::string& dir : *merge_dirs) {
+      plan.input_folder("shard", dir);
+      plan.input_tree("shard", dir);  // its points' files too
+    }
     plan.output_folder("--out", *merge_out, {"experiment.json", "summary.csv"});
     plan.check();
     results_merge(*merge_out, *merge_dirs);

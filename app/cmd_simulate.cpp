@@ -37,6 +37,7 @@ void run_simulate(const SimulateOptions& o) {
   // configuration is read, with every input file it names; nothing is written before both pass.
   OutputPlan plan;
   plan.input_file("--config", o.config);
+  plan.input_shared(OutputPlan::kAllShared);  // the data folder, the catalogs, cost tables and accuracy files
   plan.output_folder("--out", o.out, run_folder_files());
   if (!o.timeline.empty()) plan.output_file("--timeline", o.timeline);
   if (!o.flow_log.empty()) plan.output_file("--flow-log", o.flow_log);

@@ -2,6 +2,7 @@
 // simulation's "workload" object) and prints its size, span, rate, token-length distributions and prefix hit ratio.
 // The options are turned into a workload JSON object and parsed by workload_spec_from_json, so the command and the
 // simulator accept exactly the same workloads.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -107,7 +108,7 @@ void run_trace_stats(const TraceStatsOptions& o) {
                         {"stopped_early", r.stopped_early},
                         {"requests", s.requests},
                         {"span_s", s.span_s},
-                        {"rate_per_s", s.rate_per_s},
+                        {"rate_per_s", std::isnan(s.rate_per_s) ? nlohmann::json() : nlohmann::json(s.rate_per_s)},
                         {"input_tokens", token_json(s.input)},
                         {"output_tokens", token_json(s.output)}};
     if (s.has_prefix_blocks) {
@@ -127,7 +128,11 @@ void run_trace_stats(const TraceStatsOptions& o) {
               r.stopped_early ? " (stopped early)" : "");
   std::printf("requests        %lld\n", static_cast<long long>(s.requests));
   std::printf("span_s          %.3f (%.3f to %.3f)\n", s.span_s, s.first_arrival_s, s.last_arrival_s);
-  std::printf("rate_per_s      %.4f\n", s.rate_per_s);
+  if (std::isnan(s.rate_per_s))
+    std::printf("rate_per_s      undefined (span 0: %s)\n",
+                s.requests == 1 ? "one request" : "every request arrives at the same time");
+  else
+    std::printf("rate_per_s      %.4f\n", s.rate_per_s);
   std::printf("%-15s %10s %9s %9s %9s %9s %9s %9s\n", "tokens", "mean", "p50", "p90", "p99", "max", "over_8k",
               "over_32k");
   print_tokens("input_tokens", s.input);

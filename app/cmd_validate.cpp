@@ -100,9 +100,10 @@ void print_serving_group(const std::string& data_dir, bool per_run) {
   }
   auto print = [](const char* title, const std::map<std::string, Sum>& groups) {
     std::printf("\n%-44s %8s %8s %8s %6s\n", title, "dur_%", "ttft_%", "tpot_%", "runs");
-    for (const auto& [key, s] : groups) {
+    for (const auto& group : groups) {
+      const Sum& s = group.second;  // a plain reference: clang 14 cannot capture a structured binding
       auto pct = [&s](int i) { return s.n[i] > 0 ? 100 * s.sum[i] / s.n[i] : std::nan(""); };
-      std::printf("%-44s %8.1f %8.1f %8.1f %6d\n", key.c_str(), pct(0), pct(1), pct(2), s.n[0]);
+      std::printf("%-44s %8.1f %8.1f %8.1f %6d\n", group.first.c_str(), pct(0), pct(1), pct(2), s.n[0]);
     }
   };
   print("serving group (engine, role)", by_role);
@@ -136,6 +137,9 @@ void run_validate(const ValidateOptions& o) {
   const std::string data = o.data_dir.empty() ? calibration_dir() : o.data_dir;
   OutputPlan plan;  // common/output_paths.hpp: before the whole run, not after it
   plan.input_folder("--data-dir", data);
+  plan.input_tree("the calibration folder --data-dir", data);  // every table below it
+  plan.input_tree("the published rows", default_engine_validation_dir());
+  plan.input_shared(OutputPlan::kDataFolder | OutputPlan::kCatalogs | OutputPlan::kKernelCosts);
   plan.output_folder("--out", o.out_dir, {"validation.csv", "validation.png", "validation.svg"});
   plan.check();
   ValidationReport report = run_validation(data, default_profiles_manifest_path(), default_model_catalog_path(),

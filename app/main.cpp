@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <new>
 
 #include "app/commands.hpp"
 #include "common/error.hpp"
@@ -67,6 +68,15 @@ int main(int argc, char** argv) {
     return kBadInput;  // the plotting script printed its one line
   } catch (const lynx::LynxError& e) {
     std::fprintf(stderr, "lynxsim: error: %s\n", lynx::printable(e.what()).c_str());
+    return kBadInput;
+  } catch (const std::bad_alloc&) {
+    // A resource limit, not a bug: what the input asks for does not fit this machine's memory. Writers remove their
+    // temporary files as the error unwinds (common/atomic_file.hpp), and a run folder this run created is removed.
+    std::fprintf(stderr,
+                 "lynxsim: error: out of memory: the input asks for more memory than this machine gives the process "
+                 "(a resource limit, not a bug); what drives it: for simulate and run the cluster's instances x tp "
+                 "(one simulated NIC per GPU) and, with workload.over_context skip or truncate, the workload held "
+                 "whole; for trace-stats the trace's requests; nothing was written\n");
     return kBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lynxsim: internal error: %s\n", lynx::printable(e.what()).c_str());

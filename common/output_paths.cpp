@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/atomic_file.hpp"
+#include "common/data_folder.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -47,6 +48,34 @@ void OutputPlan::input_file(const std::string& option, const std::string& path) 
 
 void OutputPlan::input_folder(const std::string& option, const std::string& path, std::vector<std::string> files) {
   input_folders_.push_back({option, path, resolved_path(path), std::move(files)});
+}
+
+void OutputPlan::input_tree(const std::string& what, const std::string& path) {
+  if (path.empty()) return;
+  const std::string resolved = resolved_path(path);
+  for (const Entry& e : input_trees_)
+    if (e.resolved == resolved) return;
+  input_trees_.push_back({what, path, resolved, {}});
+}
+
+void OutputPlan::input_shared(unsigned reads) {
+  if (reads & kDataFolder) {
+    try {
+      input_tree("the data folder", data_folder().path);
+    } catch (const LynxError&) {
+      // no data folder: nothing in it to replace
+    }
+  }
+  std::string project;
+  try {
+    project = project_dir();
+  } catch (const LynxError&) {
+    return;
+  }
+  if (reads & kDataFolder) input_file("the data manifest", project + "/scripts/data-manifest.tsv");
+  if (reads & kCatalogs) input_tree("the project's catalogs", project + "/models/catalog");
+  if (reads & kKernelCosts) input_tree("the project's kernel cost tables", project + "/kernels/costs");
+  if (reads & kAccuracyFiles) input_tree("the project's accuracy files", project + "/models/accuracy");
 }
 
 void OutputPlan::output_file(const std::string& option, const std::string& path) {
@@ -129,6 +158,15 @@ void OutputPlan::check() const {
                            : std::find(in.files.begin(), in.files.end(), name) != in.files.end())
         throw_error("%s would replace %s/%s, an input of this command (%s): choose another output path",
                     what.c_str(), in.path.c_str(), name.c_str(), label(in.option, in.path).c_str());
+    }
+  }
+  // No output replaces a file inside a folder the command reads from (new files may go there).
+  for (const Entry& tree : input_trees_) {
+    const std::string inside = tree.resolved + "/";
+    for (const auto& [resolved, what] : written) {
+      if (resolved.compare(0, inside.size(), inside) != 0 || !fs::exists(resolved, error)) continue;
+      throw_error("%s would replace %s, a file of %s (%s), which this command reads: choose another output path",
+                  what.c_str(), resolved.c_str(), tree.option.c_str(), tree.path.c_str());
     }
   }
 }

@@ -1,3 +1,4 @@
+#include "common/atomic_file.hpp"
 #include "common/sha256.hpp"
 
 #include <cstdio>
@@ -31,8 +32,7 @@ std::string sha256_hex(const uint8_t* data, size_t size) {
 }
 
 std::string sha256_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) throw_error("%s: cannot open file to hash it", path.c_str());
+  std::FILE* file = open_input_file(path);  // a regular file only (common/atomic_file.hpp)
   Sha256 hash;
   uint8_t block[1 << 16];  // on the stack: a zeroed 1 MiB vector per file was half the hashing time of a small file
   size_t n = 0;

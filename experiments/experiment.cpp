@@ -71,7 +71,8 @@ constexpr StringField kPlotSeries{"series", "format", "a sweep axis path", "one 
 constexpr ValueField kPlotFacet{"facet", "a sweep axis path, or an array of them",
                                 "one panel per value (every other axis with several values must be named here)"};
 constexpr StringField kPlotBaseline{"baseline", "bf16", "a value of the series axis",
-                                    "the series TTFT is shown relative to"};
+                                    "the series TTFT is shown relative to (given, it must be a value of the series "
+                                    "axis; the default, bf16, is drawn against only when the series has it)"};
 constexpr ValueField kPlotCdfAt{"cdf_at", "a value of the x axis (number or string)",
                                 "plot TTFT CDFs at this x value (default: no CDF plot)"};
 constexpr ArrayField kPlotRatios{"ratios",

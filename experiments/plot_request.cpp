@@ -279,12 +279,23 @@ PlotRequest plot_request_read(const Experiment& e, const PlotOptions& options) {
   if (o.has("y")) (void)o.get(*plot_field("y", FieldKind::string).string);
   r.x = o.get(*plot_field("x", FieldKind::string).string);
   r.series = o.get(*plot_field("series", FieldKind::string).string);
+  const bool baseline_given = o.has("baseline");
   r.baseline = o.get(*plot_field("baseline", FieldKind::string).string);
   const nlohmann::json& facet = o.get(*plot_field("facet", FieldKind::value).value);
   if (facet.is_string()) r.facets.push_back(facet.get<std::string>());
   if (facet.is_array())
     for (const nlohmann::json& f : facet) r.facets.push_back(f.get<std::string>());
   check_axes(e, r, facet.is_array());
+  // A series a figure divides by must be one the sweep runs: a baseline named and not in the series would leave
+  // the relative plot out silently, a ratio against an unknown series would print rows of nan. The default
+  // baseline, bf16, is only drawn against when the series has it (documented at the field).
+  const std::vector<std::string> series_values = ordered_x(axis_texts(e, r.series));
+  auto check_series = [&](const std::string& value, const std::string& path) {
+    if (std::find(series_values.begin(), series_values.end(), value) == series_values.end())
+      throw_error("%s: %s: \"%s\" is not a value of the series axis %s (its values: %s)", e.origin.c_str(),
+                  path.c_str(), printable(value).c_str(), r.series.c_str(), joined(series_values).c_str());
+  };
+  if (baseline_given) check_series(r.baseline, o.path_of("baseline"));
 
   const std::vector<std::string> xs = ordered_x(axis_texts(e, r.x));
   const nlohmann::json& cdf_at = o.get(*plot_field("cdf_at", FieldKind::value).value);
@@ -305,6 +316,8 @@ PlotRequest plot_request_read(const Experiment& e, const PlotOptions& options) {
       sides[s][1] = pair[1].get<std::string>();
     }
     ratio.finish();
+    check_series(sides[0][0], json_index_path(ratio.path_of("numerator"), 0));
+    check_series(sides[1][0], json_index_path(ratio.path_of("denominator"), 0));
     r.ratios.push_back({sides[0][0], sides[0][1], sides[1][0], sides[1][1]});
   }
   const nlohmann::json& frontier = o.get(*plot_field("frontier", FieldKind::array).array);

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <optional>
 
 #include "common/atomic_file.hpp"
@@ -208,6 +210,7 @@ void results_verify(const std::string& results_dir, const Experiment& e) {
   std::map<std::string, const SweepPoint*> points;
   for (const SweepPoint& p : e.points) points[p.name] = &p;
   size_t line_number = 0, begin = 0, columns = 0;
+  std::set<std::string> listed;  // the points with a row
   while (begin < text.size()) {
     const size_t end = text.find('\n', begin);
     const std::string line = text.substr(begin, end - begin);
@@ -220,6 +223,19 @@ void results_verify(const std::string& results_dir, const Experiment& e) {
         throw_error("%s:1: not the header this experiment's sweep gives (expected it to begin \"%s\")",
                     summary_path.c_str(), expected_header.c_str());
       columns = cells.size();
+      // Every metric a finished point's summary.json has is a column (a plot of a missing column would draw nothing).
+      for (const SweepPoint& p : e.points) {
+        const fs::path summary = fs::path(results_dir) / p.name / "summary.json";
+        if (!fs::exists(summary, error)) continue;
+        const nlohmann::json point = json_parse_file(summary.string());
+        if (point.is_object() && point.contains("metrics") && point["metrics"].is_object())
+          for (auto m = point["metrics"].begin(); m != point["metrics"].end(); ++m)
+            if (std::find(cells.begin(), cells.end(), m.key()) == cells.end())
+              throw_error("%s:1: no column \"%s\", a metric of the finished point %s (its summary.json): the file was "
+                          "cut or edited; `lynxsim run` with the same experiment and --out writes it again",
+                          summary_path.c_str(), m.key().c_str(), p.name.c_str());
+        break;
+      }
       continue;
     }
     if (cells.size() != columns)
@@ -228,6 +244,7 @@ void results_verify(const std::string& results_dir, const Experiment& e) {
     if (it == points.end())
       throw_error("%s:%zu: point \"%s\" is not a point of this experiment", summary_path.c_str(), line_number,
                   cells[0].c_str());
+    listed.insert(cells[0]);
     const std::vector<std::string> header = csv_cells(text.substr(0, text.find('\n')));
     for (size_t k = 1; k < cells.size(); ++k)
       if (non_finite_text(cells[k]))
@@ -240,6 +257,12 @@ void results_verify(const std::string& results_dir, const Experiment& e) {
     while (reader.next(row)) {
     }
   }
+  // Every finished point (its summary.json written) has its row: a plot would leave it out silently.
+  for (const SweepPoint& p : e.points)
+    if (!listed.count(p.name) && fs::exists(fs::path(results_dir) / p.name / "summary.json", error))
+      throw_error("%s: no row for the finished point %s (%s/%s/summary.json): the file was cut or edited; "
+                  "`lynxsim run` with the same experiment and --out writes it again",
+                  summary_path.c_str(), p.name.c_str(), results_dir.c_str(), p.name.c_str());
 }
 
 }  // namespace lynx

@@ -5,6 +5,7 @@
 #include "common/atomic_file.hpp"
 #include "common/data_folder.hpp"
 #include "common/error.hpp"
+#include "common/json_reader.hpp"
 #include "experiments/point_record.hpp"
 #include "sim/config/resolved_config.hpp"
 
@@ -43,8 +44,37 @@ void output_plan_add_config_inputs(OutputPlan& plan, const std::string& option, 
     }
     // A FIFO would hang the reader, /dev/zero never end: only regular files are read.
     std::error_code error;
-    if (std::filesystem::exists(path, error)) check_input_file(path);
+    if (std::filesystem::exists(path, error)) {
+      try {
+        check_input_file(path);
+      } catch (const LynxError& e) {
+        throw_error("%s: $.%s: %s", option.c_str(), field.c_str(), e.what());
+      }
+    }
     plan.input_file(option + " ($." + field + ")", path);
+    // A models catalog's entries may name a Hugging Face config.json each ("hf_config"): inputs too (a run
+    // folder's config.json must not replace one). A catalog that does not read is named by its reader.
+    if (field == "models_catalog" && std::filesystem::is_regular_file(path, error)) {
+      nlohmann::json catalog;
+      try {
+        catalog = json_parse_file(path);
+      } catch (const LynxError&) {
+        continue;
+      }
+      const std::string catalog_dir = std::filesystem::path(path).parent_path().string();
+      if (!catalog.is_object() || !catalog.contains("models") || !catalog["models"].is_array()) continue;
+      for (const nlohmann::json& entry : catalog["models"]) {
+        if (!entry.is_object() || !entry.contains("hf_config") || !entry["hf_config"].is_string()) continue;
+        const std::string name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>()
+                                                                                      : std::string("?");
+        try {
+          plan.input_file(option + " ($." + field + ": hf_config of " + name + ")",
+                          resolve_input_path(entry["hf_config"].get<std::string>(), catalog_dir));
+        } catch (const LynxError&) {
+          // a missing hf_config makes its model unavailable: the catalog's reader says so
+        }
+      }
+    }
   }
 }
 

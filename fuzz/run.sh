@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 jobs=${FUZZ_JOBS:-2}
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  names=(trace_mooncake trace_azure trace_burstgpt trace_vidur trace_csv trace_jsonl kv_format sim_config experiment set_override parquet csv_cache)
+  names=(trace_mooncake trace_azure trace_burstgpt trace_vidur trace_csv trace_jsonl kv_format sim_config experiment set_override parquet csv_cache safetensors hf_config)
 fi
 mkdir -p "$build/fuzz-corpus" "$build/fuzz-findings" "$build/fuzz-logs"
 # Leaks are checked by the sanitized test suite; here they would stop a harness on libFuzzer's own exit path.

@@ -1,3 +1,4 @@
+#include "common/atomic_file.hpp"
 #include "traces/line_reader.hpp"
 
 #include <algorithm>
@@ -10,8 +11,7 @@ namespace lynx {
 
 LineReader::LineReader(const std::string& path, size_t buffer_bytes)
     : path_(path), buffer_(std::max<size_t>(buffer_bytes, 1)) {
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) throw_error("%s: cannot open file: %s", path.c_str(), std::strerror(errno));
+  file_ = open_input_file(path);  // a regular file only (common/atomic_file.hpp): /dev/zero has no lines
 }
 
 LineReader::~LineReader() {
@@ -24,7 +24,12 @@ bool LineReader::fill() {
   if (begin_ > 0 && tail > 0) std::memmove(buffer_.data(), buffer_.data() + begin_, tail);
   begin_ = 0;
   end_ = tail;
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a line longer than the buffer
+  if (end_ == buffer_.size()) {  // a line longer than the buffer
+    if (buffer_.size() >= kMaxLineBytes)
+      throw_error("%s:%zu: a line longer than %zu MiB (no newline in it): not a text file of rows", path_.c_str(),
+                  line_number_ + 1, kMaxLineBytes >> 20);
+    buffer_.resize(std::min(buffer_.size() * 2, kMaxLineBytes));
+  }
   size_t got = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
   if (got == 0) {
     if (std::ferror(file_)) throw_error("%s: read error: %s", path_.c_str(), std::strerror(errno));

@@ -14,6 +14,9 @@ namespace lynx {
 
 class LineReader {
  public:
+  // The longest line read (a trace row with a 128K-token prompt's prefix block ids is tens of KB): a file with no
+  // newline in this many bytes is refused by its path and line, not read into memory to its end.
+  static constexpr size_t kMaxLineBytes = size_t{256} << 20;
   // Opens `path`; throws LynxError naming it if it cannot be opened.
   explicit LineReader(const std::string& path, size_t buffer_bytes = 1 << 16);
   ~LineReader();

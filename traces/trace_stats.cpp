@@ -72,7 +72,8 @@ TraceStats trace_stats_compute(const std::vector<Request>& requests, int64_t blo
     s.has_prefix_blocks = s.has_prefix_blocks || !r.prefix_block_hashes.empty();
   }
   s.span_s = s.last_arrival_s - s.first_arrival_s;
-  s.rate_per_s = s.span_s > 0 ? static_cast<double>(s.requests - 1) / s.span_s : 0;
+  // Undefined (NaN), not 0, when every request arrives at one time: n - 1 gaps of 0 s is no rate at all.
+  s.rate_per_s = s.span_s > 0 ? static_cast<double>(s.requests - 1) / s.span_s : NAN;
   s.input = token_stats_compute(std::move(input));
   s.output = token_stats_compute(std::move(output));
   if (s.has_prefix_blocks) {

@@ -3,7 +3,8 @@
 //
 // Conventions (so that the figures are closed forms one can check by hand):
 // - percentiles are nearest-rank: pP is the value of rank ceil(P/100 * n) in ascending order (no interpolation);
-// - rate_per_s = (n - 1) / span_s, span_s = last arrival - first arrival (n arrivals make n - 1 gaps);
+// - rate_per_s = (n - 1) / span_s, span_s = last arrival - first arrival (n arrivals make n - 1 gaps); undefined
+//   when span_s is 0 (one request, or every request at one time): NaN, printed "undefined" (null in JSON);
 // - "over 8K" and "over 32K" mean more than 8,192 and 32,768 tokens;
 // - prefix hit (infinite cache): requests are served in arrival order; a request hits the longest run of leading
 //   prefix blocks whose ids all appeared in earlier requests, and its hit tokens are min(blocks * block_tokens,
@@ -29,7 +30,7 @@ struct TokenStats {
 struct TraceStats {
   int64_t requests = 0;
   double first_arrival_s = 0, last_arrival_s = 0, span_s = 0;
-  double rate_per_s = 0;  // 0 when span_s is 0
+  double rate_per_s = 0;  // NaN (undefined) when span_s is 0: one request, or all at one time
   TokenStats input, output;
   int64_t input_tokens_total = 0;
   bool has_prefix_blocks = false;  // some request carries prefix block ids

@@ -1,3 +1,4 @@
+#include "common/atomic_file.hpp"
 #include "traces/workload_spec.hpp"
 
 #include <cmath>
@@ -111,7 +112,8 @@ constexpr IntegerField kMaxConcurrency{"max_concurrency", "requests", 0, 1, 1 <<
                                       "request at its arrival)"};
 constexpr ChoiceField kOverContext{"over_context", kOverContextNames.name(OverContextPolicy::error), kOverContextNames.choices(),
                                    "a request longer than the model's context: an error, or skip it, or truncate "
-                                   "its prompt (the summary counts both)"};
+                                   "its prompt to its last tokens (the summary counts both; truncate never cuts an "
+                                   "output: a request whose output alone fills the context is an error)"};
 constexpr SchemaField kWorkloadFields[] = {
     {kTrace, ExampleUse::commented, "\"@data/traces/mooncake/conversation_trace.jsonl\""},
     {kSynthetic},
@@ -132,10 +134,13 @@ constexpr SchemaField kWorkloadFields[] = {
 // A trace path field: resolved, and checked to open now so that the error can name the JSON path.
 std::string trace_path_field(JsonObject& o, const PathField& field, const std::string& base_dir) {
   std::string path = o.get(field, base_dir);
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe || std::filesystem::is_directory(path))
-    throw_error("%s: %s: cannot open trace file \"%s\"", o.origin().c_str(), o.path_of(field.key).c_str(),
-                path.c_str());
+  try {
+    std::fclose(open_input_file(path));  // a regular file only (common/atomic_file.hpp)
+  } catch (const LynxError& e) {
+    const std::string why = e.what(), named = path + ": ";  // the reason, without the path named again
+    throw_error("%s: %s: cannot open trace file \"%s\": %s", o.origin().c_str(), o.path_of(field.key).c_str(),
+                path.c_str(), why.compare(0, named.size(), named) == 0 ? why.c_str() + named.size() : why.c_str());
+  }
   return path;
 }
 

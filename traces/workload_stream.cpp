@@ -226,6 +226,19 @@ int64_t workload_count(const WorkloadSpec& spec, uint64_t seed) {
   return source.kept();
 }
 
+double workload_span_s(const WorkloadSpec& spec, uint64_t seed) {
+  WorkloadStream stream(spec, seed);
+  Request r;
+  bool any = false;
+  double first = 0, last = 0;
+  while (stream.next(r)) {
+    first = any ? std::min(first, r.arrival_s) : r.arrival_s;
+    last = any ? std::max(last, r.arrival_s) : r.arrival_s;
+    any = true;
+  }
+  return last - first;
+}
+
 std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed) {
   auto stream = std::make_shared<WorkloadStream>(spec, seed);
   auto noted = std::make_shared<bool>(false);

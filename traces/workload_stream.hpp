@@ -50,6 +50,11 @@ class WorkloadStream {
 // synthetic workload without a time window is counted without drawing). For a progress meter's total.
 int64_t workload_count(const WorkloadSpec& spec, uint64_t seed);
 
+// The seconds from the workload's first arrival to its last, by one pass as the run would read it (transforms
+// applied), keeping none of the requests; 0 for an empty workload. For estimates made before a run
+// (sim/network/cross_traffic.hpp's cost).
+double workload_span_s(const WorkloadSpec& spec, uint64_t seed);
+
 // A WorkloadStream as a function, for SimulationInputs::request_source; the trace's notes (skipped bad rows,
 // dropped failed requests) go to stderr at the end, as workload_build writes them.
 std::function<bool(Request&)> workload_stream(const WorkloadSpec& spec, uint64_t seed);

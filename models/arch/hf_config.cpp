@@ -143,8 +143,10 @@ const std::vector<std::string>& hf_supported_architectures() {
   return names;
 }
 
-ModelSpec read_hf_config(const std::string& path) {
-  nlohmann::json root = json_parse_file(path);
+ModelSpec read_hf_config(const std::string& path) { return read_hf_config_text(json_file_text(path), path); }
+
+ModelSpec read_hf_config_text(const std::string& text, const std::string& path) {
+  nlohmann::json root = json_parse_text(text, path);
   JsonObject o(root, path, "$");
   const nlohmann::json& archs = o.array("architectures");
   if (archs.empty() || !archs[0].is_string()) o.fail("architectures", "a list naming the model class");

@@ -23,5 +23,7 @@ const std::vector<std::string>& hf_supported_architectures();
 
 // Parses `path` (a config.json); name and source are left for the caller. params is the count from the shapes.
 ModelSpec read_hf_config(const std::string& path);
+// The same from the file's text, named `path` in messages (the fuzz harness fuzz/fuzz_hf_config.cpp drives it).
+ModelSpec read_hf_config_text(const std::string& text, const std::string& path);
 
 }  // namespace lynx

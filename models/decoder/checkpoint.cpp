@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
+#include <cstdio>
+#include <memory>
 
+#include <sys/stat.h>
+
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "models/decoder/known_files.hpp"
 #include "common/sha256.hpp"
@@ -153,13 +157,14 @@ LlamaModel llama_from_bytes(const std::string& bytes, const std::string& origin)
 
 LlamaModel llama_load(const std::string& path) {
   // Read straight into the weights (a Llama-2-7B export is 27 GB), hashing as we go.
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw_error("%s: cannot open file", path.c_str());
-  const uint64_t size = static_cast<uint64_t>(in.tellg());
-  in.seekg(0);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(open_input_file(path), &std::fclose);  // a regular file only
+  struct stat info {};
+  if (::fstat(::fileno(in.get()), &info) != 0) throw_error("%s: cannot read file", path.c_str());
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
   if (size < static_cast<uint64_t>(kHeaderBytes)) too_short(path, size);
   char header[kHeaderBytes];
-  in.read(header, kHeaderBytes);
+  if (std::fread(header, 1, kHeaderBytes, in.get()) != static_cast<size_t>(kHeaderBytes))
+    throw_error("%s: read error", path.c_str());
   LlamaModel m;
   Sha256 sha;
   sha.update(header, kHeaderBytes);
@@ -170,7 +175,7 @@ LlamaModel llama_load(const std::string& path) {
   const size_t total = m.weights.size() * sizeof(float), chunk = size_t{1} << 24;
   for (size_t done = 0; done < total; done += chunk) {
     const size_t n = std::min(chunk, total - done);
-    if (!in.read(out + done, static_cast<std::streamsize>(n))) throw_error("%s: read error", path.c_str());
+    if (std::fread(out + done, 1, n, in.get()) != n) throw_error("%s: read error", path.c_str());
     sha.update(out + done, n);
   }
   m.sha256 = sha.hex();

@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/json_reader.hpp"
 #include "common/sha256.hpp"
 #include "models/decoder/safetensors.hpp"
 
@@ -82,11 +83,7 @@ WeightFiles open_weights(const std::string& dir) {
   if (is_file(index)) {
     w.index = index;
     nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_file(index));
-    } catch (const nlohmann::json::exception& e) {
-      throw_error("%s: not JSON (%s)", index.c_str(), e.what());
-    }
+    j = json_parse_text(read_file(index), index);  // a tensor mapped twice is refused, not the last taken
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
       throw_error("%s: \"weight_map\": expected an object of tensor name -> shard file", index.c_str());
     std::map<std::string, const SafetensorsFile*> opened;
@@ -177,15 +174,16 @@ class TensorBinder {
 bool hf_is_model_directory(const std::string& path) { return is_directory(path); }
 
 LlamaConfig hf_read_config(const std::string& dir, std::string* architecture_out) {
+  const std::string path = dir + "/config.json";
+  if (!is_file(path)) throw_error("%s: no config.json (a Hugging Face model folder holds config.json and "
+                                  "*.safetensors)", dir.c_str());
+  return hf_config_from_text(read_file(path), path, architecture_out);
+}
+
+LlamaConfig hf_config_from_text(const std::string& text, const std::string& path, std::string* architecture_out) {
   ConfigReader r;
-  r.path = dir + "/config.json";
-  if (!is_file(r.path)) throw_error("%s: no config.json (a Hugging Face model folder holds config.json and "
-                                    "*.safetensors)", dir.c_str());
-  try {
-    r.j = nlohmann::json::parse(read_file(r.path));
-  } catch (const nlohmann::json::exception& e) {
-    throw_error("%s: not JSON (%s)", r.path.c_str(), e.what());
-  }
+  r.path = path;
+  r.j = json_parse_text(text, path);  // a syntax error at its line and column, a key named twice refused
   if (!r.j.is_object()) throw_error("%s: expected a JSON object", r.path.c_str());
   std::string supported;
   for (const char* a : kArchitectures) supported += std::string(supported.empty() ? "" : ", ") + a;

@@ -27,6 +27,9 @@ bool hf_is_model_directory(const std::string& path);
 // The decoder's view of config.json in `dir` (throws LynxError naming the file and key).
 LlamaConfig hf_read_config(const std::string& dir, std::string* architecture = nullptr);
 
+// The same from config.json's text, named `path` in messages (the fuzz harness fuzz/fuzz_hf_config.cpp drives it).
+LlamaConfig hf_config_from_text(const std::string& text, const std::string& path, std::string* architecture = nullptr);
+
 // Loads the model in `dir`. With `hash`, model.sha256 is the sha256 of config.json's sha256 and each weight file's
 // (name and sha256, in name order), which reads every byte once; without it, sha256 is empty (the benchmark).
 LlamaModel hf_load(const std::string& dir, bool hash = true);

@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <set>
+#include <utility>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -36,8 +39,7 @@ int safetensors_dtype_bytes(const std::string& d) {
 }
 
 SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw_error("%s: cannot open: %s", path.c_str(), std::strerror(errno));
+  const int fd = open_input_fd(path);  // a regular file only (common/atomic_file.hpp)
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
@@ -56,25 +58,45 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   mapping_ = std::shared_ptr<const void>(base, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
   const auto* bytes = static_cast<const uint8_t*>(base);
 
+  tensors_ = safetensors_parse(bytes, size_, path_);
+}
+
+std::map<std::string, SafetensorsTensor> safetensors_parse(const uint8_t* bytes, uint64_t size,
+                                                          const std::string& path) {
+  if (size < 8)
+    throw_error("%s: %llu bytes is too short for a safetensors file (8-byte header length, JSON header, data)",
+                path.c_str(), static_cast<unsigned long long>(size));
+  std::map<std::string, SafetensorsTensor> tensors;
   uint64_t header_bytes = 0;
   for (int i = 7; i >= 0; --i) header_bytes = header_bytes << 8 | bytes[i];
-  if (header_bytes > kMaxHeaderBytes || header_bytes > size_ - 8)
+  if (header_bytes > kMaxHeaderBytes || header_bytes > size - 8)
     throw_error("%s: malformed safetensors header: its length field says %llu bytes, the file has %llu after it%s",
                 path.c_str(), static_cast<unsigned long long>(header_bytes),
-                static_cast<unsigned long long>(size_ - 8),
+                static_cast<unsigned long long>(size - 8),
                 header_bytes > kMaxHeaderBytes ? " (and a header is at most 100,000,000 bytes)" : " (truncated?)");
   nlohmann::json header;
   try {
+    // A tensor named twice would otherwise be the last one silently (nlohmann keeps the last key).
+    std::set<std::string> names;
+    auto listed_once = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
+          !names.insert(parsed.get<std::string>()).second)
+        throw_error("%s: malformed safetensors header: tensor \"%s\" is listed twice (each name once)",
+                    path.c_str(), printable(parsed.get<std::string>()).c_str());
+      return true;
+    };
     header = nlohmann::json::parse(reinterpret_cast<const char*>(bytes + 8),
-                                   reinterpret_cast<const char*>(bytes + 8 + header_bytes));
+                                   reinterpret_cast<const char*>(bytes + 8 + header_bytes), listed_once);
   } catch (const nlohmann::json::exception& e) {
     throw_error("%s: malformed safetensors header: not JSON (%s)", path.c_str(), e.what());
   }
   if (!header.is_object())
     throw_error("%s: malformed safetensors header: expected a JSON object of tensors, got %s", path.c_str(),
                 header.type_name());
-  const uint64_t data_start = 8 + header_bytes, data_bytes = size_ - data_start;
-  for (const auto& [name, entry] : header.items()) {
+  const uint64_t data_start = 8 + header_bytes, data_bytes = size - data_start;
+  for (const auto& item : header.items()) {
+    const std::string& name = item.key();  // a plain reference: clang 14 cannot capture a structured binding
+    const nlohmann::json& entry = item.value();
     if (name == "__metadata__") continue;
     auto bad = [&](const std::string& why) {
       throw_error("%s: malformed safetensors header: tensor \"%s\": %s (expected {\"dtype\": \"F32\", \"shape\": "
@@ -94,7 +116,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
       t.shape.push_back(d.get<int64_t>());
       // A count that wraps could pass the size check below and then be read past the mapping.
       if (d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) ||
-          __builtin_mul_overflow(elements, d.get<uint64_t>(), &elements) || elements > size_)
+          __builtin_mul_overflow(elements, d.get<uint64_t>(), &elements) || elements > size)
         bad("shape " + entry["shape"].dump() + " holds more elements than the file has bytes");
     }
     const auto& offsets = entry.contains("data_offsets") ? entry["data_offsets"] : nlohmann::json();
@@ -110,13 +132,33 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
       throw_error("%s: truncated: tensor \"%s\" ends at data byte %llu, the file holds %llu bytes of data (%llu "
                   "bytes in all, the header says at least %llu)",
                   path.c_str(), name.c_str(), static_cast<unsigned long long>(end),
-                  static_cast<unsigned long long>(data_bytes), static_cast<unsigned long long>(size_),
+                  static_cast<unsigned long long>(data_bytes), static_cast<unsigned long long>(size),
                   static_cast<unsigned long long>(data_start + end));
     t.file_offset = data_start + begin;
     t.data = bytes + t.file_offset;
     t.bytes = end - begin;
-    tensors_.emplace(name, std::move(t));
+    tensors.emplace(name, std::move(t));
   }
+  // No two tensors share a byte: a header whose offsets point one tensor into another's bytes would decode with
+  // the wrong weights (the reference reader refuses it too). Empty tensors hold no byte.
+  std::vector<std::pair<const SafetensorsTensor*, const std::string*>> by_offset;
+  for (const auto& [name, t] : tensors)
+    if (t.bytes > 0) by_offset.emplace_back(&t, &name);
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+            [](const auto& a, const auto& b) { return a.first->file_offset < b.first->file_offset; });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const SafetensorsTensor& before = *by_offset[i - 1].first;
+    const SafetensorsTensor& t = *by_offset[i].first;
+    if (t.file_offset < before.file_offset + before.bytes)
+      throw_error("%s: malformed safetensors header: tensors \"%s\" (data bytes [%llu, %llu)) and \"%s\" (data bytes "
+                  "[%llu, %llu)) overlap; each tensor has bytes of its own",
+                  path.c_str(), printable(*by_offset[i - 1].second).c_str(),
+                  static_cast<unsigned long long>(before.file_offset - data_start),
+                  static_cast<unsigned long long>(before.file_offset - data_start + before.bytes),
+                  printable(*by_offset[i].second).c_str(), static_cast<unsigned long long>(t.file_offset - data_start),
+                  static_cast<unsigned long long>(t.file_offset - data_start + t.bytes));
+  }
+  return tensors;
 }
 
 const SafetensorsTensor& SafetensorsFile::tensor(const std::string& name) const {

@@ -7,7 +7,8 @@
 // The file is mapped read-only and tensors are pointers into the mapping, so opening a 16 GB checkpoint copies
 // nothing and the OS pages in what the forward pass touches. Every inconsistency is a LynxError naming the file
 // (and the tensor): a header that is not JSON or not that shape, offsets out of order or beyond the file (a
-// truncated download), a byte count that disagrees with dtype and shape.
+// truncated download), a byte count that disagrees with dtype and shape, a tensor listed twice, two tensors whose
+// bytes overlap. Gaps between tensors are accepted (bytes nobody reads).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -45,6 +46,13 @@ class SafetensorsFile {
   std::shared_ptr<const void> mapping_;
   std::map<std::string, SafetensorsTensor> tensors_;
 };
+
+// The checks of the constructor on `size` bytes of a safetensors file (header and data) already in memory, named
+// `path` in messages: its tensors, pointing into `bytes`. Also refused here: a tensor listed twice (JSON keeps the
+// last silently) and two tensors whose data bytes overlap (each would read the other's weights). The fuzz harness
+// fuzz/fuzz_safetensors.cpp drives it.
+std::map<std::string, SafetensorsTensor> safetensors_parse(const uint8_t* bytes, uint64_t size,
+                                                          const std::string& path);
 
 // Bytes per element of a safetensors dtype name, 0 if unknown.
 int safetensors_dtype_bytes(const std::string& dtype);

@@ -4,6 +4,7 @@
 #include <sentencepiece_processor.h>
 #endif
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace lynx {
@@ -16,7 +17,8 @@ struct SpTokenizer::Impl {
 bool sentencepiece_available() { return true; }
 
 SpTokenizer::SpTokenizer(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
-  const auto status = impl_->processor.Load(path);
+  // Read through the one checked open (common/atomic_file.hpp: a FIFO or device is refused, not waited on).
+  const auto status = impl_->processor.LoadFromSerializedProto(read_file(path));
   if (!status.ok()) throw_error("%s: not a SentencePiece model (%s)", path.c_str(), status.ToString().c_str());
 }
 

@@ -96,8 +96,12 @@ CsvColumnCache::~CsvColumnCache() {
 
 std::unique_ptr<CsvColumnCache> CsvColumnCache::open(const std::string& file, const std::string& sha256) {
   if (file.empty() || sha256.size() != kShaDigits) return nullptr;
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
+  int fd = -1;
+  try {
+    fd = open_input_fd(file);  // a regular file only (common/atomic_file.hpp); anything else: no cache
+  } catch (const LynxError&) {
+    return nullptr;
+  }
   std::unique_ptr<CsvColumnCache> cache(new CsvColumnCache());
   cache->fd_ = fd;
   struct stat info {};

@@ -4,6 +4,7 @@
 //   "PAR1" | column chunks (pages: PageHeader in Thrift compact, then its bytes) | FileMetaData | u32 len | "PAR1"
 // Each column chunk is read from its first page (the dictionary page when there is one) until it has delivered the
 // chunk's num_values values; every page header and page body must lie inside the file before the footer.
+#include "common/atomic_file.hpp"
 #include "models/readers/parquet_reader.hpp"
 
 #include <snappy-c.h>
@@ -536,12 +537,7 @@ ChunkMeta read_column_meta(TR& tr) {
 
 namespace {
 std::string read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw LynxError(path + ": cannot open the Parquet file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw LynxError(path + ": cannot read the Parquet file");
-  return ss.str();
+  return read_file(path);  // a regular file only, named when it cannot be read (common/atomic_file.hpp)
 }
 }  // namespace
 

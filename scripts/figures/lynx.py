@@ -106,6 +106,9 @@ class Context:
                         if len(kept) != len(only[name]):
                             raise FigureError(f"{experiment}: axis {name} lacks some of {only[name]}")
                         axis["values"] = kept
+                # The figures read the points, never the subset's plots; a plot section naming a series value the
+                # subset left out (its baseline) would be refused before the sweep.
+                spec.pop("plot", None)
                 # In the temporary folder: a file the experiment named by a relative path would not be found
                 # there (an error, never another result); the shipped experiments name theirs by @data/.
                 path = self.write_json(label + "-subset", spec)

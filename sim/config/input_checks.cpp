@@ -45,9 +45,16 @@ void apply_over_context(SimulationInputs& in, OverContextPolicy policy) {
       ++in.over_context_skipped;
       continue;
     }
+    // "truncate" cuts the prompt, never the output (the tokens a request produces are what it is measured by): an
+    // output that alone leaves no room for one prompt token cannot be served by cutting the prompt.
+    if (r.output_tokens >= context)
+      throw_error("%s: %lld output tokens alone fill the %lld-token context of %s: workload.over_context "
+                  "\"truncate\" cuts prompts only (a prompt keeps at least 1 token); \"skip\" leaves such requests "
+                  "out",
+                  where(in, r).c_str(), static_cast<long long>(r.output_tokens), static_cast<long long>(context),
+                  in.model.name.c_str());
     ++in.over_context_truncated;
-    const int64_t input = std::max<int64_t>(1, context - r.output_tokens);
-    r.output_tokens = std::min(r.output_tokens, context - input);
+    const int64_t input = context - r.output_tokens;
     // The kept tokens are the prompt's last ones: its leading prefix blocks no longer apply.
     r.prefix_block_hashes.clear();
     r.input_tokens = input;

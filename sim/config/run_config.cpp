@@ -6,6 +6,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "sim/network/cross_traffic.hpp"
 #include "common/json_reader.hpp"
 #include "common/data_manifest.hpp"
 #include "sim/config/input_checks.hpp"
@@ -95,6 +96,19 @@ RunOutcome run_config(const ResolvedConfig& resolved, const std::string& out_dir
   inputs.flow_log_path = extras.flow_log_path;
   inputs.simgrid_cfg = extras.simgrid_cfg;
   apply_over_context(inputs, spec.over_context);
+  // Cross traffic's background work, estimated before anything is written (sim/network/cross_traffic.hpp): one
+  // more pass over a streamed workload, only when a link has on-off or Poisson traffic.
+  if (cross_traffic_events_per_s(config.network) > 0) {
+    double span_s = 0;
+    if (inputs.request_source) {
+      span_s = workload_span_s(spec, config.seed);
+    } else if (!inputs.requests.empty()) {
+      double first = inputs.requests.front().arrival_s, last = first;
+      for (const Request& r : inputs.requests) first = std::min(first, r.arrival_s), last = std::max(last, r.arrival_s);
+      span_s = last - first;
+    }
+    cross_traffic_check_cost(config.network, span_s, config.origin);
+  }
 
   std::error_code error;
   const bool existed = fs::exists(out_dir, error);

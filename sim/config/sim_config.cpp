@@ -3,6 +3,7 @@
 #include "sim/acceptance/published_acceptance.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "common/error.hpp"
@@ -395,6 +396,38 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   o.finish();
   return p;
 }
+// The simulated cluster's size, bounded before anything is built: every NIC is a SimGrid host and link with its
+// routes, and every GPU its share of the instances' state, so instances x tp, each in range alone (65,536 x 64),
+// can ask for more memory than a machine has (issue 59: 65,536 instances of tp 64 per pool ran out after 39 s).
+// Measured here: 4,096 instances x tp 8 per pool (65,536 NICs) peaks at 235 MB against 37 MB for one instance each,
+// about 3.1 KB per NIC, and builds in 1.2 s. A cluster over kMaxNics NICs (about 0.8 GB) is refused naming the
+// fields that drive it and the estimate (tests/cli/limits_check.sh).
+constexpr int64_t kMaxNics = 1 << 18;
+constexpr double kBytesPerNic = 3100;
+void check_cluster_size(const SimConfig& c, const JsonObject& cluster) {
+  auto nics_of = [&](const PoolConfig& p) {
+    return static_cast<int64_t>(c.network.nics_per_instance > 0 ? c.network.nics_per_instance : p.tensor_parallel);
+  };
+  char sizes[256];
+  int64_t nics = 0;
+  if (c.serving == ServingMode::colocated) {
+    nics = c.colocated_instances * nics_of(c.decode);
+    std::snprintf(sizes, sizeof sizes, "colocated_instances %d x %lld NICs each", c.colocated_instances,
+                  static_cast<long long>(nics_of(c.decode)));
+  } else {
+    nics = c.prefill.instances * nics_of(c.prefill) + c.decode.instances * nics_of(c.decode);
+    std::snprintf(sizes, sizeof sizes, "prefill.instances %d x %lld NICs each + decode.instances %d x %lld NICs each",
+                  c.prefill.instances, static_cast<long long>(nics_of(c.prefill)), c.decode.instances,
+                  static_cast<long long>(nics_of(c.decode)));
+  }
+  if (nics <= kMaxNics) return;
+  throw_error("%s: %s: %s (a NIC per GPU: the pools' tp, unless network.nics_per_instance) = %lld NICs, each a "
+              "simulated host and link: about %.1f GB before the first request; lynxsim simulates at most %lld NICs "
+              "(a resource limit: lower instances or tp)",
+              c.origin.c_str(), cluster.path().c_str(),
+              sizes, static_cast<long long>(nics), static_cast<double>(nics) * kBytesPerNic / 1e9,
+              static_cast<long long>(kMaxNics));
+}
 }  // namespace
 
 extern constexpr SchemaSection kSimConfigSection = schema_section(
@@ -452,6 +485,7 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
       cluster.fail(kColocatedInstances.key, "no colocated_instances without \"serving\": \"colocated\"");
     }
     cluster.finish();
+    check_cluster_size(c, cluster);
   }
   {
     JsonObject t = top.get(kTransfer);

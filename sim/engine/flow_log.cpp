@@ -87,8 +87,7 @@ void FlowLogWriter::finish() {
 }
 
 FlowLog flow_log_read(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) throw_error("%s: cannot read the flow log", path.c_str());
+  std::FILE* f = open_input_file(path);  // a regular file only (common/atomic_file.hpp)
   char magic[sizeof kMagic];
   read_all(f, magic, sizeof magic, path);
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) {

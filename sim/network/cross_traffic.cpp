@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+
+#include "common/error.hpp"
 
 #include "traces/random.hpp"
 
@@ -44,6 +47,61 @@ double cross_flow_bytes(FlowSizeDistribution sizes, double mean_bytes, double pa
   if (sizes == FlowSizeDistribution::pareto)
     bytes = mean_bytes * (pareto_shape - 1) / pareto_shape / std::pow(u, 1 / pareto_shape);
   return std::max(1.0, bytes);
+}
+
+namespace {
+// A site link's expected background events per simulated second, and the fields that set it (for messages).
+double link_events_per_s(const SiteLinkConfig& link, std::string* fields) {
+  const CrossTrafficConfig& x = link.cross_traffic;
+  if (!x.enabled || x.fraction <= 0 || x.kind == CrossTrafficKind::constant) return 0;
+  char text[256];
+  if (x.kind == CrossTrafficKind::on_off) {
+    const double switches_per_s = 2 / ((x.on_ms + x.off_ms) * 1e-3);
+    if (fields) {
+      std::snprintf(text, sizeof text, "on_ms %g and off_ms %g: %.3g on/off switches per simulated second", x.on_ms,
+                    x.off_ms, switches_per_s);
+      *fields = text;
+    }
+    return switches_per_s;
+  }
+  const double capacity_bytes_per_s = link.capacity_gbps() * 1e9 / 8;
+  const double flows_per_s = x.fraction * capacity_bytes_per_s / (x.mean_flow_mb * 1e6);
+  if (fields) {
+    std::snprintf(text, sizeof text,
+                  "mean_flow_mb %g with fraction %g of %g Gbps (bandwidth_gbps x count): %.3g flows per simulated "
+                  "second",
+                  x.mean_flow_mb, x.fraction, link.capacity_gbps(), flows_per_s);
+    *fields = text;
+  }
+  return flows_per_s;
+}
+}  // namespace
+
+double cross_traffic_events_per_s(const NetworkConfig& network) {
+  if (network.topology != Topology::sites) return 0;
+  double total = 0;
+  for (const SiteLinkConfig& link : network.sites.links) total += link_events_per_s(link, nullptr);
+  return total;
+}
+
+void cross_traffic_check_cost(const NetworkConfig& network, double span_s, const std::string& origin) {
+  const double rate = cross_traffic_events_per_s(network);
+  const double seconds = std::max(span_s, 1.0);
+  if (!(rate * seconds > kMaxCrossTrafficEvents)) return;
+  // Name the link that costs the most.
+  size_t worst = 0;
+  double worst_rate = -1;
+  for (size_t l = 0; l < network.sites.links.size(); ++l) {
+    const double r = link_events_per_s(network.sites.links[l], nullptr);
+    if (r > worst_rate) worst_rate = r, worst = l;
+  }
+  std::string fields;
+  (void)link_events_per_s(network.sites.links[worst], &fields);
+  throw_error("%s: $.cluster.network.site_links[%zu].cross_traffic: %s; over the run (at least the workload's %.3g s "
+              "of arrivals, and at least 1 s) that is about %.3g background events, more than the %.3g lynxsim "
+              "runs (a Poisson flow costs about 3 us: about a minute); cross traffic of every link: %.3g events per simulated second. Raise the "
+              "periods or the flow size (or shorten the workload)",
+              origin.c_str(), worst, fields.c_str(), span_s, rate * seconds, kMaxCrossTrafficEvents, rate);
 }
 
 CrossTraffic::~CrossTraffic() = default;

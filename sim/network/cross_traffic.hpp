@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/engine/event_loop.hpp"
@@ -37,6 +38,18 @@ class CrossTraffic {
   std::vector<std::unique_ptr<OnOff>> on_offs_;
   std::vector<std::unique_ptr<PoissonFlows>> poissons_;
 };
+
+// What cross traffic costs before anything runs: its expected background events per simulated second (an on-off
+// link switches 2 / (on + off) times a second; a Poisson link starts fraction x capacity / mean size flows a
+// second, each a flow the network solver shares), summed over the site links. The run lasts at least as long as
+// the workload's arrivals (cross traffic runs until its last request is done), so a run's background work is at
+// least rate x span. cross_traffic_check_cost refuses a run whose estimate, rate x max(span_s, 1 s), exceeds
+// kMaxCrossTrafficEvents (measured here: a Poisson flow about 3 us of work, an on-off switch on an idle link 0.1 us;
+// 2e7 is about a minute), with a LynxError naming `origin`, the link's fields that drive it and the estimate
+// (legal values such as on_ms 1e-6 or mean_flow_mb 1e-6 would otherwise run for hours and never say why).
+constexpr double kMaxCrossTrafficEvents = 2e7;
+double cross_traffic_events_per_s(const NetworkConfig& network);
+void cross_traffic_check_cost(const NetworkConfig& network, double span_s, const std::string& origin);
 
 // One flow size (bytes, at least 1) of the distribution with mean `mean_bytes` from uniform `u` in (0, 1].
 double cross_flow_bytes(FlowSizeDistribution sizes, double mean_bytes, double pareto_shape, double u);

@@ -129,10 +129,9 @@ double RequestRow::value(double (RequestRecord::*method)() const) const {
   return (record.*method)();
 }
 
-RequestsCsvReader::RequestsCsvReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
-  if (!in_) throw_error("%s: cannot read: %s", path.c_str(), std::strerror(errno));
-  std::string header;
-  std::getline(in_, header);
+RequestsCsvReader::RequestsCsvReader(const std::string& path) : path_(path), in_(path) {
+  std::string_view header_line;
+  const std::string header = in_.next(header_line) ? std::string(header_line) : std::string();
   const std::string expected = requests_csv_header();
   if (header + "\n" == expected) return;
   // Name the first column that differs.
@@ -150,7 +149,7 @@ RequestsCsvReader::RequestsCsvReader(const std::string& path) : path_(path), in_
 }
 
 bool RequestsCsvReader::next(RequestRow& row) {
-  if (!std::getline(in_, line_)) return false;
+  if (!in_.next(line_)) return false;
   ++line_number_;
   row.record = RequestRecord{};
   size_t at = 0;

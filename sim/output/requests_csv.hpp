@@ -3,11 +3,12 @@
 // written as its kind says; the bytes are the project's result format (tests compare them byte for byte).
 #pragma once
 #include <cstdio>
-#include <fstream>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "sim/output/request_columns.hpp"
+#include "traces/line_reader.hpp"
 #include "sim/output/request_record.hpp"
 
 namespace lynx {
@@ -55,8 +56,9 @@ class RequestsCsvReader {
   bool next(RequestRow& row);
 
  private:
-  std::string path_, line_;
-  std::ifstream in_;
+  std::string path_;
+  LineReader in_;  // opened through the one checked open (a regular file only)
+  std::string_view line_;
   size_t line_number_ = 1;
 };
 

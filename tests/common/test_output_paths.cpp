@@ -129,11 +129,54 @@ TEST_CASE("write_file_atomic never renames over a non-regular file, and writes t
   CHECK(temporaries == 0);
 }
 
+TEST_CASE("output rule: an input tree (a model folder, the data folder) keeps every file below it, new files go") {
+  Folder f("lynx_input_tree_");
+  fs::create_directories(f / "model/sub");
+  write_file_atomic(f / "model/model.safetensors", "w");
+  write_file_atomic(f / "model/sub/table.csv", "t");
+  auto plan_writing = [&](const std::string& out) {
+    OutputPlan plan;
+    plan.input_tree("the model folder --model", f / "model");
+    plan.output_file("--out", out);
+    return message_of(plan);
+  };
+  CHECK(plan_writing(f / "model/model.safetensors") ==
+        "--out " + (f / "model/model.safetensors") + " would replace " + resolved_path(f / "model/model.safetensors") +
+            ", a file of the model folder --model (" + (f / "model") + "), which this command reads: choose another "
+            "output path");
+  CHECK(plan_writing(f / "model/sub/table.csv").find("would replace") != std::string::npos);  // any depth
+  CHECK(plan_writing(f.dir.string() + "/model/../model/sub/table.csv").find("would replace") != std::string::npos);
+  CHECK(plan_writing(f / "model/accuracy.json").empty());  // a new file beside the inputs
+  CHECK(plan_writing(f / "elsewhere.json").empty());
+  // An output folder's files too.
+  OutputPlan folder;
+  folder.input_tree("the data folder", f / "model");
+  folder.output_folder("--out", f / "model/sub", {"table.csv"});
+  CHECK(message_of(folder).find("--out " + (f / "model/sub") + " (its table.csv) would replace") == 0);
+}
+
+TEST_CASE("open_input_fd: a FIFO with no writer is refused at once, never waited on") {
+  Folder f("lynx_open_input_");
+  REQUIRE(::mkfifo((f / "fifo").c_str(), 0600) == 0);
+  const std::string fifo_error = (f / "fifo") + ": is a FIFO, not a regular file; lynxsim reads only regular files";
+  const std::string missing_error = (f / "missing") + ": cannot open file: No such file or directory";
+  CHECK_THROWS_WITH_AS(open_input_fd(f / "fifo"), fifo_error.c_str(), LynxError);
+  CHECK_THROWS_WITH_AS(open_input_file(f / "missing"), missing_error.c_str(), LynxError);
+  write_file_atomic(f / "x", "abc");
+  std::FILE* file = open_input_file(f / "x");
+  char text[4] = {};
+  CHECK(std::fread(text, 1, 3, file) == 3);  // blocking again: an ordinary read
+  std::fclose(file);
+  CHECK(std::string(text) == "abc");
+}
+
 TEST_CASE("read_file refuses a FIFO, a device and a folder before opening them") {
   Folder f("lynx_read_rule_");
   REQUIRE(::mkfifo((f / "fifo").c_str(), 0600) == 0);
-  CHECK_THROWS_WITH_AS(read_file(f / "fifo"), doctest::Contains("is not a regular file"), LynxError);
-  CHECK_THROWS_WITH_AS(read_file("/dev/zero"), "/dev/zero: is not a regular file (a FIFO, device or socket); give a file",
+  const std::string fifo_error = (f / "fifo") + ": is a FIFO, not a regular file; lynxsim reads only regular files";
+  CHECK_THROWS_WITH_AS(read_file(f / "fifo"), fifo_error.c_str(), LynxError);
+  CHECK_THROWS_WITH_AS(read_file("/dev/zero"),
+                       "/dev/zero: is a character device, not a regular file; lynxsim reads only regular files",
                        LynxError);
   CHECK_THROWS_WITH_AS(read_file(f.dir.string()), doctest::Contains("is a directory"), LynxError);
 }

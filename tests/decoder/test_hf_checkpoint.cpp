@@ -20,6 +20,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "hf_test_util.hpp"
+#include "models/arch/hf_config.hpp"
 #include "models/decoder/accuracy.hpp"
 #include "models/decoder/safetensors.hpp"
 #include "models/decoder/decoder.hpp"
@@ -241,6 +242,59 @@ TEST_CASE("a malformed safetensors header, a truncated file and bad offsets are 
                        LynxError);
   write_file_atomic(file, good);
   CHECK(error_of_load(dir).empty());
+}
+
+namespace {
+// The bytes of a safetensors file with this JSON header and `data_bytes` zero bytes of data.
+std::string safetensors_bytes(const std::string& header, size_t data_bytes) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  return out + header + std::string(data_bytes, '\0');
+}
+std::string safetensors_error(const std::string& header, size_t data_bytes) {
+  const std::string bytes = safetensors_bytes(header, data_bytes);
+  try {
+    (void)safetensors_parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "m.safetensors");
+  } catch (const LynxError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("safetensors: a tensor whose bytes overlap another's, or a tensor listed twice, is refused by name") {
+  // k_proj's offsets point into q_proj's bytes: each would decode with the other's weights.
+  CHECK(safetensors_error(R"({"q_proj":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                          R"("k_proj":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+                          16) ==
+        "m.safetensors: malformed safetensors header: tensors \"q_proj\" (data bytes [0, 16)) and \"k_proj\" (data "
+        "bytes [8, 16)) overlap; each tensor has bytes of its own");
+  // Overlapping by one byte at the edge, whatever the order the header lists them in.
+  CHECK(safetensors_error(R"({"b":{"dtype":"U8","shape":[4],"data_offsets":[3,7]},)"
+                          R"("a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})",
+                          8) ==
+        "m.safetensors: malformed safetensors header: tensors \"a\" (data bytes [0, 4)) and \"b\" (data bytes "
+        "[3, 7)) overlap; each tensor has bytes of its own");
+  CHECK(safetensors_error(R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},)"
+                          R"("w":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
+                          8) ==
+        "m.safetensors: malformed safetensors header: tensor \"w\" is listed twice (each name once)");
+  // Accepted: adjacent tensors, a gap between them (bytes nobody reads), empty tensors anywhere, and a name that
+  // appears again only inside __metadata__.
+  CHECK(safetensors_error(R"({"__metadata__":{"a":"x"},"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},)"
+                          R"("b":{"dtype":"U8","shape":[2],"data_offsets":[4,6]},)"
+                          R"("c":{"dtype":"U8","shape":[0],"data_offsets":[2,2]},)"
+                          R"("d":{"dtype":"U8","shape":[1],"data_offsets":[9,10]}})",
+                          10)
+            .empty());
+}
+
+TEST_CASE("config.json naming a key twice is refused by both of its readers, not read as the last value") {
+  const std::string text = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "hidden_size": 32})";
+  CHECK_THROWS_WITH_AS(hf_config_from_text(text, "m/config.json"),
+                       "m/config.json: $.hidden_size: duplicate key (JSON objects name each key once)", LynxError);
+  CHECK_THROWS_WITH_AS(read_hf_config_text(text, "m/config.json"),
+                       "m/config.json: $.hidden_size: duplicate key (JSON objects name each key once)", LynxError);
 }
 
 TEST_CASE("a shape against config.json, a missing tensor, an unsupported architecture: errors naming them") {

@@ -118,6 +118,11 @@ TEST_CASE("a bad plot section is one error naming the file, the JSON path and th
   CHECK(error_of(R"({"frontier": ["e2el", "itl"]})").find("$.plot.frontier[1]: \"itl\" is not a metric") !=
         std::string::npos);
   CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "series": "format", "baseline": "bf16"})").empty());
+  // A series a figure divides by is one the sweep runs (named, else the figure is left out or prints nan rows).
+  CHECK(error_of(R"({"x": "cluster.network.nic_gbps", "series": "format", "baseline": "fp8"})").find(
+            "exp.json: $.plot.baseline: \"fp8\" is not a value of the series axis format (its values: ") == 0);
+  CHECK(error_of(R"({"ratios": [{"numerator": ["a", "ttft"], "denominator": ["bf16", "ttft"]}]})").find(
+            "exp.json: $.plot.ratios[0].numerator[0]: \"a\" is not a value of the series axis format") == 0);
 }
 
 TEST_CASE("the options must fit the metric and name swept x values") {

@@ -222,7 +222,7 @@ TEST_CASE("parquet: chosen damages are one LynxError saying what is wrong") {
   const std::string good = slurp(path);
   REQUIRE(error_of(good) == "");
 
-  CHECK_THROWS_WITH_AS(ParquetTable("/nonexistent/x.parquet"), "/nonexistent/x.parquet: cannot open the Parquet file",
+  CHECK_THROWS_WITH_AS(ParquetTable("/nonexistent/x.parquet"), "/nonexistent/x.parquet: cannot open file: No such file or directory",
                        LynxError);
   CHECK(error_of("") == "t.parquet: not a Parquet file (0 bytes; a Parquet file has at least 12)");
   std::string bad = good;

@@ -220,6 +220,16 @@ TEST_CASE("workload.over_context: an error by default, or skipped, or the prompt
   CHECK(truncate["metrics"]["completed"].get<int64_t>() == 40);
   CHECK(truncate["metrics"]["total_input_tokens"].get<double>() <=
         skip["metrics"]["total_input_tokens"].get<double>() + static_cast<double>(skipped) * (131072 - 1000));
+  // truncate cuts prompts, never an output: a 200,000-token output alone fills the context, and is refused by name
+  // (skip leaves it out).
+  config["workload"]["synthetic"]["count"] = 2;
+  config["workload"]["synthetic"]["output_tokens"] = {{"fixed", 200000}};
+  CHECK_THROWS_WITH_AS(run_in_dir(config, (root / "long_output").string()),
+                       "synthetic (see workload.synthetic): request 0: 200000 output tokens alone fill the 131072-token context of "
+                       "llama-3.1-8b: workload.over_context \"truncate\" cuts prompts only (a prompt keeps at least 1 "
+                       "token); \"skip\" leaves such requests out",
+                       LynxError);
+  CHECK(!fs::exists(root / "long_output"));
   fs::remove_all(root);
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
             "/traces/nope.jsonl (data folder chosen by " + data_folder().chosen_by +
             "); run scripts/get-data.sh to fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it");
   CHECK(parse_error(R"({"workload": {"trace": "nope.jsonl"}})") ==
-        "run.json: $.workload.trace: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) + "/nope.jsonl\"");
+        "run.json: $.workload.trace: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) + "/nope.jsonl\": cannot open file: No such file or directory");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "format": "sharegpt"}})") ==
         R"(run.json: $.workload.format: expected one of "auto", "mooncake", "azure", "burstgpt", "vidur", "csv", "jsonl", got "sharegpt")");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "fist_n": 3}})")
@@ -135,7 +135,7 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
         "run.json: $.workload.synthetic.input_tokens.uniform: expected [low, high]: integers with 1 <= low <= high <= 10000000, got [3,2]");
   CHECK(parse_error(R"({"workload": {"synthetic": {"rate_per_s": 1, "count": 1, "input_tokens": {"empirical": "missing.csv"}, "output_tokens": {"fixed": 1}}}})") ==
         "run.json: $.workload.synthetic.input_tokens.empirical: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) +
-            "/missing.csv\"");
+            "/missing.csv\": cannot open file: No such file or directory");
 }
 
 TEST_CASE("synthetic workloads have bounded sizes, rates and CVs (no bad_alloc, no hang)") {
