@@ -2,6 +2,7 @@
 // the simulator reads (perplexity, agreement with fp32, and for Lynx formats the speculative acceptance histogram).
 // The model is a llama2.c .bin or a Hugging Face folder (hf_checkpoint.hpp); the text is tokenized by a llama2.c
 // or SentencePiece tokenizer (model_tokens.hpp), or given pre-tokenized with --tokens (eval_text.hpp).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -94,6 +95,11 @@ void run_accuracy(AccuracyCommandOptions o) {
     for (const auto& left : report.lengths_left_out)
       std::printf("prompt length %d left out: %d prompts (fewer than %d)\n", left.prompt_tokens, left.prompts,
                   report.options.min_prompts_per_length);
+    if (!report.lengths_left_out.empty() && std::none_of(report.formats.begin(), report.formats.end(),
+                                                         [](const auto& a) { return !a.by_length.empty(); }))
+      std::printf("every prompt length was left out: the file has speculation statistics pooled over prompt lengths "
+                  "only (a simulation uses them for every request); for statistics by length evaluate more stories "
+                  "(--stories) or lower --min-length-prompts\n");
     std::printf("wrote %s (%lld tokens, %d prompts)\n", o.out.c_str(), static_cast<long long>(report.tokens_evaluated),
                 report.prompts);
   }

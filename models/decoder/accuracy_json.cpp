@@ -91,7 +91,10 @@ std::string accuracy_json(const AccuracyReport& r) {
       add(out, "        \"mean_accepted_at_k_max\": %.4f,\n", mean / static_cast<double>(a.speculation_prompts));
       out += "        \"accepted_histogram\": ";
       add_histogram(out, a.histogram, "          ");
-      out += "\n      },\n      \"speculation_by_prompt_length\": [";
+      out += "\n      }";
+      // Every length left out (fewer prompts than --min-length-prompts): the pooled statistics alone, which a
+      // simulation reads as such (an empty list would be refused).
+      if (!a.by_length.empty()) out += ",\n      \"speculation_by_prompt_length\": [";
       for (size_t i = 0; i < a.by_length.size(); ++i) {
         const SpeculationStats& b = a.by_length[i];
         add(out, "%s\n        {\"prompt_tokens\": %d, \"prompts\": %d, \"per_token_acceptance_rate\": %.6f,\n",
@@ -100,7 +103,7 @@ std::string accuracy_json(const AccuracyReport& r) {
         add_histogram(out, b.histogram, "           ");
         out += "}";
       }
-      out += a.by_length.empty() ? "]" : "\n      ]";
+      if (!a.by_length.empty()) out += "\n      ]";
     }
     out += "\n    }";
   }
