@@ -240,19 +240,9 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
   }
 
   void on_arrival(RequestState& r) {
-    // The request reaches its engine through the engine's front end (HTTP, chat template, tokenization).
-    const std::optional<EngineServing>& front = colocated_.empty() ? inputs_.prefill_serving : inputs_.decode_serving;
-    const bool frontend = front && front->frontend_ms + front->frontend_serial_ms > 0;
     if (!colocated_.empty()) {
       const int ci = router_->choose_prefill(r.request);
-      ColocatedInstance& instance = *colocated_[static_cast<size_t>(ci)];
-      instance.route(r);
-      if (frontend) {
-        RequestState* p = &r;
-        loop_->at(through_frontend(entry_frontend_free_s_, ci, *front), [&instance, p] { instance.arrive(*p); });
-      } else {
-        instance.arrive(r);
-      }
+      reach_engine(*colocated_[static_cast<size_t>(ci)], ci, r, inputs_.decode_serving);
       return;
     }
     const int pi = router_->choose_prefill(r.request), di = router_->choose_decode();
@@ -261,13 +251,19 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
       format_policy_->assign(r, from, to);
     }
     decode_[static_cast<size_t>(di)]->assign(r);
-    PrefillInstance& prefill = *prefill_[static_cast<size_t>(pi)];
-    prefill.route(r);
-    if (frontend) {
+    reach_engine(*prefill_[static_cast<size_t>(pi)], pi, r, inputs_.prefill_serving);
+  }
+
+  // The request counts in the chosen instance's load at once and reaches its engine through the engine's front end
+  // (HTTP, chat template, tokenization), if it has one. Instance: PrefillInstance or ColocatedInstance.
+  template <typename Instance>
+  void reach_engine(Instance& instance, int index, RequestState& r, const std::optional<EngineServing>& front) {
+    instance.route(r);
+    if (front && front->frontend_ms + front->frontend_serial_ms > 0) {
       RequestState* p = &r;
-      loop_->at(through_frontend(entry_frontend_free_s_, pi, *front), [&prefill, p] { prefill.arrive(*p); });
+      loop_->at(through_frontend(entry_frontend_free_s_, index, *front), [&instance, p] { instance.arrive(*p); });
     } else {
-      prefill.arrive(r);
+      instance.arrive(r);
     }
   }
 
