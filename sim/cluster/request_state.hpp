@@ -51,6 +51,7 @@ struct RequestState {
       int64_t first_layer = -1, layers = -1;
       std::vector<uint64_t> bytes;
       std::vector<int64_t> messages;
+      std::vector<double> rate_bounds;  // bytes/s, +infinity: none (transfer_cost.hpp)
     };
     ChunkFlows last_chunk;
   };

@@ -185,39 +185,82 @@ constexpr NumberField kAdaptiveMinGain{"adaptive_min_gain", "ratio", 1.1, 1, 1e6
                                        "where format's predicted time is at least this multiple of its own (default "
                                        "1.1: at 1 every request gets Lynx, whose anchor is always predicted ahead; "
                                        "docs/regimes.md)"};
-// The transfer engine's costs (sim/transfer/transfer_cost.hpp): a preset, and each of its parameters overridable. A
-// parameter's default is the preset's; the presets' numbers and their sources are in sim/transfer/transfer_cost.cpp.
-constexpr ChoiceField kEngine{
-    "engine", kTransferEngineNames.name(TransferEngineKind::mooncake_rdma), kTransferEngineNames.choices(),
-    "the transfer engine's cost preset: ideal (a fluid flow at line rate, no per-transfer or per-message cost), "
-    "mooncake-rdma (Mooncake Transfer Engine over RDMA), nixl-ucx (NIXL's UCX backend); "
-    "calibrated from the engines' published micro-benchmarks (sim/transfer/transfer_cost.cpp cites each number)"};
+// The connector's and transport's costs (sim/transfer/transfer_cost.hpp): a preset of each, and each parameter
+// overridable. A parameter's default is the preset's; the presets' numbers and their sources are in
+// sim/transfer/transfer_cost.cpp.
+constexpr ChoiceField kConnector{
+    "connector", kTransferConnectorNames.name(TransferConnector::vllm_mooncake), kTransferConnectorNames.choices(),
+    "the KV connector: what one message is and the fixed costs per transfer. vllm-mooncake (vLLM's "
+    "MooncakeConnector: 16-token blocks, contiguous ones merged, per layer and K or V), sglang-mooncake (SGLang's "
+    "Mooncake backend: 1-token pages, contiguous ones merged), vllm-nixl (vLLM's NixlConnector: one descriptor per "
+    "16-token block, layer and K or V), lmcache (256-token chunks, all layers and K and V in one buffer), ideal (a "
+    "fluid flow at line rate, no cost of its own); sim/transfer/transfer_cost.cpp cites each"};
+constexpr ChoiceField kTransport{
+    "transport", kTransferTransportNames.name(TransferTransport::rdma), kTransferTransportNames.choices(),
+    "the network transport under the connector's library (Mooncake Transfer Engine or NIXL): rdma (verbs over "
+    "RoCE or InfiniBand; Mooncake and NIXL/UCX), efa (AWS EFA's SRD; Mooncake), tcpxo (GCP GPUDirect-TCPXO; NIXL); "
+    "a pair no published micro-benchmark measures is refused"};
 constexpr NumberField kSetupUs{"setup_us", "us", NAN, 0, 1e6, false,
                                "fixed cost per transfer (one request's stream) before its first byte: metadata "
-                               "exchange (default: the engine's; ideal 0, mooncake-rdma 66.6 from uccl PR #265's "
-                               "single writes, nixl-ucx 9.73 from LMCache PR #4161's sweep)"};
+                               "and handshake (default: the preset's; Mooncake 66.6 from uccl PR #265's single "
+                               "writes, NIXL/UCX 8.89 from LMCache PR #4161's sweep, NIXL/TCPXO 672.3 from NIXL PR "
+                               "#2276's preparation times; ideal 0)"};
 constexpr NumberField kNotifyUs{"notify_us", "us", NAN, 0, 1e6, false,
                                 "fixed cost per transfer after its last byte has arrived: the completion "
-                                "notification (default: the engine's; 0 in every preset, whose sources measure it "
-                                "inside setup_us)"};
+                                "notification (default: the preset's; 0 in every preset, whose sources measure it "
+                                "inside setup_us or the op latency)"};
 constexpr NumberField kPerMessageUs{"per_message_us", "us", NAN, 0, 1e6, false,
-                                    "cost of each message (post + completion), paid before the flow that carries "
-                                    "it whether or not the link is shared (default: the engine's; ideal 0, "
-                                    "mooncake-rdma 0.126 from Mooncake issue #1096's 4 KiB blocks, nixl-ucx 0.501 "
-                                    "from LMCache PR #4161's 4 KiB descriptors)"};
+                                    "serial cost of each op (post + completion): a GPU pair posts at most one op per "
+                                    "this time, overlapping the wire (default: the preset's; Mooncake over rdma "
+                                    "0.314 from Mooncake issue #1096's 4 KiB blocks; 0 where the op latency holds "
+                                    "it)"};
+constexpr IntegerField kInflight{"inflight", "ops", -1, 0, 1 << 30,
+                                 "ops a GPU pair keeps outstanding, each taking op_latency_us plus its wire time "
+                                 "(0: no limit; default: the preset's; Mooncake over rdma 512, its 2 queue pairs x "
+                                 "256 work requests; over efa 4, fitted on Mooncake's EFA block-size sweep; NIXL/UCX "
+                                 "2, fitted on LMCache PR #4161; NIXL/TCPXO 4, NIXL PR #2276's bench)"};
+constexpr NumberField kOpLatencyUs{"op_latency_us", "us", NAN, 0, 1e6, false,
+                                   "one op's round trip beyond its wire time, with inflight (default: the preset's; "
+                                   "Mooncake over efa 40.33 and NIXL/UCX 1.344, fitted; NIXL/TCPXO 602.6 from NIXL "
+                                   "PR #2276's 4 KiB ops; Mooncake over rdma inside setup_us)"};
 constexpr NumberField kEfficiency{"efficiency", "fraction", NAN, 0, 1, true,
                                   "achieved rate ceiling as a fraction of a NIC's line rate: each NIC's capacity "
-                                  "in the simulation (default: the engine's; ideal 1, mooncake-rdma 0.87 from "
-                                  "Mooncake's README, 87 GB/s on 4 x 200 Gbps, nixl-ucx 0.98 from LMCache PR "
-                                  "#4161)"};
+                                  "in the simulation (default: the preset's; Mooncake over rdma 0.87 from Mooncake's "
+                                  "README, 87 GB/s on 4 x 200 Gbps; over efa 0.917 from its EFA sweep; NIXL/UCX 0.98 "
+                                  "from LMCache PR #4161; NIXL/TCPXO 0.943 from NIXL PR #2276; ideal 1)"};
 constexpr IntegerField kBlockTokens{"block_tokens", "tokens", -1, 1, 1 << 20,
-                                    "tokens per paged KV block: one message is a block of one layer, one KV tensor "
-                                    "(K or V), one GPU pair's head slice (default: the engine's; 16 in every "
-                                    "preset, vLLM's default --block-size)"};
+                                    "tokens per paged KV block, the connector's unit (default: the connector's; "
+                                    "vllm-* 16, vLLM's --block-size; sglang-mooncake 1, SGLang's --page-size; "
+                                    "lmcache 256, its chunk_size)"};
 constexpr IntegerField kMaxMessageBytes{"max_message_bytes", "bytes", -1, 0, int64_t{1} << 40,
-                                        "coalesce a slice's contiguous blocks into messages of up to this many "
-                                        "bytes (0: one message per block; default: the engine's, 0 in every "
-                                        "preset)"};
+                                        "a message of merged contiguous blocks holds at most this many bytes (0: no "
+                                        "cap; default 0)"};
+constexpr IntegerField kSliceBytes{"slice_bytes", "bytes", -1, 0, int64_t{1} << 40,
+                                   "the library cuts each message into ops of at most this many bytes (0: one op "
+                                   "per message; default: the preset's; Mooncake over rdma 65536, its slice_size; "
+                                   "0 elsewhere)"};
+// Connector semantics overridable one by one: "connector" keeps the connector's.
+enum class CoalesceSetting { connector, merged, each };
+constexpr auto kCoalesceSettingNames = enum_names<CoalesceSetting>(
+    {{CoalesceSetting::connector, "connector"}, {CoalesceSetting::merged, "merged"}, {CoalesceSetting::each, "each"}});
+constexpr ChoiceField kCoalesce{"coalesce_blocks", kCoalesceSettingNames.name(CoalesceSetting::connector),
+                                kCoalesceSettingNames.choices(),
+                                "contiguous blocks merged into one message (merged) or one message per block "
+                                "(each); connector: the connector's (merged in vllm-mooncake and sglang-mooncake, "
+                                "each in vllm-nixl and lmcache)"};
+enum class LayersSetting { connector, each, all };
+constexpr auto kLayersSettingNames = enum_names<LayersSetting>(
+    {{LayersSetting::connector, "connector"}, {LayersSetting::each, "each"}, {LayersSetting::all, "all"}});
+constexpr ChoiceField kMessageLayers{"message_layers", kLayersSettingNames.name(LayersSetting::connector),
+                                     kLayersSettingNames.choices(),
+                                     "a message holds one layer (each) or every layer of the chunk (all); "
+                                     "connector: the connector's (all in lmcache, each elsewhere)"};
+enum class KvSetting { connector, separate, together };
+constexpr auto kKvSettingNames = enum_names<KvSetting>(
+    {{KvSetting::connector, "connector"}, {KvSetting::separate, "separate"}, {KvSetting::together, "together"}});
+constexpr ChoiceField kMessageKv{"message_kv", kKvSettingNames.name(KvSetting::connector), kKvSettingNames.choices(),
+                                 "a message holds K or V (separate) or both (together); connector: the connector's "
+                                 "(together in lmcache, separate elsewhere)"};
 // transfer.replicated_kv: the preset's ("engine") or one of ReplicatedKv's names.
 enum class ReplicatedKvSetting { engine, send_all, send_once };
 constexpr auto kReplicatedKvSettingNames = enum_names<ReplicatedKvSetting>(
@@ -228,21 +271,27 @@ constexpr ChoiceField kReplicatedKv{"replicated_kv", kReplicatedKvSettingNames.n
                                     kReplicatedKvSettingNames.choices(),
                                     "when a pool's tp exceeds the model's KV heads each head lives on several GPUs: "
                                     "send_all sends every decode GPU all it holds (bytes x the decode copies), "
-                                    "send_once each head once; engine: the preset's (ideal send_once; "
-                                    "mooncake-rdma and nixl-ucx send_all: each decode rank pulls "
-                                    "its heads from a prefill rank)"};
+                                    "send_once each head once; engine: the connector's (ideal send_once; "
+                                    "the others send_all: each decode rank gets its heads from a prefill rank)"};
 constexpr SchemaField kTransferFields[] = {{kChunkLayers},
                                            {kAnchorWeight},
                                            {kMode},
                                            {kResidualPolicy},
                                            {kResidualMaxWaitMs, ExampleUse::commented, "100"},
-                                           {kEngine},
+                                           {kConnector},
+                                           {kTransport},
                                            {kSetupUs, ExampleUse::commented, "1000"},
                                            {kNotifyUs, ExampleUse::commented, "10"},
                                            {kPerMessageUs, ExampleUse::commented, "0.5"},
+                                           {kInflight, ExampleUse::commented, "8"},
+                                           {kOpLatencyUs, ExampleUse::commented, "5"},
                                            {kEfficiency, ExampleUse::commented, "0.8"},
                                            {kBlockTokens, ExampleUse::commented, "16"},
+                                           {kCoalesce},
                                            {kMaxMessageBytes, ExampleUse::commented, "262144"},
+                                           {kMessageLayers},
+                                           {kMessageKv},
+                                           {kSliceBytes, ExampleUse::commented, "65536"},
                                            {kReplicatedKv},
                                            {kFormatPolicy},
                                            {kAdaptiveFormats, ExampleUse::commented, "[\"lynx-a4r4-g64\"]"},
@@ -439,7 +488,6 @@ const char* transfer_mode_name(TransferMode mode) { return kTransferModeNames.na
 const char* residual_policy_name(ResidualPolicy policy) { return kResidualPolicyNames.name(policy); }
 const char* format_policy_name(FormatPolicy policy) { return kFormatPolicyNames.name(policy); }
 const char* adaptive_objective_name(AdaptiveObjective objective) { return kAdaptiveObjectiveNames.name(objective); }
-const char* transfer_engine_name(TransferEngineKind engine) { return kTransferEngineNames.name(engine); }
 const char* replicated_kv_name(ReplicatedKv mode) { return kReplicatedKvNames.name(mode); }
 const char* compute_model_name(ComputeModelKind model) { return kComputeModelNames.name(model); }
 
@@ -496,15 +544,27 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     if (c.transfer.residual_policy == ResidualPolicy::aging) c.transfer.residual_max_wait_ms = t.get(kResidualMaxWaitMs);
     else if (t.has(kResidualMaxWaitMs.key))
       t.fail(kResidualMaxWaitMs.key, "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
-    c.transfer.engine = t.get_enum<TransferEngineKind>(kEngine);
+    c.transfer.connector = t.get_enum<TransferConnector>(kConnector);
+    c.transfer.transport = t.get_enum<TransferTransport>(kTransport);
+    if (const auto missing = transfer_preset_missing(c.transfer.connector, c.transfer.transport))
+      t.fail(kTransport.key, *missing);
     TransferCost& cost = c.transfer.cost;
-    cost = transfer_engine_preset(c.transfer.engine);
+    cost = transfer_preset(c.transfer.connector, c.transfer.transport);
     if (t.has(kSetupUs.key)) cost.setup_us = t.get(kSetupUs);
     if (t.has(kNotifyUs.key)) cost.notify_us = t.get(kNotifyUs);
     if (t.has(kPerMessageUs.key)) cost.per_message_us = t.get(kPerMessageUs);
+    if (t.has(kInflight.key)) cost.inflight = t.get(kInflight);
+    if (t.has(kOpLatencyUs.key)) cost.op_latency_us = t.get(kOpLatencyUs);
     if (t.has(kEfficiency.key)) cost.efficiency = t.get(kEfficiency);
     if (t.has(kBlockTokens.key)) cost.block_tokens = t.get(kBlockTokens);
     if (t.has(kMaxMessageBytes.key)) cost.max_message_bytes = t.get(kMaxMessageBytes);
+    if (t.has(kSliceBytes.key)) cost.slice_bytes = t.get(kSliceBytes);
+    if (const auto v = t.get_enum<CoalesceSetting>(kCoalesce); v != CoalesceSetting::connector)
+      cost.coalesce = v == CoalesceSetting::merged;
+    if (const auto v = t.get_enum<LayersSetting>(kMessageLayers); v != LayersSetting::connector)
+      cost.layers_together = v == LayersSetting::all;
+    if (const auto v = t.get_enum<KvSetting>(kMessageKv); v != KvSetting::connector)
+      cost.kv_together = v == KvSetting::together;
     const auto replicated = t.get_enum<ReplicatedKvSetting>(kReplicatedKv);
     if (const auto mode = kReplicatedKvNames.parse(kReplicatedKvSettingNames.name(replicated)))
       cost.replicated_kv = *mode;  // none for "engine": the preset's

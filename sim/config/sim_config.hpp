@@ -96,9 +96,11 @@ struct TransferConfig {
   // newer anchors no longer pre-empt it).
   ResidualPolicy residual_policy = ResidualPolicy::weighted;
   double residual_max_wait_ms = 0;
-  // The transfer engine's costs (sim/transfer/transfer_cost.hpp): the preset's parameters with the configured overrides.
-  TransferEngineKind engine = TransferEngineKind::mooncake_rdma;
-  TransferCost cost = transfer_engine_preset(TransferEngineKind::mooncake_rdma);
+  // The connector and transport (sim/transfer/transfer_cost.hpp): the preset's parameters with the configured
+  // overrides.
+  TransferConnector connector = TransferConnector::vllm_mooncake;
+  TransferTransport transport = TransferTransport::rdma;
+  TransferCost cost = transfer_preset(TransferConnector::vllm_mooncake, TransferTransport::rdma);
   // The KV format of each request: the run's `format` ("fixed"), or chosen per request at its arrival among `format`
   // and adaptive_formats by the predicted transfer on its route's load ("adaptive", sim/transfer/format_policy.hpp). The
   // run's `format` is the reference: another candidate is chosen only where it is predicted adaptive_min_gain times
@@ -152,7 +154,6 @@ const char* residual_policy_name(ResidualPolicy policy);
 const char* format_policy_name(FormatPolicy policy);
 const char* adaptive_objective_name(AdaptiveObjective objective);
 const char* compute_model_name(ComputeModelKind model);
-const char* transfer_engine_name(TransferEngineKind engine);
 const char* replicated_kv_name(ReplicatedKv mode);
 
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir);

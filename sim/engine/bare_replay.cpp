@@ -94,6 +94,7 @@ ReplayResult bare_replay(const FlowLog& log, bool loop_until, bool record) {
     comm->set_source(platform.hosts[static_cast<size_t>(f.src)]);
     comm->set_destination(platform.hosts[static_cast<size_t>(f.dst)]);  // starts it
     if (f.weight != 1.0) set_flow_weight(network_model, comm, f.weight);
+    if (f.rate_bound > 0) set_flow_rate_bound(network_model, comm, f.rate_bound);
     comms[slot] = std::move(comm);
   }
   if (reweights) reweight_up_to(log.flows.size());

@@ -166,7 +166,7 @@ void EventLoop::set_site_link_bandwidth(size_t link, double bytes_per_s) {
 
 // Takes a free slot for a flow (its index + 1 is the comm's data) and starts its comm, or, ahead of SimGrid's clock,
 // queues the start for when the clock gets there (the fast driver's look-ahead); the caller fills the rest of the slot.
-size_t EventLoop::start_comm(int src, int dst, uint64_t bytes) {
+size_t EventLoop::start_comm(int src, int dst, uint64_t bytes, double rate_bound) {
   size_t slot;
   if (!free_flows_.empty()) {
     slot = free_flows_.back();
@@ -181,6 +181,7 @@ size_t EventLoop::start_comm(int src, int dst, uint64_t bytes) {
   flow.bytes = bytes;
   flow.src = src;
   flow.dst = dst;
+  flow.rate_bound = rate_bound;
   if (ahead_s_ >= 0) {
     flow.pending = true;
     pending_.push_back(PendingOp{slot, 0});
@@ -197,6 +198,7 @@ void EventLoop::begin_comm(size_t slot) {
   comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot + 1)));  // 0: not one of our flows
   comm->set_source(simgrid_->platform.hosts[static_cast<size_t>(flow.src)]);
   comm->set_destination(simgrid_->platform.hosts[static_cast<size_t>(flow.dst)]);  // starts the comm
+  if (flow.rate_bound > 0) set_flow_rate_bound(simgrid_->network_model, comm, flow.rate_bound);
   simgrid_->comms[slot] = std::move(comm);
   flow.sending = true;
   flow.pending = false;
@@ -219,10 +221,12 @@ void EventLoop::apply_pending() {
   pending_.clear();
 }
 
-size_t EventLoop::start_flow(int src, int dst, uint64_t bytes, double weight) {
+size_t EventLoop::start_flow(int src, int dst, uint64_t bytes, double weight, double rate_bound) {
   if (bytes == 0) throw_internal_error("send: a flow needs a positive byte count");
-  if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight});
-  const size_t slot = start_comm(src, dst, bytes);
+  if (!(rate_bound >= 0)) throw_internal_error("send: a rate bound must be a number >= 0, got %g", rate_bound);
+  if (std::isinf(rate_bound)) rate_bound = 0;  // no bound
+  if (flow_log_) flow_log_->append(FlowLogEntry{now(), src, dst, bytes, weight, rate_bound});
+  const size_t slot = start_comm(src, dst, bytes, rate_bound);
   Flow& flow = flows_[slot];
   if (weight != 1.0) set_weight(slot, weight);
   ++flows_started_;
@@ -247,8 +251,8 @@ EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double w
 }
 
 EventLoop::FlowHandle EventLoop::send(int src, int dst, uint64_t bytes, double weight, FlowListener& listener,
-                                      uint64_t tag) {
-  const size_t slot = start_flow(src, dst, bytes, weight);
+                                      uint64_t tag, double rate_bound) {
+  const size_t slot = start_flow(src, dst, bytes, weight, rate_bound);
   flows_[slot].listener = &listener;
   flows_[slot].tag = tag;
   return handle_of(slot);

@@ -74,7 +74,10 @@ class EventLoop {
    protected:
     ~FlowListener() = default;
   };
-  FlowHandle send(int src, int dst, uint64_t bytes, double weight, FlowListener& listener, uint64_t tag);
+  // `rate_bound` (bytes/s; +infinity or 0: none) caps the flow's rate whatever its share: SimGrid's bounded max-min
+  // (a connector's message pipeline, sim/transfer/transfer_cost.hpp).
+  FlowHandle send(int src, int dst, uint64_t bytes, double weight, FlowListener& listener, uint64_t tag,
+                  double rate_bound = 0);
   // Background work (other tenants' traffic, sim/network/cross_traffic.hpp) that must not keep the run alive: an
   // event and a flow with no handler and no counter (flows_started, bytes_sent, the flow log see none of them). Once
   // only background events and flows are left, the background events are dropped and the flows drain without effect.
@@ -124,6 +127,7 @@ class EventLoop {
     bool pending = false;
     uint64_t bytes = 0;
     int src = 0, dst = 0;
+    double rate_bound = 0;  // bytes/s; 0: none
     double latency_s = 0;
     FlowListener* listener = nullptr;  // null: the flow's handlers are in flow_handlers_[slot]
     uint64_t tag = 0;
@@ -136,7 +140,7 @@ class EventLoop {
     EventTask on_delivered;
   };
   // Starts a flow of send() (counted, logged, its latency looked up) in a new slot; the caller sets its listener.
-  size_t start_flow(int src, int dst, uint64_t bytes, double weight);
+  size_t start_flow(int src, int dst, uint64_t bytes, double weight, double rate_bound = 0);
   FlowHandle handle_of(size_t slot) const;
 
   // A free task slot for an event at `time_s` (an internal error if that is not a number), then the event queued
@@ -158,7 +162,7 @@ class EventLoop {
   void stop(std::exception_ptr error);
   void drop_background_if_idle();
   void clear_events();  // every queued event dropped (stopped, or only background work left)
-  size_t start_comm(int src, int dst, uint64_t bytes);
+  size_t start_comm(int src, int dst, uint64_t bytes, double rate_bound = 0);
   void begin_comm(size_t slot);
   // At once, or after the pending starts when ahead; false if the flow's last byte went at this step (not yet handled).
   bool set_weight(size_t slot, double weight);

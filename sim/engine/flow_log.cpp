@@ -15,7 +15,7 @@
 namespace lynx {
 
 namespace {
-constexpr char kMagic[8] = {'L', 'Y', 'N', 'X', 'F', 'L', 'W', '2'};  // 2: re-weightings logged
+constexpr char kMagic[8] = {'L', 'Y', 'N', 'X', 'F', 'L', 'W', '3'};  // 2: re-weightings logged; 3: rate bounds
 
 struct NetworkRecord {
   int32_t topology, link_sharing, model, hosts_per_rack, nics_per_instance, node_count, cfg_count, pad;

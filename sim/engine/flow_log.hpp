@@ -15,7 +15,7 @@
 
 namespace lynx {
 
-// One record of the file: a flow as it started (its weight the one it started with), or, with src = dst = -1, a
+// One record of the file: a flow as it started (its weight the one it started with, its rate bound), or, with src = dst = -1, a
 // re-weighting of a flow still sending (Lynx residual aging, EventLoop::reweight): then `bytes` is the flow's index
 // among the log's flows (0 = the first started) and `weight` its new weight.
 struct FlowLogEntry {
@@ -23,6 +23,7 @@ struct FlowLogEntry {
   int32_t src, dst;  // endpoints (platform.hpp)
   uint64_t bytes;
   double weight;
+  double rate_bound;  // bytes/s the flow may not exceed (0: none; a connector's message pipeline)
 };
 
 // A re-weighting as read back: at `time_s`, after the first `after_flows` flows had started, flow `flow` took
@@ -51,7 +52,7 @@ class FlowLogWriter {
   FlowLogWriter(const FlowLogWriter&) = delete;
   FlowLogWriter& operator=(const FlowLogWriter&) = delete;
   void append(const FlowLogEntry& entry) { std::fwrite(&entry, sizeof entry, 1, file_); }
-  void append_reweight(double time_s, uint64_t flow, double weight) { append(FlowLogEntry{time_s, -1, -1, flow, weight}); }
+  void append_reweight(double time_s, uint64_t flow, double weight) { append(FlowLogEntry{time_s, -1, -1, flow, weight, 0}); }
   // Closes the file and renames it into place (common/atomic_file.hpp); throws LynxError if any write failed.
   // A writer destroyed unfinished (the run failed) removes its temporary file: nothing half-written is left.
   void finish();

@@ -40,6 +40,13 @@ bool set_flow_weight(kr::Model* network_model, const simgrid::s4u::CommPtr& comm
   return true;
 }
 
+void set_flow_rate_bound(kr::Model* network_model, const simgrid::s4u::CommPtr& comm, double bytes_per_s) {
+  if (!(bytes_per_s > 0)) throw_internal_error("flow rate bound must be positive, got %g", bytes_per_s);
+  kr::Action* action = action_in(network_model->get_started_action_set(), comm.get());
+  if (action == nullptr) throw_internal_error("set_flow_rate_bound: the comm has no running network action");
+  simgrid::kernel::actor::simcall_answered([action, bytes_per_s] { action->set_bound(bytes_per_s); });
+}
+
 simgrid::kernel::timer::Timer* kernel_timer_set(double date_s, void (*callback)(void*), void* argument) {
   return simgrid::kernel::timer::Timer::set(date_s, [callback, argument] { callback(argument); });
 }

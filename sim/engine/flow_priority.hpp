@@ -16,6 +16,11 @@ namespace lynx {
 // the comm has no network action at all.
 // `network_model` is flow_network_model()'s, fetched once per engine (its dynamic_cast cost as much as the rest).
 bool set_flow_weight(simgrid::kernel::resource::Model* network_model, const simgrid::s4u::CommPtr& comm, double weight);
+// Caps a just-started comm's rate at `bytes_per_s` (> 0): the bound of its variable in SimGrid's max-min system,
+// as Comm::set_rate would set before the start (which 3.32 does not pass on for a host-to-host comm). Throws
+// LynxError if the comm has no running network action.
+void set_flow_rate_bound(simgrid::kernel::resource::Model* network_model, const simgrid::s4u::CommPtr& comm,
+                         double bytes_per_s);
 // The engine's network model: the one whose actions carry the comms.
 simgrid::kernel::resource::Model* flow_network_model();
 

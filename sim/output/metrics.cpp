@@ -263,15 +263,22 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
     config["transfer"]["adaptive_objective"] = adaptive_objective_name(c.transfer.adaptive_objective);
     config["transfer"]["adaptive_min_gain"] = c.transfer.adaptive_min_gain;
   }
-  const TransferCost& cost = c.transfer.cost;  // the engine preset with the configured overrides
-  config["transfer"]["engine"] = transfer_engine_name(c.transfer.engine);
-  config["transfer"]["engine_cost"] = {{"setup_us", cost.setup_us},
-                                       {"notify_us", cost.notify_us},
-                                       {"per_message_us", cost.per_message_us},
-                                       {"efficiency", cost.efficiency},
-                                       {"block_tokens", cost.block_tokens},
-                                       {"max_message_bytes", cost.max_message_bytes},
-                                       {"replicated_kv", replicated_kv_name(cost.replicated_kv)}};
+  const TransferCost& cost = c.transfer.cost;  // the connector and transport presets with the configured overrides
+  config["transfer"]["connector"] = kTransferConnectorNames.name(c.transfer.connector);
+  config["transfer"]["transport"] = kTransferTransportNames.name(c.transfer.transport);
+  config["transfer"]["connector_cost"] = {{"setup_us", cost.setup_us},
+                                          {"notify_us", cost.notify_us},
+                                          {"block_tokens", cost.block_tokens},
+                                          {"coalesce_blocks", cost.coalesce},
+                                          {"max_message_bytes", cost.max_message_bytes},
+                                          {"message_layers", cost.layers_together ? "all" : "each"},
+                                          {"message_kv", cost.kv_together ? "together" : "separate"},
+                                          {"replicated_kv", replicated_kv_name(cost.replicated_kv)},
+                                          {"slice_bytes", cost.slice_bytes},
+                                          {"per_message_us", cost.per_message_us},
+                                          {"inflight", cost.inflight},
+                                          {"op_latency_us", cost.op_latency_us},
+                                          {"efficiency", cost.efficiency}};
   config["router"] = router_policy_name(c.router);
   config["slo"] = {{"ttft_ms", c.slo.ttft_ms}, {"tpot_ms", c.slo.tpot_ms}};
   nlohmann::json sources;

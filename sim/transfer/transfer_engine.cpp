@@ -55,8 +55,8 @@ void TransferEngine::start_transfer(RequestState& r) {
 }
 
 // Sends the next chunk of one of the request's streams if that connection is idle: one flow per NIC pair of the
-// two instances (nic_shares.hpp), each after its messages' cost (and, for the stream's first chunk, the transfer's
-// setup cost), with the stream's weight when it starts (transfer_cost.hpp).
+// two instances (nic_shares.hpp), each capped by its connector's message pipeline (its rate bound), with the stream's
+// weight when it starts; the stream's first chunk waits for the transfer's setup cost (transfer_cost.hpp).
 void TransferEngine::pump(RequestState& r, int s) {
   RequestState::Stream& stream = r.streams[static_cast<size_t>(s)];
   if (stream.flows_sending > 0 || stream.chunks_issued == r.chunks_granted) return;
@@ -73,12 +73,12 @@ void TransferEngine::pump(RequestState& r, int s) {
     if (bytes == 0) continue;
     ++stream.flows_sending;
     ++stream.flows_issued;
-    const double delay_s = setup_s + static_cast<double>(flows.messages[k]) * cost.per_message_us * 1e-6;
     const int from = src + nic_shares_[k].src_nic, to = dst + nic_shares_[k].dst_nic;
-    if (delay_s > 0)
-      loop_.at(loop_.now() + delay_s, [this, &r, s, from, to, bytes] { start_flow(r, s, from, to, bytes); });
+    const double bound = flows.rate_bounds[k];
+    if (setup_s > 0)
+      loop_.at(loop_.now() + setup_s, [this, &r, s, from, to, bytes, bound] { start_flow(r, s, from, to, bytes, bound); });
     else
-      start_flow(r, s, from, to, bytes);  // pumps nothing now: this stream's flows_sending is counted above
+      start_flow(r, s, from, to, bytes, bound);  // pumps nothing now: this stream's flows_sending is counted above
   }
 }
 
@@ -93,8 +93,14 @@ const RequestState::Stream::ChunkFlows& TransferEngine::chunk_flows(const Reques
   if (layers == flows.layers && same_layers) return flows;
   chunk_flow_bytes(context_.protocol_of(r), r.request.input_tokens, s, chunk, flows.bytes);
   flows.messages.resize(flows.bytes.size());
-  for (size_t k = 0; k < flows.bytes.size(); ++k)
+  flows.rate_bounds.resize(flows.bytes.size());
+  const TransferCost& cost = context_.inputs->config.transfer.cost;
+  const double line_bytes_per_s = context_.inputs->config.network.nic_gbps * 1e9 / 8;
+  for (size_t k = 0; k < flows.bytes.size(); ++k) {
     flows.messages[k] = chunk_flow_messages(r, chunk, nic_shares_[k].gpu_pairs, flows.bytes[k]);
+    flows.rate_bounds[k] = flow_rate_bound(cost, flows.messages[k], nic_shares_[k].gpu_pairs,
+                                           static_cast<double>(flows.bytes[k]), line_bytes_per_s);
+  }
   flows.first_layer = first;
   flows.layers = layers;
   return flows;
@@ -110,9 +116,9 @@ RequestState& tag_request(uint64_t tag) {
 int tag_stream(uint64_t tag) { return static_cast<int>(tag & 1); }
 }  // namespace
 
-void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes) {
-  const EventLoop::FlowHandle flow =
-      loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()), *this, flow_tag(r, s));
+void TransferEngine::start_flow(RequestState& r, int s, int src, int dst, uint64_t bytes, double rate_bound) {
+  const EventLoop::FlowHandle flow = loop_.send(src, dst, bytes, context_.protocol_of(r).stream_weight(r, s, loop_.now()),
+                                                *this, flow_tag(r, s), rate_bound);
   r.streams[static_cast<size_t>(s)].sending.push_back(flow);
 }
 

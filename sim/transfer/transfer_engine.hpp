@@ -7,10 +7,11 @@
 // residuals with aging) has its flows in flight re-weighted when it does. When every stream has sent its last
 // chunk the prefill instance frees the request's memory; when a stream's last flow is delivered the protocol says
 // what that means (the KV usable, or a decode re-plan) and the decode instance is told.
-// The engine's own costs (transfer_cost.hpp) are delays around those flows: a stream's setup before its first
-// chunk's flows, each flow's messages (post + completion) before it, the completion notification after a stream's
-// last byte; the achieved-rate ceiling is the NICs' capacity (engine_network). So one request on an idle link
-// arrives exactly at setup + messages x per_message + bytes / (efficiency x B) + latency + notify.
+// The connector's costs (transfer_cost.hpp): a stream's setup before its first chunk's flows and the completion
+// notification after its last byte are delays; each flow is capped by its message pipeline's rate bound (ops of its
+// size, the window and the serial posting cost), and the achieved-rate ceiling is the NICs' capacity
+// (engine_network). So one request's flow on an idle link arrives exactly at
+// setup + bytes / min(efficiency x B, bound) + latency + notify.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -58,7 +59,7 @@ class TransferEngine : public TransferRequests, private EventLoop::FlowListener 
   void start_transfer(RequestState& r);
   void pump(RequestState& r, int stream);
   void on_flow_sent(RequestState& r, int stream);
-  void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes);
+  void start_flow(RequestState& r, int stream, int src, int dst, uint64_t bytes, double rate_bound);
   void on_flow_delivered(RequestState& r, int stream, uint64_t bytes);
   // Its flows' listener: a flow's tag is its request's address with the stream (0 or 1) in the low bit.
   void flow_sent(uint64_t tag) override;
