@@ -216,11 +216,12 @@ def validation(ctx):
     return table(["group (rows)", "MAPE"], out)
 
 
-TRANSFER_GROUPS = ["transfer: nixl-ucx micro-benchmarks", "transfer: mooncake-rdma micro-benchmarks"]
+TRANSFER_GROUPS = ["transfer: nixl over rdma", "transfer: nixl over tcpxo", "transfer: mooncake over rdma",
+                   "transfer: mooncake over efa"]
 
 
-@generator("transfer-validation", True, "lynxsim validate: the transfer engine presets against published "
-           "micro-benchmarks")
+@generator("transfer-validation", True, "lynxsim validate: the transfer presets' library and transport terms "
+           "against published micro-benchmarks")
 def transfer_validation(ctx):
     groups, _, rows = validation_report(ctx)
     out = []
@@ -292,12 +293,18 @@ def headline(ctx):
                   "/ ttft_correct", "/ ttft"], rows)
 
 
-ENGINES = ["ideal", "mooncake-rdma", "nixl-ucx"]  # transfer.engine presets (sim/transfer/transfer_cost.cpp)
+# transfer.connector and transfer.transport presets (sim/transfer/transfer_cost.cpp)
+ENGINES = ["ideal", "vllm-mooncake/rdma", "vllm-nixl/rdma", "sglang-mooncake/efa", "lmcache/tcpxo"]
 
 
-@generator("headline-engines", True, f"the headline ratios under each transfer.engine preset ({HEADLINE})")
+def engine_settings(preset):
+    connector, _, transport = preset.partition("/")
+    return [f"transfer.connector={connector}"] + ([f"transfer.transport={transport}"] if transport else [])
+
+
+@generator("headline-engines", True, f"the headline ratios under transfer presets (connector / transport, {HEADLINE})")
 def headline_engines(ctx):
-    runs = {e: ctx.run_experiment(HEADLINE, [f"transfer.engine={e}"], only=HEADLINE_POINTS) for e in ENGINES}
+    runs = {e: ctx.run_experiment(HEADLINE, engine_settings(e), only=HEADLINE_POINTS) for e in ENGINES}
     rows = []
     for nic in NICS:
         row = [f"{nic} Gbps"]

@@ -546,8 +546,11 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
       t.fail(kResidualMaxWaitMs.key, "no residual_max_wait_ms without \"residual_policy\": \"aging\"");
     c.transfer.connector = t.get_enum<TransferConnector>(kConnector);
     c.transfer.transport = t.get_enum<TransferTransport>(kTransport);
-    if (const auto missing = transfer_preset_missing(c.transfer.connector, c.transfer.transport))
-      t.fail(kTransport.key, *missing);
+    if (transfer_preset_missing(c.transfer.connector, c.transfer.transport))
+      t.fail(kTransport.key, std::string("a transport that a published micro-benchmark of ") +
+                                 transfer_library_name(connector_library(c.transfer.connector)) + " (" +
+                                 kTransferConnectorNames.name(c.transfer.connector) + "'s library) measures: " +
+                                 transfer_transports_measured(c.transfer.connector));
     TransferCost& cost = c.transfer.cost;
     cost = transfer_preset(c.transfer.connector, c.transfer.transport);
     if (t.has(kSetupUs.key)) cost.setup_us = t.get(kSetupUs);

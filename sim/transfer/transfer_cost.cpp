@@ -153,17 +153,24 @@ const char* transfer_library_name(TransferLibrary library) {
   return "?";
 }
 
+std::string transfer_transports_measured(TransferConnector connector) {
+  const TransferLibrary library = connector_library(connector);
+  TransferCost scratch;
+  std::string have;
+  for (TransferTransport t : {TransferTransport::rdma, TransferTransport::efa, TransferTransport::tcpxo})
+    if (library == TransferLibrary::none || library_terms(library, t, scratch))
+      have += std::string(have.empty() ? "" : ", ") + kTransferTransportNames.name(t);
+  return have;
+}
+
 std::optional<std::string> transfer_preset_missing(TransferConnector connector, TransferTransport transport) {
   const TransferLibrary library = connector_library(connector);
   if (library == TransferLibrary::none) return std::nullopt;
   TransferCost scratch;
   if (library_terms(library, transport, scratch)) return std::nullopt;
-  std::string have;
-  for (TransferTransport t : {TransferTransport::rdma, TransferTransport::efa, TransferTransport::tcpxo})
-    if (library_terms(library, t, scratch)) have += std::string(have.empty() ? "" : ", ") + kTransferTransportNames.name(t);
   return std::string(kTransferConnectorNames.name(connector)) + " moves KV with " + transfer_library_name(library) +
          ", which no published micro-benchmark measures over " + kTransferTransportNames.name(transport) +
-         " (measured: " + have + ")";
+         " (measured: " + transfer_transports_measured(connector) + ")";
 }
 
 TransferCost transfer_preset(TransferConnector connector, TransferTransport transport) {

@@ -71,7 +71,8 @@ struct TransferCost {
 // A preset: the connector's semantics and fixed costs with the transport's terms for the connector's library.
 // Throws LynxError naming both where no published measurement covers the pair (say which exist).
 TransferCost transfer_preset(TransferConnector connector, TransferTransport transport);
-// Whether the pair has a preset (its message if not).
+// Whether the pair has a preset (its message if not); the transports the connector's library has, "a, b".
+std::string transfer_transports_measured(TransferConnector connector);
 std::optional<std::string> transfer_preset_missing(TransferConnector connector, TransferTransport transport);
 
 // Ops of one flow: `gpu_pairs` GPU pairs (nic_shares.hpp), each sending, for `layers` layers and

@@ -22,7 +22,7 @@ nlohmann::json base_config(const std::string& format, double nic_gbps, const std
           {"compute_model", "roofline"},
           {"format", format},
           {"cluster", {{"network", {{"nic_gbps", nic_gbps}, {"latency_us", 5}}}}},
-          {"transfer", {{"chunk_layers", 4}, {"mode", mode}, {"engine", "ideal"}}},
+          {"transfer", {{"chunk_layers", 4}, {"mode", mode}, {"connector", "ideal"}}},
           {"lynx", {{"acceptance_rate", 0.9}}}};
 }
 

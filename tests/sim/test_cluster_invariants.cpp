@@ -99,7 +99,7 @@ TEST_CASE("same inputs and seed: identical results, another seed changes only th
   // decode steps on this workload (the profiled model's longer steps keep requests in memory longer).
   config["compute_model"] = "roofline";
   // So does the ideal transfer engine: a realistic one's slower transfers hold more requests in memory at once.
-  config["transfer"]["engine"] = "ideal";
+  config["transfer"]["connector"] = "ideal";
   SimRun a = run_simulation(config, requests), b = run_simulation(config, requests);
   CHECK(a.summary.dump() == b.summary.dump());
   for (size_t i = 0; i < a.records.size(); ++i) CHECK(a.records[i].end_s == b.records[i].end_s);

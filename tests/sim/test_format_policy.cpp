@@ -27,7 +27,7 @@ nlohmann::json config_of(const std::string& format, double nic_gbps) {
           {"compute_model", "roofline"},
           {"format", format},
           {"cluster", {{"network", {{"nic_gbps", nic_gbps}, {"latency_us", 5}}}}},
-          {"transfer", {{"chunk_layers", 4}, {"mode", "after-prefill"}, {"engine", "ideal"}}},
+          {"transfer", {{"chunk_layers", 4}, {"mode", "after-prefill"}, {"connector", "ideal"}}},
           {"lynx", {{"acceptance_rate", 0.9}}}};
 }
 

@@ -44,7 +44,7 @@ nlohmann::json timeline_config(const std::string& format, const std::string& tra
           {"compute_model", "roofline"},
           {"format", format},
           {"cluster", {{"network", {{"nic_gbps", kNicGbps}, {"latency_us", kLatencyS * 1e6}}}}},
-          {"transfer", {{"chunk_layers", 4}, {"mode", "after-prefill"}, {"engine", "ideal"}}},  // closed forms
+          {"transfer", {{"chunk_layers", 4}, {"mode", "after-prefill"}, {"connector", "ideal"}}},  // closed forms
           {"lynx", {{"acceptance_rate", 0.9}}},
           {"workload", {{"trace", trace}}}};
 }
