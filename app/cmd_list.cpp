@@ -16,6 +16,8 @@
 #include "app/commands.hpp"
 #include "common/error.hpp"
 #include "common/enum_names.hpp"
+#include "models/cost/compute_model.hpp"
+#include "models/cost/engine/aic_database.hpp"
 #include "kernels/kv_format.hpp"
 #include "common/data_folder.hpp"
 #include "models/arch/attention.hpp"
@@ -224,15 +226,25 @@ void list_models(const ListOptions& o) {
 void list_gpus(const ListOptions& o) {
   const std::vector<GpuSpec> gpus = load_gpu_catalog_with(o.gpus_catalog);
   nlohmann::json out = nlohmann::json::array();
-  Table t{{"name", "bf16_TFLOPS", "fp8_TFLOPS", "HBM_GB/s", "HBM_GB", "NVLink_GB/s", "MFU", "MBU", "origin"},
-          {true, false, false, false, false, false, false, false, true},
+  Table t{{"name", "bf16_TFLOPS", "fp8_TFLOPS", "fp32_TFLOPS", "HBM_GB/s", "HBM_GB", "NVLink_GB/s", "MFU", "MBU",
+           "kernels", "origin"},
+          {true, false, false, false, false, false, false, false, false, true, true},
           {}};
+  // Kernel tables: AIConfigurator's measurements, or derived from the nearest measured GPU's
+  // (models/cost/engine/gpu_derivation.hpp), as the engine-composed cost model takes them.
+  std::vector<std::string> measured;
+  for (const GpuSpec& g : gpus)
+    if (!aic_gpu_folder(g.name).empty()) measured.push_back(g.name);
   for (const GpuSpec& g : gpus) {
+    const std::string from = profile_gpu_for(g, gpus, measured);
+    const std::string kernels = from == g.name ? "measured" : from.empty() ? "-" : "derived from " + from;
     t.rows.push_back({g.name, number(g.bf16_dense_tflops), g.fp8_dense_tflops > 0 ? number(g.fp8_dense_tflops) : "-",
-                      number(g.hbm_gb_per_s), number(g.hbm_gb), number(g.nvlink_gb_per_s),
-                      number(g.compute_efficiency, "%.2f"), number(g.memory_efficiency, "%.2f"), origin_text(g)});
+                      g.fp32_tflops > 0 ? number(g.fp32_tflops) : "-", number(g.hbm_gb_per_s), number(g.hbm_gb),
+                      number(g.nvlink_gb_per_s), number(g.compute_efficiency, "%.2f"),
+                      number(g.memory_efficiency, "%.2f"), kernels, origin_text(g)});
     nlohmann::json j = {{"name", g.name}, {"bf16_dense_tflops", g.bf16_dense_tflops},
-                        {"fp8_dense_tflops", g.fp8_dense_tflops}, {"hbm_gb_per_s", g.hbm_gb_per_s},
+                        {"fp8_dense_tflops", g.fp8_dense_tflops}, {"fp32_tflops", g.fp32_tflops},
+                        {"hbm_gb_per_s", g.hbm_gb_per_s}, {"kernels", kernels},
                         {"hbm_gb", g.hbm_gb}, {"nvlink_gb_per_s", g.nvlink_gb_per_s},
                         {"compute_efficiency", g.compute_efficiency}, {"memory_efficiency", g.memory_efficiency},
                         {"efficiency_source", g.efficiency_source}, {"source", g.source}};

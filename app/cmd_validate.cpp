@@ -17,6 +17,7 @@
 #include "models/arch/catalog.hpp"
 #include "models/readers/csv_table.hpp"
 #include "models/validation/engine_validation.hpp"
+#include "models/validation/gpu_derivation_validation.hpp"
 #include "models/cost/profiled/gpu_profile.hpp"
 #include "models/validation/validation.hpp"
 #include "sim/cluster/engine_serving.hpp"
@@ -148,6 +149,8 @@ void run_validate(const ValidateOptions& o) {
                         default_gpu_catalog_path());
   const size_t compute_rows = report.rows.size();
   add_transfer_validation(report);
+  const std::vector<DerivationCheck> derivation =
+      gpu_derivation_checks(data + "/aiconfigurator", load_gpu_catalog(default_gpu_catalog_path()));
   if (!o.quiet) {
     std::printf("%-38s %-42s %11s %11s %7s\n", "group", "condition", "measured_ms", "predicted_ms", "ratio");
     // (engine groups: models/validation/*_published.tsv, each row's citation in validation.csv's source column)
@@ -173,6 +176,14 @@ void run_validate(const ValidateOptions& o) {
     else
       std::printf("%-38s %5d %8.2f\n", g.group.c_str(), g.rows, g.mape_percent);
   }
+  // Leave one GPU out: a measured GPU's tables derived from another's (models/cost/engine/gpu_derivation.hpp).
+  std::printf("\nGPU derivation, leave one GPU out (vLLM 0.24 tables, NCCL all-reduce; targets: median <= 10%%, p90 "
+              "<= 25%%)\n%-22s %-20s %7s %9s %7s %7s %13s %9s\n",
+              "family", "derived from -> to", "points", "median_%", "p90_%", "bias_%", "old median_%", "old p90_%");
+  for (const DerivationCheck& c : derivation)
+    std::printf("%-22s %-20s %7d %9.1f %7.1f %+7.1f %13.1f %9.1f\n", c.family.c_str(),
+                (c.source_gpu.substr(0, 4) + " -> " + c.target_gpu.substr(0, 4)).c_str(), c.points, c.median_percent,
+                c.p90_percent, c.bias_percent, c.old_median_percent, c.old_p90_percent);
   if (!o.quiet) {
     std::printf("\nbreakdown (diagnostic; the groups above are the headline)\n");
     for (const ValidationGroup& g : report.breakdown)

@@ -221,7 +221,8 @@ std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
     require_fields(o, {"name", "bf16_dense_tflops", "hbm_gb_per_s", "hbm_gb", "nvlink_gb_per_s",
                        "compute_efficiency", "memory_efficiency", "efficiency_source", "source"},
                    "a GPU entry needs: name, bf16_dense_tflops, hbm_gb_per_s, hbm_gb, nvlink_gb_per_s, "
-                   "compute_efficiency, memory_efficiency, efficiency_source, source; optional: fp8_dense_tflops");
+                   "compute_efficiency, memory_efficiency, efficiency_source, source; optional: fp8_dense_tflops, "
+                   "fp32_tflops");
     GpuSpec g;
     g.name = o.string("name");
     g.bf16_dense_tflops = o.positive_number("bf16_dense_tflops");
@@ -229,6 +230,7 @@ std::vector<GpuSpec> load_gpu_catalog(const std::string& path) {
     g.hbm_gb = o.positive_number("hbm_gb");
     g.nvlink_gb_per_s = o.positive_number("nvlink_gb_per_s");
     g.fp8_dense_tflops = o.non_negative_number_or("fp8_dense_tflops", 0);
+    g.fp32_tflops = o.non_negative_number_or("fp32_tflops", 0);
     g.compute_efficiency = fraction(o, "compute_efficiency");
     g.memory_efficiency = fraction(o, "memory_efficiency");
     g.efficiency_source = o.string("efficiency_source");

@@ -83,6 +83,7 @@ struct GpuSpec {
   double hbm_gb = 0;
   double nvlink_gb_per_s = 0;
   double fp8_dense_tflops = 0;    // 0: no fp8 tensor cores
+  double fp32_tflops = 0;         // non-tensor FP32 (CUDA cores): the SMs' own throughput; 0: not given
   double compute_efficiency = 0;  // roofline: fraction of peak FLOP/s reached (MFU), (0, 1]
   double memory_efficiency = 0;   // roofline: fraction of HBM bandwidth reached (MBU), (0, 1]
   std::string efficiency_source;  // the measurement each efficiency comes from

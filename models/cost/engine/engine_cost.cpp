@@ -1,5 +1,7 @@
 #include "models/cost/engine/engine_cost.hpp"
 
+#include "models/cost/engine/gpu_derivation.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,9 +13,6 @@ namespace lynx {
 
 namespace {
 constexpr int64_t kKeptQueryTerms = 1 << 16;
-// The collective roofline's latency floor for a derived GPU (aic_database.cpp uses the same 5 us: the smallest
-// custom all-reduce rows of the H100 tables are 2.6-4.6 us).
-constexpr double kCollectiveFloorSeconds = 5e-6;
 }  // namespace
 
 EngineShapes engine_shapes(const ModelSpec& model, int tp) {
@@ -81,23 +80,11 @@ double EngineCostModel::gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype
                         ? db_->static_fp8_gemm_ms(m, g.n, g.k)
                         : db_->gemm_ms(m, g.n, g.k, dtype);
   if (!derived_) return ms;
-  const double b = fp8 ? 1 : 2;
-  auto roof = [&](const GpuSpec& x) {
-    return AicDatabase::gemm_roofline({g.n, g.k, m}, (fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12, b,
-                                      x.hbm_gb_per_s * 1e9);
-  };
-  return ms * roof(gpu_) / roof(measured_);
+  return derive_kernel_ms(KernelFamily::gemm, gemm_work(m, g.n, g.k, fp8), ms, measured_, gpu_);
 }
 
 double EngineCostModel::layer_gemms_ms(double tokens) const {
   return (mla_ ? 0 : attention_gemms_ms(tokens, 0)) + gemm_ms(tokens, shapes_.gate_up) + gemm_ms(tokens, shapes_.down);
-}
-
-double EngineCostModel::derived_ratio(double flops, double bytes, bool fp8) const {
-  auto roof = [&](const GpuSpec& x) {
-    return std::max(flops / ((fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12), bytes / (x.hbm_gb_per_s * 1e9));
-  };
-  return roof(gpu_) / roof(measured_);
 }
 
 double EngineCostModel::attention_gemms_ms(double context_tokens, double generation_tokens) const {
@@ -112,8 +99,11 @@ double EngineCostModel::attention_gemms_ms(double context_tokens, double generat
     const double heads = shapes_.heads;
     double bmm = db_->mla_bmm_ms(generation_tokens, heads, true, fp8) + db_->mla_bmm_ms(generation_tokens, heads, false, fp8);
     // derived: two (tokens x 128) x (128 x 512) products per head, their weights read once
-    if (derived_) bmm *= derived_ratio(2 * 2 * generation_tokens * heads * 128 * 512,
-                                       (fp8 ? 1 : 2) * 2 * (heads * 128 * 512 + generation_tokens * heads * 640), fp8);
+    if (derived_) {
+      const KernelWork w{2 * 2 * generation_tokens * heads * 128 * 512,
+                         (fp8 ? 1 : 2) * 2 * (heads * 128 * 512 + generation_tokens * heads * 640), 0, fp8};
+      bmm = derive_kernel_ms(KernelFamily::gemm, w, bmm, measured_, gpu_);
+    }
     ms += bmm;
   }
   return ms;
@@ -124,18 +114,12 @@ double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
   double ms = db_->moe_ms(tokens, shapes_.hidden, static_cast<double>(model_.expert_ffn_size),
                           static_cast<double>(model_.experts_per_token), static_cast<double>(model_.n_experts),
                           static_cast<double>(tp_ / ep_), static_cast<double>(ep_), moe_dtype());
-  if (derived_) {
-    // a fused MoE kernel by the roofline of its routed GEMMs (expert weights read, 2 x 3 x hidden x width FLOPs per
-    // routed token)
-    const double h = shapes_.hidden, w = static_cast<double>(model_.expert_ffn_size);
-    const double k = static_cast<double>(model_.experts_per_token), e = static_cast<double>(model_.n_experts);
-    auto roof = [&](const GpuSpec& x) {
-      const double flops = (fp8 ? x.fp8_dense_tflops : x.bf16_dense_tflops) * 1e12;
-      return std::max(2 * tokens * k * 3 * h * w / tp_ / flops,
-                      std::min(e, tokens * k) / ep_ * 3 * h * w / (tp_ / ep_) * (fp8 ? 1 : 2) / (x.hbm_gb_per_s * 1e9));
-    };
-    ms *= roof(gpu_) / roof(measured_);
-  }
+  if (derived_)  // the fused kernel's routed GEMMs on this GPU's experts (gpu_derivation.hpp)
+    ms = derive_kernel_ms(KernelFamily::moe,
+                          moe_work(tokens, shapes_.hidden, static_cast<double>(model_.expert_ffn_size),
+                                   static_cast<double>(model_.experts_per_token), static_cast<double>(model_.n_experts),
+                                   static_cast<double>(tp_ / ep_), static_cast<double>(ep_), fp8),
+                          ms, measured_, gpu_);
   ms += gemm_ms(tokens, {static_cast<double>(model_.n_experts), shapes_.hidden});  // router
   if (model_.shared_ffn_size > 0) {
     const double shared = static_cast<double>(model_.shared_ffn_size) / tp_;
@@ -152,10 +136,7 @@ double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
   const double elements = tokens * shapes_.hidden;
   const double ms = db_->custom_allreduce_ms(elements, tp_, cuda_graph);
   if (!derived_) return ms;
-  auto roof = [&](const GpuSpec& x) {
-    return kCollectiveFloorSeconds + 2.0 * (tp_ - 1) / tp_ * 2 * elements / (x.nvlink_gb_per_s * 1e9);
-  };
-  return ms * roof(gpu_) / roof(measured_);
+  return derive_kernel_ms(KernelFamily::allreduce, allreduce_work(elements, tp_), ms, measured_, gpu_);
 }
 
 double EngineCostModel::context_attention_ms(double new_tokens, double cached_tokens) const {
@@ -163,8 +144,12 @@ double EngineCostModel::context_attention_ms(double new_tokens, double cached_to
   const bool fp8_gemm = module_ && weights_ == WeightsDtype::fp8;
   double ms = mla_ ? db_->mla_context_ms(1, s, shapes_.heads, fp8_kv_, fp8_gemm)
                    : db_->context_attention_ms(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim, fp8_kv_);
+  if (derived_)  // the whole prompt's kernel, derived, then the chunk's share of its query-key pairs
+    ms = derive_kernel_ms(KernelFamily::context_attention,
+                          mla_ ? mla_context_work(1, s, shapes_.heads)
+                               : context_attention_work(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim),
+                          ms, measured_, gpu_);
   if (cached_tokens > 0) ms *= (new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2) / (s * (s + 1) / 2);
-  if (derived_) ms *= measured_.bf16_dense_tflops / gpu_.bf16_dense_tflops;
   return ms;
 }
 
@@ -174,7 +159,12 @@ double EngineCostModel::generation_attention_ms(double sequences, double kv_toke
   double ms = mla_ ? db_->mla_generation_ms(sequences, kv, shapes_.heads, fp8_kv_, fp8_gemm)
                    : db_->generation_attention_ms(sequences, kv, shapes_.heads, shapes_.kv_heads, shapes_.head_dim,
                                                   fp8_kv_);
-  if (derived_) ms *= measured_.hbm_gb_per_s / gpu_.hbm_gb_per_s;
+  if (derived_)
+    ms = derive_kernel_ms(KernelFamily::generation_attention,
+                          mla_ ? mla_generation_work(sequences, kv, shapes_.heads)
+                               : generation_attention_work(sequences, kv, shapes_.heads, shapes_.kv_heads,
+                                                           shapes_.head_dim),
+                          ms, measured_, gpu_);
   return ms;
 }
 
@@ -311,9 +301,8 @@ std::string EngineCostModel::source() const {
   const ServingEngineInfo& e = kServingEngines[db_->engine()];
   std::string s = std::string("engine ") + e.name + " (" + e.aic_folder + " " + e.aic_version + ") kernels measured by "
                   "NVIDIA AIConfigurator on " + db_->gpu_folder();
-  if (derived_) s += ", " + gpu_.name + " derived from " + measured_.name + " measurements op by op (GEMMs by "
-                     "roofline, context attention by bf16 peak, generation attention by HBM bandwidth, all-reduce by "
-                     "latency floor + NVLink bytes)";
+  if (derived_) s += ", " + gpu_.name + " derived from " + measured_.name + " measurements kernel by kernel (" +
+                     derivation_rule_text() + ")";
   const bool fp8 = weights_ == WeightsDtype::fp8;
   if (!mla_) {
     s += ": GEMMs (qkv, o, gate+up, down, LM head" + std::string(fp8 ? (model_.block_scaled_fp8 ? ", fp8 block-scaled" : ", fp8") : "") + ") " +

@@ -27,11 +27,10 @@
 // table and LM head their bf16 bytes (model_weight_bytes: fp8 checkpoints leave them unquantized). Per-tensor rows
 // are read less the dynamic input quantization they were timed with, unless the checkpoint quantizes dynamically
 // (fp8_input_quant.hpp).
-// A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived op by op: each
-// GEMM by the ratio of its roofline time max(FLOPs / peak, bytes / HBM bandwidth) on the two GPUs, context attention
-// by the bf16 peak ratio, generation attention by the HBM bandwidth ratio, all-reduces by the ratio of a latency
-// floor plus bytes over NVLink (so a latency-bound all-reduce keeps its time), host overhead unchanged; `source`
-// says "derived from".
+// A GPU without tables (`gpu` differs from `measured`, the nearest GPU with tables) is derived kernel by kernel by
+// what each kernel spends its time on (models/cost/engine/gpu_derivation.hpp: a launch floor, its FLOPs at the tensor
+// peak, its HBM traffic, the rest scaling with the GPU's throughput; collectives by NVLink), host overhead
+// unchanged; `source` says "derived from" and names the rule.
 // MoE layers (Mixtral, Qwen3-MoE: grouped-query attention with routed experts): the dense MLP GEMMs give way to the
 // engine's fused MoE kernel (moe_perf, balanced routing, at the step's tokens, hidden, expert width, top-k, experts,
 // moe tp = tp / ep and moe ep = ep), plus the router GEMM (n = experts, k = hidden) and the shared experts' GEMMs
@@ -51,7 +50,7 @@
 //                    attention block, projections included, the same lookups), no separate projection GEMMs
 // plus 2 all-reduces per layer as above, and element-wise kernels for MLA (2 fused add + RMSNorm, SiLU-and-mul;
 // outside a module, the two latents' RMSNorms, RoPE on the rope channels and the latent's cache write). A derived
-// GPU scales the MLA kernels and modules as the attention above, the BMMs by their roofline.
+// GPU derives the MLA kernels and modules as attention kernels, the BMMs as GEMMs.
 // Sliding-window models are not composed here (compute_model.cpp falls back to the roofline under "auto" and says
 // why).
 #pragma once
@@ -140,8 +139,6 @@ class EngineCostModel : public StepCostModel {
   double gemm_ms(double m, const GemmShape& g) const;  // in the weights' dtype (gemm_dtype)
   double gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype) const;
   double mlp_layers_ms(double tokens) const;  // every layer's MLP GEMMs (dense or MoE), all layers together
-  // roofline time on gpu_ over that on measured_ (fp8: at the fp8 peak)
-  double derived_ratio(double flops, double bytes, bool fp8) const;
 
   ModelSpec model_;
   GpuSpec gpu_, measured_;
