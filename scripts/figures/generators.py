@@ -168,9 +168,20 @@ def validation_report(ctx):
         out = ctx.folder("validate")
         printed = ctx.lynx("validate", "--out", out, "--no-plot")
         groups, breakdown, section = {}, {}, None
+        derivation = []
         for line in printed.split("\n"):
             if line.startswith("group ") and line.split()[-1] == "MAPE_%":
                 section = groups
+            elif line.startswith("GPU derivation"):
+                section = derivation
+            elif section is derivation:
+                m = re.match(r"^(.+?)\s{2,}(\S+ -> \S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)\s+([\d.]+)\s+"
+                             r"([\d.]+)$", line)
+                if m:
+                    derivation.append(dict(zip(["family", "pair", "points", "median", "p90", "bias", "old_median",
+                                                "old_p90"], [m.group(1).strip()] + list(m.groups()[1:]))))
+                elif not line.strip():
+                    section = None
             elif line.startswith("breakdown"):
                 section = breakdown
             elif line.startswith("serving"):  # the serving group's tables (serving_validation below)
@@ -180,6 +191,7 @@ def validation_report(ctx):
                 section[parts[0].strip()] = (int(parts[1]), float("nan") if parts[2] == "-" else float(parts[2]))
         with open(os.path.join(out, "validation.csv"), encoding="utf-8", newline="") as f:
             rows = [r for r in csv.DictReader(f) if r["included"] == "1"]
+        groups["gpu derivation"] = derivation
         return groups, breakdown, rows
     return ctx.once("validate", compute)
 
@@ -232,6 +244,20 @@ def transfer_validation(ctx):
         out.append([f"{group} ({n} held out)", pct(value / 100, 1),
                     f"{worst['condition']}: {fixed(float(worst['ratio']), 2)} ({worst['source']})"])
     return table(["group (held-out rows)", "MAPE", "worst row: predicted / measured time"], out)
+
+
+@generator("gpu-derivation", True, "lynxsim validate: kernel tables of one measured GPU derived from another's, "
+           "by the rule and by the peak-ratio rule it replaced")
+def gpu_derivation(ctx):
+    groups, _, _ = validation_report(ctx)
+    rows = groups.get("gpu derivation") or []
+    if not rows:
+        raise FigureError("lynxsim validate printed no GPU derivation rows")
+    out = [[r["family"], r["pair"].replace("h100", "H100").replace("h200", "H200").replace("b200", "B200"),
+            f"{int(r['points']):,}", f"{float(r['median']):.1f}% / {float(r['p90']):.1f}%", f"{float(r['bias']):+.1f}%",
+            f"{float(r['old_median']):.1f}% / {float(r['old_p90']):.1f}%"] for r in rows]
+    return table(["family", "derived from -> measured", "points", "median / p90 error", "median bias",
+                  "peak-ratio rule: median / p90"], out)
 
 
 @generator("validation-breakdown", True, "lynxsim validate: splitwise-sim prefill MAPE by batch size and TP")

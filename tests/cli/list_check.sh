@@ -37,8 +37,9 @@ awk 'NR == 1 { w = index($0, "origin") } NR > 1 && substr($0, w, 7) != "shipped"
   "$tmp/models"
 
 "$lynxsim" list gpus >"$tmp/gpus"
-expect '^h200-sxm +989 +1979 +4800 +141 +450 +0\.70 +0\.86 +shipped$' "$tmp/gpus"
-expect '^a100-80gb-sxm +312 +- +2039 +80 +300 +0\.76 +0\.78 +shipped$' "$tmp/gpus"
+expect '^h200-sxm +989 +1979 +67 +4800 +141 +450 +0\.70 +0\.86 +measured +shipped$' "$tmp/gpus"
+expect '^h20 +148 +296 +44 +4000 +96 +450 +0\.70 +0\.86 +derived from h100-sxm +shipped$' "$tmp/gpus"
+expect '^a100-80gb-sxm +312 +- +19\.5 +2039 +80 +300 +0\.76 +0\.78 +derived from h100-sxm +shipped$' "$tmp/gpus"
 
 "$lynxsim" list formats --tokens 32768 >"$tmp/formats"
 expect '^bf16 +float +16 +0 +- +16\.000 +131072\.0 +0\.0 +131072\.0 +1\.000$' "$tmp/formats"
