@@ -26,6 +26,7 @@ void add_accuracy_command(CLI::App& app);
 void add_bench_kernels_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
 void add_list_command(CLI::App& app);  // list models|gpus|formats
 void add_config_command(CLI::App& app);
 

@@ -7,6 +7,10 @@
 
 #include "common/error.hpp"
 #include "common/atomic_file.hpp"
+#include "common/json_reader.hpp"
+#include "common/sha256.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace lynx {
 
@@ -188,6 +192,136 @@ std::vector<ServingBenchRun> serving_bench_read_text(const std::string& path) {
   }
   if (runs.empty()) throw_error("%s: no vllm bench serve result block (a line \"==== Serving Benchmark Result ====\")",
                                 path.c_str());
+  return runs;
+}
+
+}  // namespace lynx
+
+namespace lynx {
+
+namespace {
+// A result object's keys as the printed block names them.
+constexpr std::pair<const char*, const char*> kJsonFields[] = {
+    {"completed", "Successful requests"},          {"duration", "Benchmark duration (s)"},
+    {"total_input_tokens", "Total input tokens"},  {"total_output_tokens", "Total generated tokens"},
+    {"mean_ttft_ms", "Mean TTFT (ms)"},            {"median_ttft_ms", "Median TTFT (ms)"},
+    {"p99_ttft_ms", "P99 TTFT (ms)"},              {"mean_tpot_ms", "Mean TPOT (ms)"},
+    {"median_tpot_ms", "Median TPOT (ms)"},        {"p99_tpot_ms", "P99 TPOT (ms)"},
+    {"mean_itl_ms", "Mean ITL (ms)"},              {"mean_e2el_ms", "Mean E2EL (ms)"},
+    {"max_concurrency", "Maximum request concurrency"}};
+
+ServingBenchRun run_of_object(const nlohmann::json& o, const std::string& path, int64_t line) {
+  auto fail = [&](const std::string& key, const std::string& what) {
+    throw_error("%s:%lld: $.%s: %s", path.c_str(), static_cast<long long>(line), key.c_str(), what.c_str());
+  };
+  if (!o.is_object()) throw_error("%s:%lld: expected a JSON object (a benchmark result)", path.c_str(), static_cast<long long>(line));
+  ServingBenchRun run;
+  run.file = path;
+  run.line = line;
+  for (const auto& [key, name] : kJsonFields) {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) continue;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+      fail(key, "expected a finite number >= 0");
+    run.fields[name] = it->get<double>();
+  }
+  for (const char* key : kRequired)
+    if (!run.fields.count(key)) {
+      std::string json_key;
+      for (const auto& [k, name] : kJsonFields)
+        if (std::string(name) == key) json_key = k;
+      fail(json_key, "missing: every replay needs completed, duration, total_input_tokens, total_output_tokens and "
+                     "mean_ttft_ms");
+    }
+  if (const auto it = o.find("request_rate"); it != o.end() && !it->is_null()) {
+    if (it->is_number()) run.request_rate = it->get<double>();
+    else if (!(it->is_string() && (it->get<std::string>() == "inf" || it->get<std::string>() == "Infinity")))
+      fail("request_rate", "expected a number or \"inf\"");
+    if (!(run.request_rate > 0)) fail("request_rate", "expected a rate > 0");
+  }
+  if (const auto it = o.find("model_id"); it != o.end() && it->is_string()) run.label = it->get<std::string>();
+  auto lengths = [&](const char* key, std::vector<int64_t>& out) {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return;
+    if (!it->is_array()) fail(key, "expected an array of token counts");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const nlohmann::json& v = (*it)[i];
+      if (!v.is_number_integer() || v.get<int64_t>() < 0) fail(std::string(key) + "[" + std::to_string(i) + "]", "expected a token count >= 0");
+      out.push_back(v.get<int64_t>());
+    }
+  };
+  lengths("input_lens", run.input_lens);
+  lengths("output_lens", run.output_lens);
+  if (const auto it = o.find("ttfts"); it != o.end() && !it->is_null()) {
+    if (!it->is_array()) fail("ttfts", "expected an array of seconds");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const nlohmann::json& v = (*it)[i];
+      if (!v.is_number() || !(v.get<double>() >= 0)) fail("ttfts[" + std::to_string(i) + "]", "expected seconds >= 0");
+      run.ttfts_ms.push_back(v.get<double>() * 1e3);
+    }
+  }
+  // The per-request rows must agree with the totals.
+  if (run.input_lens.size() != run.output_lens.size())
+    fail("output_lens", "has " + std::to_string(run.output_lens.size()) + " rows, input_lens " +
+                            std::to_string(run.input_lens.size()));
+  if (!run.input_lens.empty()) {
+    if (static_cast<int64_t>(run.input_lens.size()) != run.requests())
+      fail("input_lens", "has " + std::to_string(run.input_lens.size()) + " rows, completed says " +
+                             std::to_string(run.requests()));
+    int64_t in = 0, out = 0;
+    for (size_t i = 0; i < run.input_lens.size(); ++i) in += run.input_lens[i], out += run.output_lens[i];
+    if (in != run.input_tokens())
+      fail("input_lens", "sums to " + std::to_string(in) + ", total_input_tokens says " + std::to_string(run.input_tokens()));
+    if (out != run.generated_tokens())
+      fail("output_lens", "sums to " + std::to_string(out) + ", total_output_tokens says " +
+                              std::to_string(run.generated_tokens()));
+  }
+  if (!run.ttfts_ms.empty()) {
+    if (run.ttfts_ms.size() != run.input_lens.size()) fail("ttfts", "has a row count other than input_lens'");
+    double sum = 0;
+    for (double t : run.ttfts_ms) sum += t;
+    const double mean = sum / static_cast<double>(run.ttfts_ms.size());
+    if (std::fabs(mean / run.mean_ttft_ms() - 1) > 0.01)
+      fail("ttfts", "average " + std::to_string(mean) + " ms, mean_ttft_ms says " + std::to_string(run.mean_ttft_ms()));
+  }
+  return run;
+}
+}  // namespace
+
+std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path) {
+  const std::string text = read_file(path);
+  std::vector<ServingBenchRun> runs;
+  // One object (vLLM), or one per line (SGLang's JSONL).
+  nlohmann::json whole = nlohmann::json::parse(text, nullptr, false);
+  if (!whole.is_discarded()) {
+    runs.push_back(run_of_object(whole, path, 1));
+  } else {
+    std::istringstream in(text);
+    std::string line;
+    int64_t number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      nlohmann::json o = nlohmann::json::parse(line, nullptr, false);
+      if (o.is_discarded())
+        throw_error("%s:%lld: not JSON (a result file holds one JSON object, or one per line)", path.c_str(),
+                    static_cast<long long>(number));
+      runs.push_back(run_of_object(o, path, number));
+    }
+  }
+  if (runs.empty()) throw_error("%s: no benchmark result in it", path.c_str());
+  const std::string digest = sha256_hex(text);
+  for (ServingBenchRun& r : runs) r.sha256 = digest;
+  return runs;
+}
+
+std::vector<ServingBenchRun> serving_bench_read(const std::string& path) {
+  const std::string text = read_file(path);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') return serving_bench_read_json(path);
+  std::vector<ServingBenchRun> runs = serving_bench_read_text(path);
+  const std::string digest = sha256_hex(text);
+  for (ServingBenchRun& r : runs) r.sha256 = digest;
   return runs;
 }
 

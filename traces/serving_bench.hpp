@@ -18,6 +18,7 @@
 // (successful requests, duration, total input and generated tokens, mean TTFT) or it is an error naming the file
 // and line. The command lines above a block are split into words as a shell would (quotes, backslash-newlines).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -33,6 +34,12 @@ struct ServingBenchRun {
   std::vector<std::string> serve_command;  // the nearest serving command above (vllm serve, sglang, trtllm-serve)
   std::vector<std::string> bench_command;  // the nearest `vllm bench serve` command above, if any
   std::map<std::string, double> fields;    // every "Name (unit): value" line, by its name as printed
+  // A result file's per-request rows (`vllm bench serve --save-detailed`, SGLang's --output-details), in the order
+  // the file lists them: prompt and generated lengths, time to first token. Empty when the file has none.
+  std::vector<int64_t> input_lens, output_lens;
+  std::vector<double> ttfts_ms;
+  double request_rate = INFINITY;  // requests/s the client sent at (infinity: all at once)
+  std::string sha256;              // of the file it was read from
 
   // The fields every replay reads (present in every block read).
   int64_t requests() const;
@@ -49,6 +56,16 @@ struct ServingBenchRun {
 // Every result block in `path`, in file order; a file with none is an error, as is a block missing a required field
 // or a value that is not a finite non-negative number.
 std::vector<ServingBenchRun> serving_bench_read_text(const std::string& path);
+
+// The runs of a saved result file: `vllm bench serve --save-result` JSON (one object: "completed", "duration",
+// "total_input_tokens", "total_output_tokens", "mean_ttft_ms", ..., and with --save-detailed "input_lens",
+// "output_lens", "ttfts" in seconds), or SGLang bench_serving's JSONL (one such object per line, its per-request rows
+// with --output-details). Keys map to the names the printed block uses ("completed" -> "Successful requests", ...).
+// A file whose totals disagree with its per-request rows (request count, summed lengths, mean TTFT within 1%) is an
+// error naming the file, the line and the key.
+std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path);
+// Either form, by the file's first character ('{': JSON), then the text blocks.
+std::vector<ServingBenchRun> serving_bench_read(const std::string& path);
 
 // A command line split into words as a POSIX shell splits it (single and double quotes, backslash escapes); the
 // text between a `#` that starts a word and the end of the line is a comment.

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "traces/serving_bench.hpp"
 
 namespace lynx {
@@ -44,6 +46,11 @@ struct ServingCase {
   std::string workload;             // "random 4000/200", "sharegpt (means)", ...
   bool training = false;
   std::string not_replayed;         // why it is not replayed ("" when it is)
+  // A user's deployment (`lynxsim calibrate`): the lynxsim configuration that replays the run (its workload
+  // replaced), and the trace of the run's own per-request lengths ("" : every request at the mean lengths). Null for
+  // the GPUStack runs, which serving_case_config builds from the fields above.
+  nlohmann::json deployment;
+  std::string trace_file;
   std::string name() const;         // "qwen3-32b/h100.md:295"
 };
 

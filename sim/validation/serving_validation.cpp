@@ -18,7 +18,35 @@
 
 namespace lynx {
 
+namespace {
+// A user's deployment with the run's workload and the terms on every pool.
+nlohmann::json deployment_config(const ServingCase& c, const ServingTerms& terms) {
+  nlohmann::json config = c.deployment;
+  for (const char* pool : {"prefill", "decode"}) {
+    nlohmann::json& p = config["cluster"][pool];
+    if (!std::isnan(terms.host_step_ms)) p["host_step_ms"] = terms.host_step_ms;
+    if (!std::isnan(terms.host_per_request_us)) p["host_per_request_us"] = terms.host_per_request_us;
+    if (!std::isnan(terms.frontend_ms)) p["frontend_ms"] = terms.frontend_ms;
+    if (!std::isnan(terms.frontend_serial_ms)) p["frontend_serial_ms"] = terms.frontend_serial_ms;
+    if (terms.kernel_time_factor != 1) p["kernel_time_factor"] = terms.kernel_time_factor;
+  }
+  nlohmann::json workload;
+  if (!c.trace_file.empty()) {
+    workload["trace"] = c.trace_file;
+  } else {
+    workload["synthetic"] = {{"arrival", "at-once"},
+                             {"count", c.requests},
+                             {"input_tokens", {{"fixed", c.input_tokens}}},
+                             {"output_tokens", {{"fixed", c.output_tokens}}}};
+  }
+  if (c.max_concurrency > 0) workload["max_concurrency"] = static_cast<int64_t>(c.max_concurrency);
+  config["workload"] = workload;
+  return config;
+}
+}  // namespace
+
 nlohmann::json serving_case_config(const ServingCase& c, const ServingTerms& terms) {
+  if (!c.deployment.is_null()) return deployment_config(c, terms);
   nlohmann::json pool = {{"instances", 1}, {"gpu", "h100-sxm"}, {"tp", c.tp}, {"ep", c.ep}, {"engine", c.engine}};
   nlohmann::json decode = pool;
   if (c.max_num_batched_tokens > 0) decode["chunked_prefill_tokens"] = c.max_num_batched_tokens;
@@ -124,10 +152,12 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fi
       {&ServingTerms::frontend_serial_ms, {0, 2, 5, 10, 20}, "frontend_serial_ms"}};
   if (fit_kernel_factor)
     axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {1, 1.5, 2, 2.5}, "kernel_time_factor"});
-  // Along each axis in turn (twice over), the term takes the smallest grid value whose mean error is within 1% of the
-  // lowest along that axis: a term the runs cannot see (such as host time an overlapping scheduler hides) stays at its
-  // smallest value rather than drifting to where noise puts it.
-  for (int pass = 0; pass < 2; ++pass) {
+  // Along each axis in turn, the term takes the smallest grid value whose mean error is within 1% of the lowest along
+  // that axis: a term the runs cannot see (such as host time an overlapping scheduler hides) stays at its smallest
+  // value rather than drifting to where noise puts it. Passes repeat until one changes nothing (at most 6: the terms
+  // interact, a front end's queue and the host's steps both delaying first tokens).
+  for (int pass = 0; pass < 6; ++pass) {
+    const ServingTerms before = best;
     for (const Axis& axis : axes) {
       std::vector<double> values;
       for (double v : axis.grid) {
@@ -147,6 +177,9 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fi
           break;
         }
     }
+    bool changed = false;
+    for (const Axis& axis : axes) changed = changed || best.*(axis.member) != before.*(axis.member);
+    if (!changed && pass > 0) break;
   }
   return best;
 }

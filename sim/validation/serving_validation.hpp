@@ -47,7 +47,8 @@ struct ServingErrors {
 ServingErrors serving_errors(const ServingCase& c, const ServingPrediction& p);
 
 // The terms of `engine` minimising the mean error of duration, TTFT and TPOT over `training` (cases of that engine),
-// searched coordinate by coordinate from all terms 0, twice, over bounded grids: host step 0-10 ms, per request
+// searched coordinate by coordinate from all terms 0, pass after pass until a pass changes nothing (at most 6), over
+// bounded grids: host step 0-10 ms, per request
 // 0-100 us, front end 0-100 ms, and, when `fit_kernel_factor`, first the kernel-time factor 1-2.5. Each term takes the
 // smallest grid value within 1% of the lowest mean error along its axis. `progress` (may be empty) is told each evaluation.
 ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fit_kernel_factor,

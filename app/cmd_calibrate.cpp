@@ -1,0 +1,236 @@
+// lynxsim calibrate DEPLOYMENT RUN...: fits a deployment's engine-level serving terms (host time per step and per
+// running request, the front end's per-request latency and its one-at-a-time part, and optionally one kernel-time
+// factor) on the benchmark results a user already has, and writes a serving profile that a configuration names
+// ("serving_profile"). Each run is replayed as its client sent it: every request at once or C in flight
+// (--max-concurrency), with the file's own per-request lengths when it has them (vLLM's --save-detailed, SGLang's
+// --output-details), else every request at the mean lengths. The fit is sim/validation/serving_validation.hpp's
+// (bounded grids, coordinate by coordinate); k-fold cross-validation (runs dealt round-robin into K folds, each fold
+// predicted by the terms fitted on the others) measures the held-out error the profile carries, and how far each term
+// moves between folds; the final terms are fitted on every run.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "app/commands.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "common/json_reader.hpp"
+#include "common/output_paths.hpp"
+#include "common/sha256.hpp"
+#include "sim/config/sim_config.hpp"
+#include "sim/validation/serving_cases.hpp"
+#include "sim/validation/serving_validation.hpp"
+#include "traces/serving_bench.hpp"
+
+namespace lynx {
+
+namespace {
+
+struct CalibrateOptions {
+  std::string deployment;
+  std::vector<std::string> runs;
+  std::string out_dir;
+  int folds = -1;  // -1: min(5, runs); 0: no held-out check
+  bool fit_kernel = false;
+  bool quiet = false;
+};
+
+// The deployment as a replay base: the configuration file read (a workload, if any, is replaced per run), checked
+// by loading it once with a stand-in workload so that a bad deployment is one error before any run.
+nlohmann::json read_deployment(const std::string& path) {
+  nlohmann::json d = json_parse_file(path, true);
+  if (!d.is_object()) throw_error("%s: expected a lynxsim configuration (a JSON object)", path.c_str());
+  nlohmann::json probe = d;
+  probe["workload"] = {{"synthetic",
+                        {{"arrival", "at-once"}, {"count", 1}, {"input_tokens", {{"fixed", 16}}},
+                         {"output_tokens", {{"fixed", 2}}}}}};
+  const SimConfig config = sim_config_from_json(probe, path, std::filesystem::path(path).parent_path().string());
+  (void)config;
+  d.erase("workload");
+  return d;
+}
+
+// The trace of a run's own requests, every one at time 0 (Mooncake's JSONL form, traces/trace_schema.cpp).
+std::string run_trace(const ServingBenchRun& run) {
+  std::string text;
+  for (size_t i = 0; i < run.input_lens.size(); ++i)
+    text += "{\"timestamp\": 0, \"input_length\": " + std::to_string(std::max<int64_t>(1, run.input_lens[i])) +
+            ", \"output_length\": " + std::to_string(std::max<int64_t>(1, run.output_lens[i])) + ", \"hash_ids\": []}\n";
+  return text;
+}
+
+struct Metrics {
+  double duration = 0, ttft = 0, tpot = 0;
+  int n_duration = 0, n_ttft = 0, n_tpot = 0;
+  std::vector<double> ttft_errors;
+  void add(const ServingErrors& e) {
+    if (!std::isnan(e.duration)) duration += e.duration, ++n_duration;
+    if (!std::isnan(e.ttft)) ttft += e.ttft, ++n_ttft, ttft_errors.push_back(e.ttft);
+    if (!std::isnan(e.tpot)) tpot += e.tpot, ++n_tpot;
+  }
+};
+
+double percent(double sum, int n) { return n > 0 ? 100 * sum / n : NAN; }
+
+double p90(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(std::ceil(0.9 * static_cast<double>(v.size()))) - 1];
+}
+
+nlohmann::json terms_json(const ServingTerms& t) {
+  return {{"host_step_ms", t.host_step_ms},
+          {"host_per_request_us", t.host_per_request_us},
+          {"frontend_ms", t.frontend_ms},
+          {"frontend_serial_ms", t.frontend_serial_ms},
+          {"kernel_time_factor", t.kernel_time_factor}};
+}
+
+nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+
+void run_calibrate(const CalibrateOptions& o) {
+  const nlohmann::json deployment = read_deployment(o.deployment);
+
+  std::vector<ServingCase> cases;
+  std::vector<std::string> traces;  // per case: its trace's text ("" : mean lengths)
+  for (const std::string& path : o.runs) {
+    for (ServingBenchRun& run : serving_bench_read(path)) {
+      const std::string where = run.file + ":" + std::to_string(run.line);
+      if (std::isfinite(run.request_rate))
+        throw_error("%s: sent at %g requests/s: the file does not hold the arrival times, so the run cannot be replayed "
+                    "as sent; calibrate takes runs sent all at once (--request-rate inf) or with --max-concurrency",
+                    where.c_str(), run.request_rate);
+      if (run.requests() < 1) throw_error("%s: no successful request", where.c_str());
+      ServingCase c;
+      c.run = run;
+      c.requests = run.requests();
+      c.input_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.input_tokens()) / c.requests));
+      c.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.generated_tokens()) / c.requests));
+      const double conc = run.max_concurrency();
+      c.max_concurrency = std::isnan(conc) ? 0 : conc;
+      c.deployment = deployment;
+      c.workload = (run.input_lens.empty() ? "mean lengths " + std::to_string(c.input_tokens) + "/" +
+                                                 std::to_string(c.output_tokens)
+                                           : std::string("its own lengths")) +
+                   (c.max_concurrency > 0 ? ", " + std::to_string(static_cast<int64_t>(c.max_concurrency)) + " in flight"
+                                          : ", all at once");
+      cases.push_back(c);
+      traces.push_back(run.input_lens.empty() ? "" : run_trace(run));
+    }
+  }
+  if (cases.empty()) throw_error("no run to calibrate on");
+  // What it writes: the profile, and the traces the replays read (one per run with its own lengths).
+  OutputPlan plan;
+  plan.input_file("DEPLOYMENT", o.deployment);
+  for (const std::string& r : o.runs) plan.input_file("RUN", r);
+  std::vector<std::string> written = {"profile.json"};
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (!traces[i].empty()) written.push_back("replay-run" + std::to_string(i + 1) + ".jsonl");
+  plan.output_folder("--out", o.out_dir, written);
+  plan.check();
+  std::filesystem::create_directories(o.out_dir);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (traces[i].empty()) continue;
+    const std::string file = o.out_dir + "/replay-run" + std::to_string(i + 1) + ".jsonl";
+    write_file_atomic(file, traces[i]);
+    cases[i].trace_file = std::filesystem::absolute(file).string();
+  }
+
+  const int n = static_cast<int>(cases.size());
+  const int folds = o.folds < 0 ? std::min(5, n) : o.folds;
+  if (folds == 1 || folds > n)
+    throw_error("--folds %d: needs 2 to %d folds (the runs given), or 0 for no held-out check", folds, n);
+  auto progress = [&o](const std::string& line) {
+    if (!o.quiet) std::fprintf(stderr, "calibrate: %s\n", line.c_str());
+  };
+  Metrics held_out;
+  ServingTerms low{INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, high{-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  std::vector<int> fold_of(cases.size());
+  for (int f = 0; f < folds; ++f) {
+    std::vector<ServingCase> training, check;
+    for (int i = 0; i < n; ++i) {
+      fold_of[static_cast<size_t>(i)] = i % folds;
+      (i % folds == f ? check : training).push_back(cases[static_cast<size_t>(i)]);
+    }
+    const ServingTerms t = fit_serving_terms(training, o.fit_kernel, {});
+    for (double ServingTerms::*m : {&ServingTerms::host_step_ms, &ServingTerms::host_per_request_us,
+                                    &ServingTerms::frontend_ms, &ServingTerms::frontend_serial_ms,
+                                    &ServingTerms::kernel_time_factor}) {
+      low.*m = std::min(low.*m, t.*m);
+      high.*m = std::max(high.*m, t.*m);
+    }
+    for (const ServingCase& c : check) held_out.add(serving_errors(c, serving_predict(c, t)));
+    progress("fold " + std::to_string(f + 1) + " of " + std::to_string(folds) + " fitted on " +
+             std::to_string(training.size()) + " runs");
+  }
+  const ServingTerms terms = fit_serving_terms(cases, o.fit_kernel, {});
+  Metrics fitted;
+  for (const ServingCase& c : cases) fitted.add(serving_errors(c, serving_predict(c, terms)));
+
+  nlohmann::json runs = nlohmann::json::array();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const ServingCase& c = cases[i];
+    runs.push_back({{"file", std::filesystem::absolute(c.run.file).string()},
+                    {"line", c.run.line},
+                    {"sha256", c.run.sha256},
+                    {"requests", c.requests},
+                    {"workload", c.workload},
+                    {"fold", folds > 0 ? nlohmann::json(fold_of[i] + 1) : nlohmann::json(nullptr)}});
+  }
+  nlohmann::json profile = {
+      {"lynxsim_serving_profile", 1},
+      {"deployment", std::filesystem::absolute(o.deployment).string()},
+      {"deployment_sha256", sha256_file(o.deployment)},
+      {"terms", terms_json(terms)},
+      {"fit", {{"runs", n},
+               {"duration_mape_percent", number_or_null(percent(fitted.duration, fitted.n_duration))},
+               {"ttft_mape_percent", number_or_null(percent(fitted.ttft, fitted.n_ttft))},
+               {"tpot_mape_percent", number_or_null(percent(fitted.tpot, fitted.n_tpot))}}},
+      {"runs", runs}};
+  if (folds > 0) {
+    profile["held_out"] = {{"folds", folds},
+                           {"duration_mape_percent", number_or_null(percent(held_out.duration, held_out.n_duration))},
+                           {"ttft_mape_percent", number_or_null(percent(held_out.ttft, held_out.n_ttft))},
+                           {"ttft_p90_error_percent", number_or_null(100 * p90(held_out.ttft_errors))},
+                           {"tpot_mape_percent", number_or_null(percent(held_out.tpot, held_out.n_tpot))}};
+    profile["terms_across_folds"] = {{"low", terms_json(low)}, {"high", terms_json(high)}};
+  }
+  write_file_atomic(o.out_dir + "/profile.json", profile.dump(2) + "\n");
+  std::printf("calibrated on %d run(s): host_step_ms %g, host_per_request_us %g, frontend_ms %g, frontend_serial_ms %g, "
+              "kernel_time_factor %g\n",
+              n, terms.host_step_ms, terms.host_per_request_us, terms.frontend_ms, terms.frontend_serial_ms,
+              terms.kernel_time_factor);
+  std::printf("fitted runs: duration %.1f%%, TTFT %.1f%%, TPOT %.1f%% (MAPE)\n", percent(fitted.duration, fitted.n_duration),
+              percent(fitted.ttft, fitted.n_ttft), percent(fitted.tpot, fitted.n_tpot));
+  if (folds > 0)
+    std::printf("held out (%d folds): duration %.1f%%, TTFT %.1f%% (90%% of runs within %.1f%%), TPOT %.1f%% (MAPE)\n",
+                folds, percent(held_out.duration, held_out.n_duration), percent(held_out.ttft, held_out.n_ttft),
+                100 * p90(held_out.ttft_errors), percent(held_out.tpot, held_out.n_tpot));
+  std::printf("wrote %s/profile.json\n", o.out_dir.c_str());
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit a deployment's host and front-end serving terms on its own benchmark results (vllm bench serve JSON or "
+      "printed blocks, SGLang bench_serving JSONL) and write a serving profile with its held-out error");
+  cmd->add_option("deployment", o->deployment, "lynxsim configuration of the deployment (engine, GPUs, TP, flags)")
+      ->required();
+  cmd->add_option("runs", o->runs, "benchmark result files (vllm bench serve --save-result JSON or its printed block, "
+                                   "SGLang bench_serving JSONL)")
+      ->required();
+  cmd->add_option("--out", o->out_dir, "folder for profile.json and the replayed traces")->required();
+  cmd->add_option("--folds", o->folds, "k-fold check: K folds (default: min(5, runs); 0: none)");
+  cmd->add_flag("--fit-kernel-factor", o->fit_kernel, "also fit one kernel-time factor for the deployment (1-2.5)");
+  cmd->add_flag("--quiet", o->quiet, "no progress lines");
+  cmd->callback([o] { run_calibrate(*o); });
+}
+
+}  // namespace lynx

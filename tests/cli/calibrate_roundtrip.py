@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The calibration loop round trip (lynxsim calibrate, app/cmd_calibrate.cpp): runs simulated by lynxsim with known
+serving terms are written in every result format calibrate reads (vllm bench serve --save-result JSON with and
+without --save-detailed, its printed block, SGLang bench_serving JSONL), calibrated back, and the fitted terms must
+equal the known ones within 1%; a file whose totals disagree with its per-request rows is one error (exit 2) naming
+the file and key. Usage: calibrate_roundtrip.py LYNXSIM [WORKDIR] (default: a temporary folder, removed after)"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+lynx = sys.argv[1]
+work = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="calibrate_roundtrip.")
+KNOWN = {"host_step_ms": 2.0, "host_per_request_us": 25.0, "frontend_ms": 20.0, "frontend_serial_ms": 5.0}
+# overlap scheduling off (vLLM before 0.12): with it on, the engine hides host time and no run can see the host terms
+pool = {"instances": 1, "gpu": "h100-sxm", "tp": 1, "engine": "vllm-0.24", "overlap_scheduling": "off"}
+deployment = {"model": "llama-3.1-8b", "format": "bf16",
+              "cluster": {"serving": "colocated", "colocated_instances": 1, "prefill": dict(pool), "decode": dict(pool)}}
+with open(os.path.join(work, "deployment.json"), "w") as f:
+    json.dump(deployment, f)
+
+# (requests, input, output, clients or 0 for all at once, lengths drawn): the runs a user would have benchmarked
+RUNS = [(24, 2000, 64, 0, False), (32, 256, 32, 0, False), (20, 1000, 48, 4, False), (24, 1200, 40, 0, True)]
+
+
+def simulate(i, n, inp, out, clients, drawn):
+    config = json.loads(json.dumps(deployment))
+    for p in ("prefill", "decode"):
+        config["cluster"][p].update(KNOWN)
+    lengths = (lambda x: {"uniform": [x // 2, x * 3 // 2]}) if drawn else (lambda x: {"fixed": x})
+    config["workload"] = {"synthetic": {"arrival": "at-once", "count": n, "input_tokens": lengths(inp),
+                                        "output_tokens": lengths(out)}}
+    if clients:
+        config["workload"]["max_concurrency"] = clients
+    path = os.path.join(work, f"truth{i}.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    out_dir = os.path.join(work, f"truth{i}")
+    subprocess.run([lynx, "simulate", "--config", path, "--out", out_dir, "--quiet"], check=True,
+                   stdout=subprocess.DEVNULL)
+    rows = list(csv.DictReader(open(os.path.join(out_dir, "requests.csv"))))
+    first = min(float(r["arrival_s"]) for r in rows)
+    last = max(float(r["end_s"]) for r in rows)
+    tpots = [float(r["tpot_s"]) for r in rows if int(r["output_tokens"]) > 1]
+    return {"completed": len(rows), "duration": last - first,
+            "total_input_tokens": sum(int(r["input_tokens"]) for r in rows),
+            "total_output_tokens": sum(int(r["output_tokens"]) for r in rows),
+            "mean_ttft_ms": 1e3 * sum(float(r["ttft_s"]) for r in rows) / len(rows),
+            "mean_tpot_ms": 1e3 * sum(tpots) / len(tpots),
+            "max_concurrency": clients or None, "request_rate": "inf",
+            "input_lens": [int(r["input_tokens"]) for r in rows],
+            "output_lens": [int(r["output_tokens"]) for r in rows],
+            "ttfts": [float(r["ttft_s"]) for r in rows]}
+
+
+results = [simulate(i, *run) for i, run in enumerate(RUNS)]
+summary_only = [{k: v for k, v in r.items() if k not in ("input_lens", "output_lens", "ttfts")} for r in results]
+
+
+def block(r):
+    lines = ["============ Serving Benchmark Result ============",
+             f"{'Successful requests:':<40} {r['completed']}"]
+    if r["max_concurrency"]:
+        lines.append(f"{'Maximum request concurrency:':<40} {r['max_concurrency']}")
+    lines += [f"{'Benchmark duration (s):':<40} {r['duration']:.6f}",
+              f"{'Total input tokens:':<40} {r['total_input_tokens']}",
+              f"{'Total generated tokens:':<40} {r['total_output_tokens']}",
+              f"{'Mean TTFT (ms):':<40} {r['mean_ttft_ms']:.4f}",
+              f"{'Mean TPOT (ms):':<40} {r['mean_tpot_ms']:.4f}", "=" * 50, ""]
+    return "\n".join(lines)
+
+
+formats = {}
+# vllm bench serve --save-result --save-detailed: one file per run, every run (the drawn-length one included)
+formats["vllm-detailed"] = []
+for i, r in enumerate(results):
+    path = os.path.join(work, f"vllm_detailed_{i}.json")
+    json.dump(r, open(path, "w"))
+    formats["vllm-detailed"].append(path)
+# without --save-detailed, the printed block and SGLang's JSONL: the fixed-length runs (their means are exact)
+fixed = [i for i, run in enumerate(RUNS) if not run[4]]
+formats["vllm-summary"] = []
+for i in fixed:
+    path = os.path.join(work, f"vllm_{i}.json")
+    json.dump(summary_only[i], open(path, "w"))
+    formats["vllm-summary"].append(path)
+path = os.path.join(work, "printed.log")
+open(path, "w").write("\n".join(block(results[i]) for i in fixed))
+formats["printed-block"] = [path]
+path = os.path.join(work, "sglang.jsonl")
+open(path, "w").write("".join(json.dumps(summary_only[i]) + "\n" for i in fixed))
+formats["sglang-jsonl"] = [path]
+
+failed = 0
+for name, files in formats.items():
+    out = os.path.join(work, "profile_" + name)
+    folds = ["--folds", "2"] if name == "vllm-detailed" else ["--folds", "0"]
+    p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), *files, "--out", out, "--quiet",
+                        *folds], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"FAIL {name}: exit {p.returncode}: {p.stderr.strip()}")
+        failed += 1
+        continue
+    terms = json.load(open(os.path.join(out, "profile.json")))["terms"]
+    for key, value in KNOWN.items():
+        if abs(terms[key] - value) > 0.01 * value:
+            print(f"FAIL {name}: {key} = {terms[key]}, known {value}")
+            failed += 1
+    print(f"{name}: {len(files)} file(s), terms {terms}")
+
+# A damaged file: its per-request rows disagree with its totals.
+bad = dict(results[0])
+bad["completed"] = bad["completed"] + 1
+path = os.path.join(work, "damaged.json")
+json.dump(bad, open(path, "w"))
+p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), path, "--out",
+                    os.path.join(work, "damaged_out"), "--folds", "0"], capture_output=True, text=True)
+if p.returncode != 2 or "damaged.json:1: $.input_lens: has 24 rows, completed says 25" not in p.stderr:
+    print(f"FAIL damaged file: exit {p.returncode}: {p.stderr.strip()}")
+    failed += 1
+if os.path.exists(os.path.join(work, "damaged_out", "profile.json")):
+    print("FAIL damaged file: a profile was written")
+    failed += 1
+print(f"calibrate round trip: {len(formats)} formats, {failed} failed")
+if len(sys.argv) <= 2:
+    shutil.rmtree(work)
+sys.exit(1 if failed else 0)
