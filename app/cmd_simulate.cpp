@@ -92,10 +92,27 @@ void run_simulate(const SimulateOptions& o) {
     }
     std::printf("  ttft         mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n", m["mean_ttft_ms"].get<double>(),
                 m["median_ttft_ms"].get<double>(), m["p90_ttft_ms"].get<double>(), m["p99_ttft_ms"].get<double>());
+    // A calibrated profile's held-out error beside the metrics it measured (summary.json: sources.serving_profile).
+    const nlohmann::json& profile_sources = outcome.summary["sources"];
+    if (profile_sources.contains("serving_profile")) {
+      const nlohmann::json& e = profile_sources["serving_profile"]["held_out_error"];
+      auto pct = [&e](const char* key) {
+        return e.is_object() && e.contains(key) && e[key].is_number() ? e[key].get<double>() : NAN;
+      };
+      if (e.is_object())
+        std::printf("  serving profile %s, held out over %d folds: mean TTFT within %.1f%% on 90%% of runs (MAPE "
+                    "%.1f%%), duration MAPE %.1f%%, mean TPOT MAPE %.1f%%\n",
+                    printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str(),
+                    e.value("folds", 0), pct("ttft_p90_error_percent"), pct("ttft_mape_percent"),
+                    pct("duration_mape_percent"), pct("tpot_mape_percent"));
+      else
+        std::printf("  serving profile %s: fitted without a held-out check (calibrate --folds 0): no error band\n",
+                    printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str());
+    }
     // A run that speculates (a Lynx format, or one among the adaptive policy's candidates) has three first-token
     // times: the verified one above, the first token verification keeps, the first (speculative) one.
     const nlohmann::json& sources = outcome.summary["sources"];
-    const bool speculates = sources.contains("acceptance");
+    const bool speculates = sources.contains("acceptance") && sources["acceptance"] != "not used (no speculation)";
     if (speculates)
       std::printf("  ttft_correct mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n",
                   m["mean_ttft_correct_ms"].get<double>(), m["median_ttft_correct_ms"].get<double>(),

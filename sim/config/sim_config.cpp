@@ -350,6 +350,10 @@ constexpr ChoiceField kWeightsDtype{"weights_dtype", kWeightsDtypeNames.name(Wei
 constexpr ObjectField kSlo{"slo", &kSloSection, "service-level objectives"};
 constexpr PathField kModelsCatalog{"models_catalog", "the shipped models/catalog/models.json", "model catalog"};
 constexpr PathField kGpusCatalog{"gpus_catalog", "the shipped models/catalog/gpus.json", "GPU catalog"};
+constexpr PathField kServingProfile{"serving_profile", "none: each engine's shipped terms",
+                                    "profile.json written by `lynxsim calibrate`: its fitted host and front-end terms "
+                                    "fill every named-engine pool's terms the pool does not set, and the summary "
+                                    "reports its held-out error beside the metrics"};
 constexpr ObjectField kWorkload{"workload", &kWorkloadSection, "the requests (traces/workload_spec.hpp)", true};
 constexpr SchemaField kTopFields[] = {{kModel},
                                       {kFormat, ExampleUse::shown, "\"lynx-a4r4-g64\""},
@@ -363,6 +367,7 @@ constexpr SchemaField kTopFields[] = {{kModel},
                                       {kSlo},
                                       {kModelsCatalog, ExampleUse::commented, "\"models.json\""},
                                       {kGpusCatalog, ExampleUse::commented, "\"gpus.json\""},
+                                      {kServingProfile, ExampleUse::commented, "\"calibrated/profile.json\""},
                                       {kWorkload}};
 
 // transfer.format_policy and its adaptive_* fields; the adaptive fields only with the adaptive policy.
@@ -491,6 +496,39 @@ const char* adaptive_objective_name(AdaptiveObjective objective) { return kAdapt
 const char* replicated_kv_name(ReplicatedKv mode) { return kReplicatedKvNames.name(mode); }
 const char* compute_model_name(ComputeModelKind model) { return kComputeModelNames.name(model); }
 
+namespace {
+// The profile's terms on every named-engine pool that does not set them (a NaN term is unset; the kernel-time factor
+// is taken where the pool leaves it at 1).
+void apply_serving_profile(SimConfig& c) {
+  const std::string& path = c.serving_profile;
+  const nlohmann::json profile = json_parse_file(path);
+  if (!profile.is_object() || !profile.contains("lynxsim_serving_profile") || profile["lynxsim_serving_profile"] != 1)
+    throw_error("%s: not a serving profile (lynxsim calibrate writes one: \"lynxsim_serving_profile\": 1)", path.c_str());
+  const nlohmann::json& terms = profile.contains("terms") ? profile["terms"] : nlohmann::json();
+  auto term = [&](const char* key) {
+    if (!terms.is_object() || !terms.contains(key) || !terms[key].is_number() || !(terms[key].get<double>() >= 0))
+      throw_error("%s: $.terms.%s: expected a number >= 0", path.c_str(), key);
+    return terms[key].get<double>();
+  };
+  const double host_step = term("host_step_ms"), per_request = term("host_per_request_us"),
+               frontend = term("frontend_ms"), serial = term("frontend_serial_ms"), factor = term("kernel_time_factor");
+  bool applied = false;
+  for (PoolConfig* p : {&c.prefill, &c.decode}) {
+    if (p->engine == ServingEngine::vidur_2024) continue;
+    applied = true;
+    if (std::isnan(p->host_step_ms)) p->host_step_ms = host_step;
+    if (std::isnan(p->host_per_request_us)) p->host_per_request_us = per_request;
+    if (std::isnan(p->frontend_ms)) p->frontend_ms = frontend;
+    if (std::isnan(p->frontend_serial_ms)) p->frontend_serial_ms = serial;
+    if (p->kernel_time_factor == 1) p->kernel_time_factor = factor;
+  }
+  if (!applied)
+    throw_error("%s: $.serving_profile: no pool names a serving engine (vllm-0.24, sglang-0.5.14, trtllm-1.3) whose "
+                "terms the profile could set", c.origin.c_str());
+  c.serving_profile_error = profile.contains("held_out") ? profile["held_out"] : nlohmann::json();
+}
+}  // namespace
+
 SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& origin, const std::string& base_dir) {
   SimConfig c;
   c.origin = origin;
@@ -600,6 +638,10 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
   }
   c.models_catalog = top.get(kModelsCatalog, base_dir);
   c.gpus_catalog = top.get(kGpusCatalog, base_dir);
+  if (top.has(kServingProfile.key)) {
+    c.serving_profile = top.get(kServingProfile, base_dir);
+    apply_serving_profile(c);
+  }
   if (!top.has(kWorkload.key)) top.fail(kWorkload.key, "a JSON object (a trace or a synthetic workload)");
   c.workload = top.get(kWorkload).value();  // parsed by the traces library (run_config.cpp)
   top.finish();

@@ -142,6 +142,11 @@ struct SimConfig {
   WeightsDtype weights_dtype = WeightsDtype::bf16;
   SloConfig slo;
   std::string models_catalog, gpus_catalog;  // "" = the shipped catalogs; else entries added to or overriding them
+  // A serving profile written by `lynxsim calibrate` (app/cmd_calibrate.cpp): its terms fill every named-engine
+  // pool's host and front-end terms the pools do not set; `serving_profile_error` is its held-out error (null when
+  // it has none), which the summary reports beside the metrics.
+  std::string serving_profile;
+  nlohmann::json serving_profile_error;
   nlohmann::json workload;   // parsed by the traces library
 };
 

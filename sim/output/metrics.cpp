@@ -1,5 +1,7 @@
 #include "sim/output/metrics.hpp"
 
+#include "common/sha256.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -288,6 +290,11 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
   sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
   sources["acceptance"] = run_speculates(in) ? speculating_acceptance(in).source() : "not used (no speculation)";
+  // The calibrated serving profile and the error it measured on runs it was not fitted on (app/cmd_calibrate.cpp).
+  if (!c.serving_profile.empty())
+    sources["serving_profile"] = {{"file", c.serving_profile},
+                                  {"sha256", sha256_file(c.serving_profile)},
+                                  {"held_out_error", c.serving_profile_error}};
   auto table = [](const KernelCosts& k) {
     if (k.file.empty()) return nlohmann::json{{"file", nullptr}, {"device", "roofline default"}};
     return nlohmann::json{{"file", k.file}, {"sha256", k.file_sha256}, {"device", k.device}, {"measured", k.measured}};

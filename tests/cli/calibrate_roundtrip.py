@@ -111,6 +111,36 @@ for name, files in formats.items():
             failed += 1
     print(f"{name}: {len(files)} file(s), terms {terms}")
 
+# A configuration naming the profile: the terms it fitted, and its held-out error in the summary.
+config = json.loads(json.dumps(deployment))
+config["serving_profile"] = os.path.join(work, "profile_vllm-detailed", "profile.json")
+config["workload"] = {"synthetic": {"arrival": "at-once", "count": 8, "input_tokens": {"fixed": 1000},
+                                    "output_tokens": {"fixed": 32}}}
+path = os.path.join(work, "with_profile.json")
+json.dump(config, open(path, "w"))
+p = subprocess.run([lynx, "simulate", "--config", path, "--out", os.path.join(work, "with_profile")],
+                   capture_output=True, text=True)
+summary = json.load(open(os.path.join(work, "with_profile", "summary.json"))) if p.returncode == 0 else {}
+held = summary.get("sources", {}).get("serving_profile", {}).get("held_out_error", {})
+if p.returncode != 0 or "held out over 2 folds: mean TTFT within" not in p.stdout or held.get("folds") != 2:
+    print(f"FAIL profile in a configuration: exit {p.returncode}: {p.stdout.strip()} {p.stderr.strip()}")
+    failed += 1
+# The same run with the known terms written on the pools gives the same numbers.
+explicit = json.loads(json.dumps(config))
+del explicit["serving_profile"]
+for pool_name in ("prefill", "decode"):
+    explicit["cluster"][pool_name].update(KNOWN)
+path = os.path.join(work, "explicit.json")
+json.dump(explicit, open(path, "w"))
+subprocess.run([lynx, "simulate", "--config", path, "--out", os.path.join(work, "explicit"), "--quiet"], check=True,
+               stdout=subprocess.DEVNULL)
+want = json.load(open(os.path.join(work, "explicit", "summary.json")))["metrics"]
+got = summary.get("metrics", {})
+for key in ("mean_ttft_ms", "mean_tpot_ms", "mean_e2el_ms"):
+    if got.get(key) != want[key]:
+        print(f"FAIL profile in a configuration: {key} {got.get(key)}, with the terms written out {want[key]}")
+        failed += 1
+
 # A damaged file: its per-request rows disagree with its totals.
 bad = dict(results[0])
 bad["completed"] = bad["completed"] + 1
