@@ -84,7 +84,7 @@ constexpr ArrayField kPlotFrontier{"frontier", "an array of `lynxsim plot --metr
 constexpr ChoiceField kPlotKind{"kind", kPlotKindNames.name(PlotKind::lines), kPlotKindNames.choices(),
                                 "lines: one line per series over x, panels per facet; regime-map: heatmaps over x and "
                                 "y of the gain of the series' lynx values over each other value, one panel per "
-                                "first-token definition and e2el and TPOT (experiments/plot_regimes.py)"};
+                                "first-token definition and e2el (experiments/plot_regimes.py)"};
 constexpr StringField kPlotY{"y", nullptr, "a sweep axis path",
                              "regime-map: the y axis (every axis but x, y and series is a figure of its own)"};
 constexpr SchemaField kPlotFields[] = {{kPlotKind},  {kPlotX},      {kPlotY, ExampleUse::commented, "\"workload.synthetic.input_tokens.fixed\""},
