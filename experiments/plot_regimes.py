@@ -191,8 +191,12 @@ def main():
     spread = {}
     for r in rows:
         path = os.path.join(results, r["point"], "requests.csv")
-        with open(path, newline="") as f:
-            requests = list(csv.DictReader(f))
+        try:
+            with open(path, newline="") as f:
+                requests = list(csv.DictReader(f))
+        except OSError as e:
+            fail("%s: cannot be read (%s); the regime map reads each point's requests for its spread" % (
+                path, e.strerror))
         spread[r["point"]] = {"requests": len(requests)}
         for metric, _ in METRICS:
             values = sorted(1000 * float(q[metric + "_s"]) for q in requests if q.get(metric + "_s", "") != "")
