@@ -11,8 +11,8 @@ import os
 
 import matplotlib.pyplot as plt
 
-from plot_panel import Panel, spans_decade
-from plot_style import OTHER_COLOURS, log_axis, series_colour
+from plot_panel import Panel, lay_out, spans_decade
+from plot_style import OTHER_COLOURS, log_axis, save, series_colour
 
 class PlotInputError(Exception):
     """A results folder the request cannot be drawn from: one line, exit 2."""
@@ -167,8 +167,6 @@ class Results:
         cols = min(3, len(self.facets))
         rows_n = (len(self.facets) + cols - 1) // cols
         fig, grid = plt.subplots(rows_n, cols, figsize=(6.4 * cols, height * rows_n), squeeze=False)
-        if rows_n > 1:  # room under each row for a legend below its panels (plot_panel.Panel.legend)
-            fig.subplots_adjust(hspace=1.1)
         panels = [ax for row in grid for ax in row]
         for ax in panels[len(self.facets):]:
             ax.set_visible(False)
@@ -179,16 +177,20 @@ class Results:
         cluster = self.cluster.get(facet, "")
         return "%s\n%s" % (head, cluster) if cluster else head
 
-    def finish_panel(self, panel, facet, ylabel, legend_size=7, title=None, ncol=1):
+    def finish_panel(self, panel, facet, ylabel, title=None):
         """A facet's panel: its y label, the facet's title (what ran), a light grid and the legend; returns what
         the panel shows (Panel.describe)."""
         panel.ax.set_ylabel(ylabel)
         panel.ax.set_title(title if title is not None else self.title(facet), fontsize=8)
         panel.ax.grid(True, which="major", alpha=0.3)
-        return panel.describe(panel.legend(size=legend_size, ncol=ncol))
+        return panel.describe(panel.legend())
 
-    def record(self, stem, descriptions):
-        self.drawn.append({"file": stem, "panels": descriptions})
+    def save(self, fig, out_dir, stem, written, descriptions):
+        """Spaces the panels so that no legend or label covers another panel (plot_panel.lay_out), records what the
+        figure shows (with any overlap left) and writes it."""
+        overlaps = lay_out(fig)
+        self.drawn.append({"file": stem, "panels": descriptions, "overlaps": overlaps})
+        save(fig, out_dir, stem, written)
 
     def slos(self, metrics):
         """The --slo lines of any of `metrics`."""

@@ -62,7 +62,7 @@ $check colours "$tmp/ttft.json" "$tmp/b_ttft.json" || fail "colours differ betwe
 grep -q '"colour": "#d62728"' "$tmp/b_ttft.json" || fail "lynx-a4r4-g64 is not its fixed red"
 
 # What each panel shows, as the script decided it (--data's "drawn"): legend entries only for what is drawn (the
-# overload ring only where summary.csv has an overloaded point), log y only over a decade, lines within 2% of
+# overload ring only where summary.csv has an overloaded point), log y only over a decade, lines within 1.5% of the axis of
 # another said so, the SLO line on its metric's plots only, the x label from the schema, topology and pools in the
 # title; for the standard plots and for --metric plots, with and without --slo.
 label="Network: bandwidth of each NIC's link to its switch (Gbps)"
