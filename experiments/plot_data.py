@@ -44,11 +44,16 @@ class Results:
         # Paths that tell apart series sharing the series key's text (experiments/plot_request.cpp,
         # series_extra_paths): their values are part of the series' name.
         self.series_extra = request.get("series_extra_paths", [])
+        # The plot section's other series paths (series given as an array): a baseline or a ratio side names a
+        # value of the first path and is matched with the line of the same values of these (partner()).
+        self.series_more = request.get("series_more", [])
         self.facet_keys = request["facets"]
         self.baseline = request["baseline"]
         self.facets = list(dict.fromkeys(self.facet_of(r) for r in self.rows))
+        self.series_key_of = {}  # series name -> (first path's value, the other series paths' values)
         for r in self.rows:
             r["_series"] = self.series_of(r)
+            self.series_key_of[r["_series"]] = (r[self.series_key], tuple(r[p] for p in self.series_more))
         self.series = list(dict.fromkeys(r["_series"] for r in self.rows))
         self.xs = self.ordered(r[self.x_key] for r in self.rows)
         self.index = {}
@@ -93,6 +98,16 @@ class Results:
         series with the same value (only those set for this row)."""
         extra = ["%s=%s" % (p.split(".")[-1], r[p]) for p in self.series_extra if r.get(p, "") != ""]
         return r[self.series_key] + (" (%s)" % ", ".join(extra) if extra else "")
+
+    def partner(self, s, value):
+        """The series whose first path has `value` and whose other series paths (series_more) have the values of
+        series `s`: the baseline of `s`; None where the sweep has none."""
+        want = (value, self.series_key_of[s][1])
+        return next((t for t in self.series if self.series_key_of[t] == want), None)
+
+    def with_value(self, value):
+        """The series whose first path has `value`, one per combination of the other series paths."""
+        return [t for t in self.series if self.series_key_of[t][0] == value]
 
     def facet_of(self, r):
         if not self.facet_keys:

@@ -44,7 +44,8 @@ struct PlotRatio {
 // A checked plot request. x values are as summary.csv writes them (experiments/results.hpp).
 struct PlotRequest {
   // The plot section, defaults applied.
-  std::string x, series, baseline;
+  std::string x, series, baseline;  // series: the first series path (its values name and colour the lines)
+  std::vector<std::string> series_more;  // the series' other paths: a line per combination
   std::vector<std::string> facets;
   std::string ttft_cdf_at;  // the x value of the standard TTFT CDF plot; "" for none
   std::vector<PlotRatio> ratios;

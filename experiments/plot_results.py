@@ -93,19 +93,23 @@ def plot_speculation(res, out_dir, written):
 
 
 def plot_relative(res, out_dir, written):
-    """TTFT relative to the baseline series, each first-token definition against the baseline's."""
+    """TTFT relative to the baseline series (with several series paths: the baseline of the same other values),
+    each first-token definition against the baseline's."""
     baseline = res.baseline
-    if baseline not in res.series:
+    if not res.with_value(baseline):
         return
     fig, panels = res.facet_grid(4.2)
     shown = []
     for panel, facet in zip(panels, res.facets):
         for k, s in enumerate(res.series):
+            base = res.partner(s, baseline)
+            if base is None:
+                continue
             # The same definition on both sides: the baseline has no speculation, so its three times are equal.
             for metric_name, what, style, marker, size in (FIRST_TOKEN_KINDS if is_lynx(s) else series_kind(k)):
                 column = res.column(metric_name, "p50")
-                panel.line(res.px, [res.metric(facet, s, x, column) / res.metric(facet, baseline, x, column)
-                                    for x in res.xs], "%s: p50 %s / %s's" % (s, what, baseline), marker=marker,
+                panel.line(res.px, [res.metric(facet, s, x, column) / res.metric(facet, base, x, column)
+                                    for x in res.xs], "%s: p50 %s / %s's" % (s, what, base), marker=marker,
                            markersize=size, linestyle=style, markerfacecolor="none", color=res.colour(s))
         res.x_axis(panel)
         panel.y_axis()  # overloaded baselines can put the others orders of magnitude below 1
@@ -145,23 +149,30 @@ def plot_ttft_cdf(res, out_dir, written):
 
 
 def plot_ratios(res, out_dir, written):
-    """Ratio tables: printed, and plotted against x."""
+    """Ratio tables: printed, and plotted against x. With several series paths, one ratio per combination of the
+    other paths' values, between the two series of that combination."""
     ratios = res.request["ratios"]
     if not ratios:
         return
     fig, panels = res.facet_grid(4.2)
     shown = []
     for panel, facet in zip(panels, res.facets):
-        for k, ratio in enumerate(ratios):
+        k = 0
+        for ratio in ratios:
             (ns, nm), (ds, dm) = ratio["numerator"], ratio["denominator"]
-            name = ratio_name(res, ns, nm, ds, dm)
-            values = [res.metric(facet, ns, x, res.column(nm, "p50")) / res.metric(facet, ds, x, res.column(dm, "p50"))
-                      for x in res.xs]
-            print("%s%s" % (("[%s] " % facet) if facet else "", name.replace("\n", " ")))
-            for x, v in zip(res.xs, values):
-                print("  %s = %-8s  %.3f" % (res.x_short, x, v))
-            panel.line(res.px, values, name, marker=MARKERS[k % len(MARKERS)], linestyle="-",
-                       color=OTHER_COLOURS[k % len(OTHER_COLOURS)])
+            for numerator in res.with_value(ns):
+                denominator = res.partner(numerator, ds)
+                if denominator is None:
+                    continue
+                name = ratio_name(res, numerator, nm, denominator, dm)
+                values = [res.metric(facet, numerator, x, res.column(nm, "p50")) /
+                          res.metric(facet, denominator, x, res.column(dm, "p50")) for x in res.xs]
+                print("%s%s" % (("[%s] " % facet) if facet else "", name.replace("\n", " ")))
+                for x, v in zip(res.xs, values):
+                    print("  %s = %-8s  %.3f" % (res.x_short, x, v))
+                panel.line(res.px, values, name, marker=MARKERS[k % len(MARKERS)], linestyle="-",
+                           color=OTHER_COLOURS[k % len(OTHER_COLOURS)])
+                k += 1
         res.x_axis(panel)
         panel.y_axis(extra=(1.0,))  # ratios spanning decades
         panel.ax.axhline(1.0, color="grey", lw=0.8)
