@@ -29,6 +29,7 @@ struct PlotOptions {
   std::string data_file;               // also write the plotted values as JSON here (empty: no)
   std::string out_dir;                 // folder of the plot files (empty: the results directory)
   std::vector<std::string> slo;        // "METRIC:VALUE" (--slo ttft:2000): a target line on the plots of METRIC
+  std::string gantt;                   // "ID,ID,...": a Gantt figure of these requests of a run folder instead
 };
 
 // A target line: `value` in the metric's unit (ms), drawn on every plot of `metric`.

@@ -146,7 +146,7 @@ bad "CDFs of: ttft" plot "$tmp/a" --metric goodput --cdf
 bad "not a value of cluster.network.nic_gbps (10, 25, 100)" plot "$tmp/a" --metric ttft --cdf --at 40
 bad "--stat needs --metric" plot "$tmp/a" --stat p99
 bad "--at needs --cdf" plot "$tmp/a" --metric ttft --at 25
-bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --slo, --out" plot "$tmp/a" --colour red
+bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --slo, --gantt, --out" plot "$tmp/a" --colour red
 bad "--slo ttft:0: the target must be a positive number of ms, got 0" plot "$tmp/a" --slo ttft:0
 bad "--slo ttft:-5: the target must be a positive number of ms" plot "$tmp/a" --slo ttft:-5
 bad "--slo ttfb:2000: ttfb is not a metric in ms (valid: ttft, " plot "$tmp/a" --slo ttfb:2000
