@@ -1,5 +1,6 @@
 // lynxsim plot: the plots of a results directory. Without --metric, the experiment's standard plots (its plot
-// section); with --metric, one metric's statistic against the swept x, or (--cdf) its per-request CDF.
+// section); with --metric, one metric's statistic against the swept x, or (--cdf) its per-request CDF; with --gantt,
+// a Gantt figure of single requests of a run (experiments/plot_gantt.hpp).
 // The metrics and statistics offered are the plot metric table's (experiments/plot_metrics.hpp); an unknown value is
 // exit 2 with the valid ones, and the combination is checked with the results (experiments/plot_request.hpp)
 // before the script draws.
@@ -7,6 +8,7 @@
 
 #include "app/commands.hpp"
 #include "experiments/plot.hpp"
+#include "experiments/plot_gantt.hpp"
 
 namespace lynx {
 
@@ -29,7 +31,9 @@ void add_plot_command(CLI::App& app) {
   auto o = std::make_shared<PlotOptions>();
   CLI::App* plot = app.add_subcommand(
       "plot", "Plot a results directory (PNG and SVG, with matplotlib; one fixed colour per format)");
-  plot->add_option("results", *dir, "Results directory written by `lynxsim run`")->required();
+  plot->add_option("results", *dir,
+                   "Results directory written by `lynxsim run` (with --gantt: a run folder holding a requests.csv)")
+      ->required();
   plot->add_option("--metric", o->metric,
                    "Plot this metric against the swept x, a line per series (default: none, the experiment's "
                    "standard TTFT plots). " + metric_list())
@@ -53,6 +57,12 @@ void add_plot_command(CLI::App& app) {
                    "ttft:2000 (default: none)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  plot->add_option("--gantt", o->gantt,
+                   "Draw a Gantt figure of these requests instead (ids from requests.csv, comma-separated, at most " +
+                       std::to_string(kGanttMaxRequests) +
+                       "): each request's prefill, KV (anchor and residual) transfer, drafting, verification and "
+                       "decode over time, from the requests.csv of a simulate --out folder or a point's folder; "
+                       "gantt_<ids>.png and .svg (default: none)");
   plot->add_option("--out", o->out_dir, "Folder of the plot files (default: the results directory)")
       ->check(CLI::ExistingDirectory);
   plot->callback([dir, o] { plot_results(*dir, *o); });

@@ -29,5 +29,6 @@ void add_validate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_list_command(CLI::App& app);  // list models|gpus|formats
 void add_config_command(CLI::App& app);
+void add_export_hf_command(CLI::App& app);
 
 }  // namespace lynx

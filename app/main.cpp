@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   lynx::add_accuracy_command(app);
   lynx::add_bench_kernels_command(app);
   lynx::add_generate_command(app);
+  lynx::add_export_hf_command(app);
   lynx::add_validate_command(app);
   lynx::add_calibrate_command(app);
   lynx::add_list_command(app);

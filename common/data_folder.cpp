@@ -70,10 +70,20 @@ std::string data_file(const std::string& relative_path) {
   const DataFolder folder = data_folder();
   const std::string path = (fs::path(folder.path) / relative_path).lexically_normal().string();
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw_error("data file \"%s\" not found: looked for %s (data folder chosen by %s); run scripts/get-data.sh to "
-                "fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it",
+  if (!fs::is_regular_file(path, ec)) {
+    // scripts/get-data.sh is the answer only for a file it fetches, or when the data folder itself is missing; any
+    // other path is a file that is not there (a misspelt name), said as such.
+    const bool folder_missing = !fs::is_directory(folder.path, ec);
+    const bool fetched = data_manifest().count(fs::path(relative_path).lexically_normal().string()) > 0;
+    if (folder_missing || fetched)
+      throw_error("data file \"%s\" not found: looked for %s (data folder chosen by %s%s); run scripts/get-data.sh "
+                  "to fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it",
+                  relative_path.c_str(), path.c_str(), folder.chosen_by.c_str(),
+                  folder_missing ? ", and it does not exist" : "");
+    throw_error("data file \"%s\" not found: looked for %s (data folder chosen by %s); no such file there, and it is "
+                "not one scripts/get-data.sh fetches (scripts/data-manifest.tsv): check the path",
                 relative_path.c_str(), path.c_str(), folder.chosen_by.c_str());
+  }
   data_manifest_check_once(folder.path, relative_path);  // common/data_manifest.hpp
   return path;
 }

@@ -39,7 +39,8 @@ struct DataFolder {
 DataFolder data_folder();
 
 // The full path of a file inside the data folder; a missing file is one LynxError that names the path looked
-// for, how the folder was chosen and how to get the file (scripts/get-data.sh).
+// for and how the folder was chosen, and how to get the file (scripts/get-data.sh) when the script fetches it
+// (scripts/data-manifest.tsv lists it) or the data folder itself is missing; else it says the file is not there.
 std::string data_file(const std::string& relative_path);
 
 // Checks a file read by its full path (a calibration table) against the data manifest when it lies in the data

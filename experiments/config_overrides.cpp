@@ -2,6 +2,7 @@
 #include "experiments/config_overrides.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "common/did_you_mean.hpp"
@@ -98,14 +99,34 @@ void config_overrides_apply(nlohmann::json& config, const std::vector<ConfigOver
   }
 }
 
+namespace {
+// Whether `error` names the JSON path `json_path` followed by one of `after` (":" the field itself, "." or "[" a
+// field inside it).
+bool names_path(const std::string& error, const std::string& json_path, const char* after) {
+  for (size_t at = error.find(json_path); at != std::string::npos; at = error.find(json_path, at + 1)) {
+    const size_t end = at + json_path.size();
+    if (end < error.size() && std::strchr(after, error[end]) != nullptr) return true;
+  }
+  return false;
+}
+}  // namespace
+
 std::string config_override_blame(const std::string& error, const std::vector<ConfigOverride>& overrides) {
+  // The override whose field the error names, or a field inside it.
+  for (size_t i = overrides.size(); i-- > 0;)
+    if (names_path(error, "$." + overrides[i].path, ":.[")) return overrides[i].option + ": " + error;
+  // Else the override of a field inside the object the error is about ($.workload: "trace" or "synthetic", after
+  // --set workload.trace=...), or of a field beside the one it names that requires it ("required with
+  // \"format_policy\": ...", after --set transfer.format_policy=adaptive).
   for (size_t i = overrides.size(); i-- > 0;) {
-    const std::string json_path = "$." + overrides[i].path;
-    for (size_t at = error.find(json_path); at != std::string::npos; at = error.find(json_path, at + 1)) {
-      const size_t end = at + json_path.size();
-      if (end < error.size() && (error[end] == ':' || error[end] == '.' || error[end] == '['))
-        return overrides[i].option + ": " + error;
-    }
+    const std::string& path = overrides[i].path;
+    for (size_t dot = path.rfind('.'); dot != std::string::npos && dot > 0; dot = path.rfind('.', dot - 1))
+      if (names_path(error, "$." + path.substr(0, dot), ":")) return overrides[i].option + ": " + error;
+    const size_t dot = path.rfind('.');
+    if (dot == std::string::npos || dot == 0) continue;
+    const std::string key = "\"" + path.substr(dot + 1) + "\"";
+    if (names_path(error, "$." + path.substr(0, dot), ".") && error.find(key) != std::string::npos)
+      return overrides[i].option + ": " + error;
   }
   return error;
 }

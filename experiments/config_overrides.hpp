@@ -31,7 +31,9 @@ std::vector<ConfigOverride> config_overrides_parse(const std::vector<std::string
 void config_overrides_apply(nlohmann::json& config, const std::vector<ConfigOverride>& overrides);
 
 // The message of `error` prefixed with the option of the last override whose JSON path it names ("$.PATH:",
-// "$.PATH." or "$.PATH["); unchanged when it names none.
+// "$.PATH." or "$.PATH["); else of the last override inside the object the error is about ("$.workload:" after
+// --set workload.trace=...) or beside the field it names and quoted in it (a field "required with
+// \"format_policy\"" after --set transfer.format_policy=...); unchanged when none.
 std::string config_override_blame(const std::string& error, const std::vector<ConfigOverride>& overrides);
 
 // Loads a simulate configuration, applies the overrides, validates the result with its workload and resolves its

@@ -67,7 +67,11 @@ constexpr SchemaSection kSweepSection =
     schema_section("Sweep", "How the points are made from the base configuration.", kSweepFields);
 
 constexpr StringField kPlotX{"x", "cluster.network.nic_gbps", "a sweep axis path", "the x axis of every plot"};
-constexpr StringField kPlotSeries{"series", "format", "a sweep axis path", "one line per value of this axis"};
+constexpr ValueField kPlotSeries{
+    "series", "a sweep axis path, or an array of them (absent: \"format\")",
+    "one line per value of this axis; given several, one line per combination of their values, named by the first "
+    "path's value and the others' (path=value); a baseline or a ratio names a value of the first path, compared with "
+    "the line of the same other values (regime-map: one path)"};
 constexpr ValueField kPlotFacet{"facet", "a sweep axis path, or an array of them",
                                 "one panel per value (every other axis with several values must be named here)"};
 constexpr StringField kPlotBaseline{"baseline", "bf16", "a value of the series axis",
@@ -84,7 +88,7 @@ constexpr ArrayField kPlotFrontier{"frontier", "an array of `lynxsim plot --metr
 constexpr ChoiceField kPlotKind{"kind", kPlotKindNames.name(PlotKind::lines), kPlotKindNames.choices(),
                                 "lines: one line per series over x, panels per facet; regime-map: heatmaps over x and "
                                 "y of the gain of the series' lynx values over each other value, one panel per "
-                                "first-token definition and e2el and TPOT (experiments/plot_regimes.py)"};
+                                "first-token definition and e2el (experiments/plot_regimes.py)"};
 constexpr StringField kPlotY{"y", nullptr, "a sweep axis path",
                              "regime-map: the y axis (every axis but x, y and series is a figure of its own)"};
 constexpr SchemaField kPlotFields[] = {{kPlotKind},  {kPlotX},      {kPlotY, ExampleUse::commented, "\"workload.synthetic.input_tokens.fixed\""},
@@ -108,7 +112,11 @@ constexpr SchemaField kExperimentFields[] = {{kName}, {kDescription}, {kBase}, {
 void check_plot(JsonObject& plot) {
   (void)plot.get(kPlotKind);
   if (plot.has(kPlotY.key)) (void)plot.get(kPlotY);
-  for (const StringField* f : {&kPlotX, &kPlotSeries, &kPlotBaseline}) (void)plot.get(*f);
+  for (const StringField* f : {&kPlotX, &kPlotBaseline}) (void)plot.get(*f);
+  const nlohmann::json& series = plot.get(kPlotSeries);
+  bool series_ok = series.is_null() || series.is_string() || (series.is_array() && !series.empty());
+  for (const auto& v : series.is_array() ? series : nlohmann::json::array()) series_ok = series_ok && v.is_string();
+  if (!series_ok) plot.fail(kPlotSeries.key, kPlotSeries.form);
   const nlohmann::json& facet = plot.get(kPlotFacet);
   bool facet_ok = facet.is_null() || facet.is_string() || (facet.is_array() && !facet.empty());
   for (const auto& v : facet.is_array() ? facet : nlohmann::json::array()) facet_ok = facet_ok && v.is_string();

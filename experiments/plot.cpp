@@ -12,6 +12,7 @@
 #include "common/data_folder.hpp"
 #include "common/output_paths.hpp"
 #include "experiments/results.hpp"
+#include "experiments/plot_gantt.hpp"
 #include "experiments/plot_regimes.hpp"
 #include "experiments/run_outputs.hpp"
 
@@ -46,6 +47,23 @@ class TemporaryFile {
 }  // namespace
 
 void plot_results(const std::string& results_dir, const PlotOptions& options) {
+  if (!options.gantt.empty()) {  // a run's requests (experiments/plot_gantt.hpp); the sweep's options do not apply
+    const std::pair<const char*, bool> others[] = {{"--metric", !options.metric.empty()},
+                                                   {"--stat", !options.stat.empty()},
+                                                   {"--cdf", options.cdf},
+                                                   {"--at", !options.at_values.empty()},
+                                                   {"--slo", !options.slo.empty()}};
+    for (const auto& [option, given] : others)
+      if (given) throw_error("%s: not used with --gantt (a Gantt figure of single requests)", option);
+    OutputPlan plan;
+    plan.input_folder("run", results_dir, {"requests.csv"});
+    if (!options.data_file.empty()) plan.output_file("--data", options.data_file);
+    plan.check();
+    const std::string out_dir = options.out_dir.empty() ? results_dir : options.out_dir;
+    const TemporaryFile file(gantt_request(results_dir, options.gantt, out_dir, options.data_file).dump());
+    run_plot_script("plot_gantt.py", results_dir, {file.path()});
+    return;
+  }
   std::error_code error;
   if (!std::filesystem::exists(results_dir + "/experiment.json", error))
     throw_error("%s/experiment.json: not found (is %s a results directory of `lynxsim run`?)", results_dir.c_str(),

@@ -11,8 +11,8 @@ import os
 
 import matplotlib.pyplot as plt
 
-from plot_panel import Panel, spans_decade
-from plot_style import OTHER_COLOURS, log_axis, series_colour
+from plot_panel import Panel, lay_out, spans_decade
+from plot_style import OTHER_COLOURS, log_axis, save, series_colour
 
 class PlotInputError(Exception):
     """A results folder the request cannot be drawn from: one line, exit 2."""
@@ -44,11 +44,16 @@ class Results:
         # Paths that tell apart series sharing the series key's text (experiments/plot_request.cpp,
         # series_extra_paths): their values are part of the series' name.
         self.series_extra = request.get("series_extra_paths", [])
+        # The plot section's other series paths (series given as an array): a baseline or a ratio side names a
+        # value of the first path and is matched with the line of the same values of these (partner()).
+        self.series_more = request.get("series_more", [])
         self.facet_keys = request["facets"]
         self.baseline = request["baseline"]
         self.facets = list(dict.fromkeys(self.facet_of(r) for r in self.rows))
+        self.series_key_of = {}  # series name -> (first path's value, the other series paths' values)
         for r in self.rows:
             r["_series"] = self.series_of(r)
+            self.series_key_of[r["_series"]] = (r[self.series_key], tuple(r[p] for p in self.series_more))
         self.series = list(dict.fromkeys(r["_series"] for r in self.rows))
         self.xs = self.ordered(r[self.x_key] for r in self.rows)
         self.index = {}
@@ -93,6 +98,16 @@ class Results:
         series with the same value (only those set for this row)."""
         extra = ["%s=%s" % (p.split(".")[-1], r[p]) for p in self.series_extra if r.get(p, "") != ""]
         return r[self.series_key] + (" (%s)" % ", ".join(extra) if extra else "")
+
+    def partner(self, s, value):
+        """The series whose first path has `value` and whose other series paths (series_more) have the values of
+        series `s`: the baseline of `s`; None where the sweep has none."""
+        want = (value, self.series_key_of[s][1])
+        return next((t for t in self.series if self.series_key_of[t] == want), None)
+
+    def with_value(self, value):
+        """The series whose first path has `value`, one per combination of the other series paths."""
+        return [t for t in self.series if self.series_key_of[t][0] == value]
 
     def facet_of(self, r):
         if not self.facet_keys:
@@ -167,8 +182,6 @@ class Results:
         cols = min(3, len(self.facets))
         rows_n = (len(self.facets) + cols - 1) // cols
         fig, grid = plt.subplots(rows_n, cols, figsize=(6.4 * cols, height * rows_n), squeeze=False)
-        if rows_n > 1:  # room under each row for a legend below its panels (plot_panel.Panel.legend)
-            fig.subplots_adjust(hspace=1.1)
         panels = [ax for row in grid for ax in row]
         for ax in panels[len(self.facets):]:
             ax.set_visible(False)
@@ -179,16 +192,20 @@ class Results:
         cluster = self.cluster.get(facet, "")
         return "%s\n%s" % (head, cluster) if cluster else head
 
-    def finish_panel(self, panel, facet, ylabel, legend_size=7, title=None, ncol=1):
+    def finish_panel(self, panel, facet, ylabel, title=None):
         """A facet's panel: its y label, the facet's title (what ran), a light grid and the legend; returns what
         the panel shows (Panel.describe)."""
         panel.ax.set_ylabel(ylabel)
         panel.ax.set_title(title if title is not None else self.title(facet), fontsize=8)
         panel.ax.grid(True, which="major", alpha=0.3)
-        return panel.describe(panel.legend(size=legend_size, ncol=ncol))
+        return panel.describe(panel.legend())
 
-    def record(self, stem, descriptions):
-        self.drawn.append({"file": stem, "panels": descriptions})
+    def save(self, fig, out_dir, stem, written, descriptions):
+        """Spaces the panels so that no legend or label covers another panel (plot_panel.lay_out), records what the
+        figure shows (with any overlap left) and writes it."""
+        overlaps = lay_out(fig)
+        self.drawn.append({"file": stem, "panels": descriptions, "overlaps": overlaps})
+        save(fig, out_dir, stem, written)
 
     def slos(self, metrics):
         """The --slo lines of any of `metrics`."""

@@ -11,7 +11,6 @@ import stat
 
 from plot_data import PlotInputError, number
 from plot_panel import MARKERS
-from plot_style import save
 
 
 def plot_metric(res, name, stat, column, out_dir, written):
@@ -40,8 +39,7 @@ def plot_metric(res, name, stat, column, out_dir, written):
         shown.append(res.finish_panel(panel, facet, "%s (%s)" % (what, m["unit"]),
                                       title="%s: %s\n%s" % (what, m["label"], res.title(facet))))
     stem = "%s_vs_%s" % (name + ("_" + stat if stat else ""), res.x_short)
-    res.record(stem, shown)
-    save(fig, out_dir, stem, written)
+    res.save(fig, out_dir, stem, written, shown)
     return data
 
 
@@ -76,8 +74,7 @@ def plot_cdf(res, name, at, out_dir, written):
                 name, m["label"], res.x_short, x, res.title(facet))))
         data["figures"].append(figure)
         stem = "%s_cdf_%s_%s" % (name, res.x_short, x)
-        res.record(stem, shown)
-        save(fig, out_dir, stem, written)
+        res.save(fig, out_dir, stem, written, shown)
     return data
 
 

@@ -18,6 +18,17 @@ std::string plot_string_or_default(const Experiment& e, const char* key) {
   return field->string->default_value;
 }
 
+// The series path: one (an array of several is refused), "format" when absent (the plot section's default).
+std::string series_of(const Experiment& e) {
+  if (!e.plot.is_object() || !e.plot.contains("series")) return "format";
+  const nlohmann::json& s = e.plot["series"];
+  if (s.is_array() && s.size() == 1) return s[0].get<std::string>();
+  if (s.is_array())
+    throw_error("%s: $.plot.series: a regime map compares the values of one series path, got %zu paths",
+                e.origin.c_str(), s.size());
+  return s.get<std::string>();
+}
+
 // The index of the axis holding `path`, or -1.
 int axis_of(const Experiment& e, const std::string& path) {
   for (size_t i = 0; i < e.axes.size(); ++i)
@@ -42,7 +53,7 @@ bool plot_is_regime_map(const Experiment& e) {
 
 void regime_map_check(const Experiment& e) {
   const std::string x = plot_string_or_default(e, "x");
-  const std::string y = plot_string(e, "y"), series = plot_string_or_default(e, "series");
+  const std::string y = plot_string(e, "y"), series = series_of(e);
   if (y.empty()) throw_error("%s: $.plot.y: a regime map needs a y axis (a sweep axis path)", e.origin.c_str());
   const std::pair<const char*, std::string> named[] = {{"x", x}, {"y", y}, {"series", series}};
   int axes[3];
@@ -75,7 +86,7 @@ nlohmann::json regime_map_request(const Experiment& e, const std::string& out_di
   nlohmann::json request = {{"name", e.name},
                             {"x", plot_string_or_default(e, "x")},
                             {"y", plot_string(e, "y")},
-                            {"series", plot_string_or_default(e, "series")},
+                            {"series", series_of(e)},
                             {"facets", facets_of(e)},
                             {"out_dir", out_dir}};
   nlohmann::json axes = nlohmann::json::array();

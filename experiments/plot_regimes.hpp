@@ -1,9 +1,10 @@
 // The regime map (plot kind "regime-map", experiments/lynx_regimes.json): heatmaps over two sweep axes (x, y) of the
 // gain of each Lynx value of the series axis over each other value (baseline median / Lynx median of the same
-// metric: ttft_spec, ttft_correct, ttft, e2el, tpot; formats without speculation have the three first-token times
-// equal, so the comparison uses one definition on both sides), with contour lines at 1.1x and at the paper's
-// 1.43x. Every other axis (and each facet path) makes figures of its own. The C++ side checks the names against the
-// sweep; experiments/plot_regimes.py reads summary.csv and draws.
+// metric: ttft_spec, ttft_correct, ttft, e2el; formats without speculation have the three first-token times equal,
+// so the comparison uses one definition on both sides), on a log colour scale with the cells at or above 1.1x and
+// the paper's 1.43x outlined. Every other axis (and each facet path) makes figures of its own. The C++ side checks
+// the names against the sweep; experiments/plot_regimes.py reads summary.csv and each point's requests.csv (for
+// each cell's spread) and draws.
 #pragma once
 #include <string>
 

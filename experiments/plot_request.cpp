@@ -145,7 +145,11 @@ std::vector<std::string> series_extra_paths(const Experiment& e, const std::stri
 void check_axes(const Experiment& e, const PlotRequest& r, bool facet_is_array) {
   const std::vector<std::string> paths = axis_paths(e);
   auto is_axis = [&](const std::string& p) { return std::find(paths.begin(), paths.end(), p) != paths.end(); };
-  std::vector<std::pair<std::string, std::string>> named = {{"x", r.x}, {"series", r.series}};
+  std::vector<std::pair<std::string, std::string>> named = {{"x", r.x}};
+  const bool series_is_array = !r.series_more.empty();
+  named.emplace_back(series_is_array ? "series[0]" : "series", r.series);
+  for (size_t i = 0; i < r.series_more.size(); ++i)
+    named.emplace_back("series[" + std::to_string(i + 1) + "]", r.series_more[i]);
   for (size_t i = 0; i < r.facets.size(); ++i)
     named.emplace_back(!facet_is_array ? "facet" : "facet[" + std::to_string(i) + "]",
                        r.facets[i]);
@@ -278,7 +282,14 @@ PlotRequest plot_request_read(const Experiment& e, const PlotOptions& options) {
   (void)o.get(*plot_field("kind", FieldKind::choice).choice);  // "regime-map" is read by plot_regimes.hpp
   if (o.has("y")) (void)o.get(*plot_field("y", FieldKind::string).string);
   r.x = o.get(*plot_field("x", FieldKind::string).string);
-  r.series = o.get(*plot_field("series", FieldKind::string).string);
+  const nlohmann::json& series = o.get(*plot_field("series", FieldKind::value).value);
+  r.series = series.is_string() ? series.get<std::string>() : series.is_array() ? series[0].get<std::string>() : "format";
+  for (size_t i = 1; series.is_array() && i < series.size(); ++i) {
+    const std::string path = series[i].get<std::string>();
+    if (path == r.series || std::find(r.series_more.begin(), r.series_more.end(), path) != r.series_more.end())
+      throw_error("%s: $.plot.series[%zu]: \"%s\" is named twice", e.origin.c_str(), i, path.c_str());
+    r.series_more.push_back(path);
+  }
   const bool baseline_given = o.has("baseline");
   r.baseline = o.get(*plot_field("baseline", FieldKind::string).string);
   const nlohmann::json& facet = o.get(*plot_field("facet", FieldKind::value).value);
@@ -414,7 +425,11 @@ nlohmann::json plot_request_json(const PlotRequest& r, const Experiment& e, cons
   j["x"] = r.x;
   j["series"] = r.series;
   j["series_values"] = axis_texts(e, r.series);
-  j["series_extra_paths"] = series_extra_paths(e, r.series);
+  std::vector<std::string> extra = series_extra_paths(e, r.series);
+  for (const std::string& p : r.series_more)
+    if (std::find(extra.begin(), extra.end(), p) == extra.end()) extra.push_back(p);
+  j["series_extra_paths"] = extra;
+  j["series_more"] = r.series_more;
   j["facets"] = r.facets;
   j["baseline"] = r.baseline;
   j["ttft_cdf_at"] = r.ttft_cdf_at.empty() ? nlohmann::json() : nlohmann::json(r.ttft_cdf_at);

@@ -29,6 +29,7 @@ struct PlotOptions {
   std::string data_file;               // also write the plotted values as JSON here (empty: no)
   std::string out_dir;                 // folder of the plot files (empty: the results directory)
   std::vector<std::string> slo;        // "METRIC:VALUE" (--slo ttft:2000): a target line on the plots of METRIC
+  std::string gantt;                   // "ID,ID,...": a Gantt figure of these requests of a run folder instead
 };
 
 // A target line: `value` in the metric's unit (ms), drawn on every plot of `metric`.
@@ -44,7 +45,8 @@ struct PlotRatio {
 // A checked plot request. x values are as summary.csv writes them (experiments/results.hpp).
 struct PlotRequest {
   // The plot section, defaults applied.
-  std::string x, series, baseline;
+  std::string x, series, baseline;  // series: the first series path (its values name and colour the lines)
+  std::vector<std::string> series_more;  // the series' other paths: a line per combination
   std::vector<std::string> facets;
   std::string ttft_cdf_at;  // the x value of the standard TTFT CDF plot; "" for none
   std::vector<PlotRatio> ratios;

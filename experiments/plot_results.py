@@ -17,7 +17,7 @@ import sys
 from plot_data import PlotInputError, Results
 from plot_metrics import plot_cdf, plot_metric, write_data
 from plot_panel import MARKERS, Panel
-from plot_style import OTHER_COLOURS, PlotOutputError, plt, save
+from plot_style import OTHER_COLOURS, PlotOutputError, plt
 
 # Lynx's three first-token times: distinct line styles and markers, so a series on top of another stays visible.
 FIRST_TOKEN_KINDS = [("ttft", "first verified token", "-", "o", 6),
@@ -68,9 +68,8 @@ def plot_ttft(res, out_dir, written):
             panel.slo_line(slo)
         res.x_axis(panel)
         panel.y_axis()
-        shown.append(res.finish_panel(panel, facet, "TTFT (ms)", legend_size=6, ncol=2))
-    res.record("ttft_vs_%s" % res.x_short, shown)
-    save(fig, out_dir, "ttft_vs_%s" % res.x_short, written)
+        shown.append(res.finish_panel(panel, facet, "TTFT (ms)"))
+    res.save(fig, out_dir, "ttft_vs_%s" % res.x_short, written, shown)
 
 
 def plot_speculation(res, out_dir, written):
@@ -89,32 +88,34 @@ def plot_speculation(res, out_dir, written):
                        "%s first draft kept" % s, marker="s", linestyle="--", markerfacecolor="none", color=color)
         res.x_axis(panel)
         panel.ax.set_ylim(-0.02, 1.02)
-        shown.append(res.finish_panel(panel, facet, "share", legend_size=7))
-    res.record("speculation", shown)
-    save(fig, out_dir, "speculation", written)
+        shown.append(res.finish_panel(panel, facet, "share"))
+    res.save(fig, out_dir, "speculation", written, shown)
 
 
 def plot_relative(res, out_dir, written):
-    """TTFT relative to the baseline series, each first-token definition against the baseline's."""
+    """TTFT relative to the baseline series (with several series paths: the baseline of the same other values),
+    each first-token definition against the baseline's."""
     baseline = res.baseline
-    if baseline not in res.series:
+    if not res.with_value(baseline):
         return
     fig, panels = res.facet_grid(4.2)
     shown = []
     for panel, facet in zip(panels, res.facets):
         for k, s in enumerate(res.series):
+            base = res.partner(s, baseline)
+            if base is None:
+                continue
             # The same definition on both sides: the baseline has no speculation, so its three times are equal.
             for metric_name, what, style, marker, size in (FIRST_TOKEN_KINDS if is_lynx(s) else series_kind(k)):
                 column = res.column(metric_name, "p50")
-                panel.line(res.px, [res.metric(facet, s, x, column) / res.metric(facet, baseline, x, column)
-                                    for x in res.xs], "%s: p50 %s / %s's" % (s, what, baseline), marker=marker,
+                panel.line(res.px, [res.metric(facet, s, x, column) / res.metric(facet, base, x, column)
+                                    for x in res.xs], "%s: p50 %s / %s's" % (s, what, base), marker=marker,
                            markersize=size, linestyle=style, markerfacecolor="none", color=res.colour(s))
         res.x_axis(panel)
         panel.y_axis()  # overloaded baselines can put the others orders of magnitude below 1
         panel.ax.axhline(1.0, color="grey", lw=0.8)
-        shown.append(res.finish_panel(panel, facet, "median first-token time / %s's" % baseline, legend_size=7))
-    res.record("ttft_relative_to_%s" % baseline, shown)
-    save(fig, out_dir, "ttft_relative_to_%s" % baseline, written)
+        shown.append(res.finish_panel(panel, facet, "median first-token time / %s's" % baseline))
+    res.save(fig, out_dir, "ttft_relative_to_%s" % baseline, written, shown)
 
 
 def plot_ttft_cdf(res, out_dir, written):
@@ -144,33 +145,39 @@ def plot_ttft_cdf(res, out_dir, written):
         panel.ax.set_ylim(0, 1.02)
         shown.append(res.finish_panel(panel, facet, "fraction of requests", title="TTFT CDF at %s = %s\n%s" % (
             res.x_short, at, res.title(facet))))
-    res.record("ttft_cdf_at_%s" % at, shown)
-    save(fig, out_dir, "ttft_cdf_at_%s" % at, written)
+    res.save(fig, out_dir, "ttft_cdf_at_%s" % at, written, shown)
 
 
 def plot_ratios(res, out_dir, written):
-    """Ratio tables: printed, and plotted against x."""
+    """Ratio tables: printed, and plotted against x. With several series paths, one ratio per combination of the
+    other paths' values, between the two series of that combination."""
     ratios = res.request["ratios"]
     if not ratios:
         return
     fig, panels = res.facet_grid(4.2)
     shown = []
     for panel, facet in zip(panels, res.facets):
-        for k, ratio in enumerate(ratios):
+        k = 0
+        for ratio in ratios:
             (ns, nm), (ds, dm) = ratio["numerator"], ratio["denominator"]
-            name = ratio_name(res, ns, nm, ds, dm)
-            values = [res.metric(facet, ns, x, res.column(nm, "p50")) / res.metric(facet, ds, x, res.column(dm, "p50"))
-                      for x in res.xs]
-            print("%s%s" % (("[%s] " % facet) if facet else "", name.replace("\n", " ")))
-            for x, v in zip(res.xs, values):
-                print("  %s = %-8s  %.3f" % (res.x_short, x, v))
-            panel.line(res.px, values, name, marker=MARKERS[k % len(MARKERS)], linestyle="-")
+            for numerator in res.with_value(ns):
+                denominator = res.partner(numerator, ds)
+                if denominator is None:
+                    continue
+                name = ratio_name(res, numerator, nm, denominator, dm)
+                values = [res.metric(facet, numerator, x, res.column(nm, "p50")) /
+                          res.metric(facet, denominator, x, res.column(dm, "p50")) for x in res.xs]
+                print("%s%s" % (("[%s] " % facet) if facet else "", name.replace("\n", " ")))
+                for x, v in zip(res.xs, values):
+                    print("  %s = %-8s  %.3f" % (res.x_short, x, v))
+                panel.line(res.px, values, name, marker=MARKERS[k % len(MARKERS)], linestyle="-",
+                           color=OTHER_COLOURS[k % len(OTHER_COLOURS)])
+                k += 1
         res.x_axis(panel)
         panel.y_axis(extra=(1.0,))  # ratios spanning decades
         panel.ax.axhline(1.0, color="grey", lw=0.8)
-        shown.append(res.finish_panel(panel, facet, "ratio of median first-token times", legend_size=7))
-    res.record("ratios", shown)
-    save(fig, out_dir, "ratios", written)
+        shown.append(res.finish_panel(panel, facet, "ratio of median first-token times"))
+    res.save(fig, out_dir, "ratios", written, shown)
 
 
 def plot_frontier(res, out_dir, written):
@@ -201,9 +208,8 @@ def plot_frontier(res, out_dir, written):
             panel.slo_line(slo)
         ax.set_xlabel("anchor bits (of 8)")
         panel.y_axis()
-        shown.append(res.finish_panel(panel, None, "median %s (ms)" % name, legend_size=6))
-    res.record("anchor_width_frontier", shown)
-    save(fig, out_dir, "anchor_width_frontier", written)
+        shown.append(res.finish_panel(panel, None, "median %s (ms)" % name))
+    res.save(fig, out_dir, "anchor_width_frontier", written, shown)
     others = [s for s in res.series if s not in lynx]
     for name in frontier:
         print("lowest median %s per %s among the Lynx splits (others for reference):" % (name, res.x_short))

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/data_folder.hpp"
+#include "common/error.hpp"
 #include "common/json_reader.hpp"
 #include "common/json_schema.hpp"
 
@@ -57,7 +58,18 @@ ResolvedConfig resolve_config(const nlohmann::json& root, const std::string& ori
     nlohmann::json* value = find_field(r.json, field);
     // "" is left as the first check read it (std::filesystem::absolute("") throws: fuzz_set_override found it).
     if (value == nullptr || !value->is_string() || value->get_ref<const std::string&>().empty()) continue;
-    *value = fs::absolute(resolve_input_path(value->get<std::string>(), base_dir)).lexically_normal().string();
+    std::string resolved;
+    try {
+      resolved = fs::absolute(resolve_input_path(value->get<std::string>(), base_dir)).lexically_normal().string();
+    } catch (const LynxError& e) {  // a data file not found: named by the field that names it
+      throw_error("%s: $.%s: %s", origin.c_str(), field.c_str(), e.what());
+    }
+    std::error_code error;
+    if (!fs::exists(resolved, error))
+      throw_error("%s: $.%s: %s: no such file (\"%s\" resolved against %s)", origin.c_str(), field.c_str(),
+                  resolved.c_str(), value->get_ref<const std::string&>().c_str(),
+                  base_dir.empty() ? "the current folder" : base_dir.c_str());
+    *value = resolved;
   }
   r.config = sim_config_from_json(r.json, origin, base_dir);
   return r;

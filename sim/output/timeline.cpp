@@ -13,6 +13,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "sim/output/request_spans.hpp"
 
 namespace lynx {
 
@@ -66,25 +67,34 @@ void append_arg(std::string& out, const char* key, int64_t value) {
 
 std::string nic_count(int nics) { return std::to_string(nics) + (nics == 1 ? " NIC" : " NICs"); }
 
-// What each span and mark means: the file's otherData.legend (the definitions of timeline.hpp, for the reader).
+// What each span and mark means: the file's otherData.legend (the definitions of request_spans.hpp, for the reader).
 nlohmann::json legend() {
-  return {
+  nlohmann::json out = {
       {"time", "ts and dur in microseconds, rounded to 1/8 us (125 ns); requests.csv holds the exact times"},
-      {"flow", "the arrows (bind_id = the request id) link one request's spans across tracks, in time order"},
-      {"queue wait", "arrival -> prefill start (prefill memory wait included, in args)"},
-      {"prefill", "prefill start -> prefill end"},
-      {"KV transfer", "first chunk sent -> every chunk arrived (single-stream formats)"},
-      {"anchor transfer", "first chunk sent -> every anchor chunk arrived (Lynx)"},
-      {"residual transfer", "first chunk sent -> every residual chunk arrived (Lynx)"},
-      {"decode memory wait", "decode memory requested -> reserved (the transfer starts)"},
-      {"batch wait", "KV usable (anchor, or every chunk) -> first decode iteration"},
-      {"drafting", "first decode iteration -> the residual's arrival, or the end of the first draft iteration if "
-                   "that iteration was still running then (Lynx: tokens drafted on the anchor alone)"},
-      {"verification", "end of drafting -> end of the verification pass; when the residual arrived after the first "
-                       "draft it includes the rest of the decode iteration in progress at its arrival"},
-      {"decode", "first decode iteration (or end of verification) -> last token"},
-      {"first draft", "mark: the first token produced on the anchor alone (ttft_spec); at or before drafting's end"},
-      {"first token", "mark: the first final token, verified or decoded on full KV (ttft)"}};
+      {"flow", "the arrows (bind_id = the request id) link one request's spans across tracks, in time order"}};
+  for (const SpanMeaning& m : request_span_meanings()) out[m.name] = m.meaning;
+  return out;
+}
+
+// A span's args after the request id: what the phase did (tokens, waits).
+std::string span_args(const RequestSpan& s, const RequestSpans& spans, const RequestRecord& r) {
+  std::string args;
+  const std::string name = s.name;
+  if (name == "queue wait") {
+    append_arg_us(args, "prefill_memory_wait_us", r.prefill_memory_wait_s);
+  } else if (name == "prefill") {
+    append_arg(args, "input_tokens", r.input_tokens);
+    append_arg(args, "cached_tokens", r.cached_tokens);
+  } else if (name == "drafting") {
+    append_arg(args, "spec_tokens", r.spec_tokens);
+  } else if (name == "verification") {
+    append_arg(args, "accepted_tokens", r.accepted_tokens);
+    append_arg(args, "rolled_back_tokens", r.rolled_back_tokens);
+    append_arg_us(args, "after_residual_arrival_us", spans.drafting_end_s - r.residual_arrival_s);
+  } else if (name == "decode") {
+    append_arg(args, "output_tokens", r.output_tokens);
+  }
+  return args;
 }
 }  // namespace
 
@@ -223,25 +233,6 @@ void TimelineWriter::event_head(const char* name, const char* phase, int pid, in
   buffer_ += ",\"ts\":";
 }
 
-namespace {
-// A request's spans and marks, each placed on a track by the caller: `track(kind, start_s, end_s)` for the prefill
-// instance (kind 0: its queue wait and prefill), each transfer stream (1: single stream or anchor, 2: residual; `side`
-// 0 sending, 1 receiving) and the decode instance (3). Spans are emitted in the request's order, the first (its
-// queue wait or prefill) earliest, so the flow starts there.
-struct RequestTimes {
-  double memory_wait_start_s, drafting_end_s;
-};
-RequestTimes request_times(const RequestRecord& r) {
-  RequestTimes t;
-  t.memory_wait_start_s = std::max(0.0, r.transfer_start_s - r.decode_memory_wait_s);
-  // The verification pass follows the iteration in progress when the residual arrived: when that was the first
-  // draft iteration, drafting ends with it (the first draft), not at the residual's arrival.
-  t.drafting_end_s = std::isnan(r.first_spec_token_s) ? r.residual_arrival_s
-                                                       : std::max(r.residual_arrival_s, r.first_spec_token_s);
-  return t;
-}
-}  // namespace
-
 void TimelineWriter::add(const RequestRecord& r) {
   flow_started_ = false;
   if (per_request_)
@@ -253,61 +244,32 @@ void TimelineWriter::add(const RequestRecord& r) {
 }
 
 void TimelineWriter::add_by_instance(const RequestRecord& r) {
-  const RequestTimes times = request_times(r);
+  const RequestSpans spans = request_spans(r);
   // Prefill instance: queued, then prefilling, on one lane.
   const int prefill = prefill_pid(r.prefill_instance);
   const int prefill_lane = lane(prefill, r.arrival_s, r.prefill_end_s);
-  std::string args;
-  append_arg_us(args, "prefill_memory_wait_us", r.prefill_memory_wait_s);
-  span(prefill, prefill_lane, "queue wait", r.arrival_s, r.prefill_start_s, r, args);
-  args.clear();
-  append_arg(args, "input_tokens", r.input_tokens);
-  append_arg(args, "cached_tokens", r.cached_tokens);
-  span(prefill, prefill_lane, "prefill", r.prefill_start_s, r.prefill_end_s, r, args);
+  for (const RequestSpan& s : spans.spans)
+    if (s.track == SpanTrack::prefill) span(prefill, prefill_lane, s.name, s.start_s, s.end_s, r, span_args(s, spans, r));
 
   // The transfer, on the sending and the receiving NICs; Lynx's two streams on two lanes.
-  const bool two_streams = !std::isnan(r.residual_arrival_s);
-  for (const int pid : {send_pid(r.prefill_instance), receive_pid(r.decode_instance)}) {
-    if (!two_streams) {
-      span(pid, lane(pid, r.transfer_start_s, r.anchor_arrival_s), "KV transfer", r.transfer_start_s,
-           r.anchor_arrival_s, r);
-      continue;
-    }
-    span(pid, lane(pid, r.transfer_start_s, r.anchor_arrival_s), "anchor transfer", r.transfer_start_s,
-         r.anchor_arrival_s, r);
-    span(pid, lane(pid, r.transfer_start_s, r.residual_arrival_s), "residual transfer", r.transfer_start_s,
-         r.residual_arrival_s, r);
-  }
+  for (const int pid : {send_pid(r.prefill_instance), receive_pid(r.decode_instance)})
+    for (const RequestSpan& s : spans.spans)
+      if (s.track == SpanTrack::stream || s.track == SpanTrack::residual)
+        span(pid, lane(pid, s.start_s, s.end_s), s.name, s.start_s, s.end_s, r);
 
   // Decode instance: awaiting_memory, then from the KV being usable to the last token, on one lane.
   const int decode = decode_pid(r.decode_instance);
   const double kv_usable_s = r.anchor_arrival_s;
-  const int decode_lane = lane(decode, r.decode_memory_wait_s > 0 ? times.memory_wait_start_s : kv_usable_s, r.end_s);
-  span(decode, decode_lane, "decode memory wait", times.memory_wait_start_s, r.transfer_start_s, r);
-  span(decode, decode_lane, "batch wait", kv_usable_s, r.decode_start_s, r);
-  double decode_from_s = r.decode_start_s;
-  if (!std::isnan(r.verify_s)) {  // drafted on the anchor, then verified
-    args.clear();
-    append_arg(args, "spec_tokens", r.spec_tokens);
-    span(decode, decode_lane, "drafting", r.decode_start_s, times.drafting_end_s, r, args);
-    args.clear();
-    append_arg(args, "accepted_tokens", r.accepted_tokens);
-    append_arg(args, "rolled_back_tokens", r.rolled_back_tokens);
-    append_arg_us(args, "after_residual_arrival_us", times.drafting_end_s - r.residual_arrival_s);
-    span(decode, decode_lane, "verification", times.drafting_end_s, r.verify_s, r, args);
-    decode_from_s = r.verify_s;
-  }
-  args.clear();
-  append_arg(args, "output_tokens", r.output_tokens);
-  span(decode, decode_lane, "decode", decode_from_s, r.end_s, r, args);
-  if (r.spec_tokens > 0) instant(decode, decode_lane, "first draft", r.first_spec_token_s, r);
-  instant(decode, decode_lane, "first token", r.first_token_s, r);
+  const int decode_lane = lane(decode, r.decode_memory_wait_s > 0 ? spans.memory_wait_start_s : kv_usable_s, r.end_s);
+  for (const RequestSpan& s : spans.spans)
+    if (s.track == SpanTrack::decode) span(decode, decode_lane, s.name, s.start_s, s.end_s, r, span_args(s, spans, r));
+  for (const RequestMark& m : spans.marks) instant(decode, decode_lane, m.name, m.at_s, r);
 }
 
 void TimelineWriter::add_per_request(const RequestRecord& r) {
   // A process per request, its threads: prefill instance, the stream(s), decode instance. Request k's pid is 1 + 5k
   // and its threads pid + 1 .. pid + 4: unique, and never a pid.
-  const RequestTimes times = request_times(r);
+  const RequestSpans spans = request_spans(r);
   const int pid = 1 + 5 * requests_added_;
   const bool two_streams = !std::isnan(r.residual_arrival_s);
   const int prefill = pid + 1, stream = pid + 2, residual = pid + 3, decode = pid + 4;
@@ -324,34 +286,10 @@ void TimelineWriter::add_per_request(const RequestRecord& r) {
     metadata(pid, threads[k].first, "thread_name", "name", "\"" + threads[k].second + "\"");
     metadata(pid, threads[k].first, "thread_sort_index", "sort_index", std::to_string(k));
   }
-  std::string args;
-  append_arg_us(args, "prefill_memory_wait_us", r.prefill_memory_wait_s);
-  span(pid, prefill, "queue wait", r.arrival_s, r.prefill_start_s, r, args);
-  args.clear();
-  append_arg(args, "input_tokens", r.input_tokens);
-  append_arg(args, "cached_tokens", r.cached_tokens);
-  span(pid, prefill, "prefill", r.prefill_start_s, r.prefill_end_s, r, args);
-  span(pid, stream, two_streams ? "anchor transfer" : "KV transfer", r.transfer_start_s, r.anchor_arrival_s, r);
-  if (two_streams) span(pid, residual, "residual transfer", r.transfer_start_s, r.residual_arrival_s, r);
-  span(pid, decode, "decode memory wait", times.memory_wait_start_s, r.transfer_start_s, r);
-  span(pid, decode, "batch wait", r.anchor_arrival_s, r.decode_start_s, r);
-  double decode_from_s = r.decode_start_s;
-  if (!std::isnan(r.verify_s)) {
-    args.clear();
-    append_arg(args, "spec_tokens", r.spec_tokens);
-    span(pid, decode, "drafting", r.decode_start_s, times.drafting_end_s, r, args);
-    args.clear();
-    append_arg(args, "accepted_tokens", r.accepted_tokens);
-    append_arg(args, "rolled_back_tokens", r.rolled_back_tokens);
-    append_arg_us(args, "after_residual_arrival_us", times.drafting_end_s - r.residual_arrival_s);
-    span(pid, decode, "verification", times.drafting_end_s, r.verify_s, r, args);
-    decode_from_s = r.verify_s;
-  }
-  args.clear();
-  append_arg(args, "output_tokens", r.output_tokens);
-  span(pid, decode, "decode", decode_from_s, r.end_s, r, args);
-  if (r.spec_tokens > 0) instant(pid, decode, "first draft", r.first_spec_token_s, r);
-  instant(pid, decode, "first token", r.first_token_s, r);
+  const int tid_of[] = {prefill, stream, residual, decode};  // by SpanTrack
+  for (const RequestSpan& s : spans.spans)
+    span(pid, tid_of[static_cast<int>(s.track)], s.name, s.start_s, s.end_s, r, span_args(s, spans, r));
+  for (const RequestMark& m : spans.marks) instant(pid, decode, m.name, m.at_s, r);
 }
 
 void TimelineWriter::flush() {

@@ -17,25 +17,11 @@
 // first span (its queue wait or prefill) has "flow_out", every later one "flow_in" and "flow_out", so Perfetto
 // draws one chain of arrows through the request's spans across all its tracks, in time order.
 //
-// Spans come from the request's record (request_record.hpp), the times requests.csv holds, and follow its state
-// machine (request_phase.hpp); a span is written when it lasts at least one tick (below):
-//   prefill instance   queue wait          arrival -> prefill start              queued (prefill memory wait included)
-//                      prefill             prefill start -> prefill end          prefilling (layer-wise: the request
-//                                                                                is awaiting_memory / transferring too)
-//   NICs, both sides   KV transfer         transfer start -> KV arrival          transferring (single-stream formats)
-//                      anchor transfer     transfer start -> anchor arrival      transferring (Lynx)
-//                      residual transfer   transfer start -> residual arrival    transferring, drafting (Lynx)
-//   decode instance    decode memory wait  memory requested -> transfer start    awaiting_memory
-//                      batch wait          KV usable -> first decode iteration   drafting or decoding, not in a batch
-//                      drafting            first iteration -> drafting's end     drafting (Lynx, drafts made)
-//                      verification        drafting's end -> verification end    awaiting_verification, then the pass
-//                      decode              first iteration, or verification end -> last token   decoding
-//   instants           first draft (first_spec_token_s, Lynx) and first token (first_token_s), on the decode lane.
-// Drafting's end is the residual's arrival, or the end of the first draft iteration when that iteration was still
-// running when the residual arrived (the record's first_spec_token_s): the verification pass follows the iteration
-// in progress, so the first draft is made by then and its mark never falls inside `verification`. When the residual
-// arrives after the first draft, `verification` includes the rest of the iteration in progress (the record holds no
-// separate pass start). The file's otherData.legend says all of this.
+// Spans and marks: a request's phases from its record (sim/output/request_spans.hpp, which defines each one; the
+// same list `lynxsim plot --gantt` draws): queue wait and prefill on its prefill instance; KV transfer, or Lynx's
+// anchor transfer and residual transfer, on the NICs of both sides; decode memory wait, batch wait, drafting,
+// verification and decode on its decode instance, with the first draft and first token marks on the decode lane. A
+// span is written when it lasts at least one tick (below).
 //
 // Times. Every time is rounded once, to a tick of 1/8 us (125 ns), and printed exactly (ts 12.375, dur 0.625): a
 // multiple of 1/8 is exact in binary floating point, so a viewer that reads ts and dur as doubles gets ts + dur
@@ -55,6 +41,7 @@
 #include <vector>
 
 #include "sim/output/request_record.hpp"
+#include "sim/output/request_spans.hpp"
 #include "sim/config/sim_config.hpp"
 
 namespace lynx {

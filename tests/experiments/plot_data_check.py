@@ -7,8 +7,10 @@ simulator, not by the plotting script):
   plot_data_check.py drawn DATA RESULTS X_LABEL [SLO]  what each panel shows (its "drawn" record) is what the data
                                                  and summary.csv call for: the overload ring in the legend only
                                                  where a point is overloaded, never in a series' colour; log y only
-                                                 over a decade; a line within 2% of another says so; the SLO line;
-                                                 the x label; the title names topology and pools
+                                                 over a decade; a line within 1.5% of the axis's drawn span of
+                                                 another says so; the SLO line; the x label; the title names topology
+                                                 and pools; every legend outside its panel in 8 pt or more, and no
+                                                 legend over a panel or another legend
   plot_data_check.py rules                       plot_panel.py's decade and overlap rules at their boundaries
 Prints one line per failure and exits 1 on any."""
 import csv
@@ -112,9 +114,12 @@ def check_drawn(data, results, x_label, slo):
     slo_drawn = []
     check(data.get("drawn"), "no figure recorded as drawn")
     for figure in data.get("drawn", []):
+        check(figure["overlaps"] == [], "%s: overlaps: %s" % (figure["file"], figure["overlaps"]))
         for panel in figure["panels"]:
             where = "%s: panel %r" % (figure["file"], panel["title"].split("\n")[0])
             legend = panel["legend"]
+            check(not legend or (panel["legend_place"] == "outside, right" and panel["legend_size"] >= 8),
+                  "%s: legend %s at %s pt" % (where, panel["legend_place"], panel["legend_size"]))
             check((OVERLOAD_ENTRY in legend) == (panel["overloaded_points"] > 0),
                   "%s: overload entry in the legend %s, %d points ringed" % (
                       where, OVERLOAD_ENTRY in legend, panel["overloaded_points"]))
@@ -152,25 +157,54 @@ def check_drawn(data, results, x_label, slo):
         series = {s["name"]: [p["value"] for p in s["points"]] for s in panel["series"]}
         covered = {c["label"].split(" (on top of ")[0]: c for c in drawn["covers"]}
         names = list(series)
+        low, high = drawn["y_limits"]
+        def share(v):
+            if drawn["y_scale"] == "log":
+                return (math.log(v) - math.log(low)) / (math.log(high) - math.log(low))
+            return (v - low) / (high - low)
         for i, a in enumerate(names):
             for b in names[:i]:
-                meets = [abs(u - v) <= 0.02 * max(abs(u), abs(v)) for u, v in zip(series[a], series[b])
+                meets = [abs(share(u) - share(v)) <= 0.015 + 1e-12 for u, v in zip(series[a], series[b])
                          if u is not None and v is not None]
                 if any(meets):  # recorded (its shared points drawn larger); named in the legend when everywhere
                     check(a in covered and covered[a]["points"] >= sum(meets),
-                          "%s meets %s within 2%% at %d of %d points and the plot does not mark it" % (
+                          "%s meets %s within 1.5%% of the axis at %d of %d points and the plot does not mark it" % (
                               a, b, sum(meets), len(meets)))
+                elif a in covered and covered[a]["under"] == b:
+                    check(False, "%s is marked as lying on %s, more than 1.5%% of the axis away everywhere" % (a, b))
 
 
 def check_rules():
-    from plot_panel import coincident, spans_decade
+    from plot_panel import coincident, near, spans_decade
     check(spans_decade([1.0, 10.0]) and spans_decade([3.0, 5.0, 30.0]), "a decade is not a decade")
     check(not spans_decade([1.0, 9.99]) and not spans_decade([0.0, 100.0]) and not spans_decade([]),
           "less than a decade, or a zero, counted as a decade")
-    check(coincident([100.0, 200.0], [101.9, 196.1]) and not coincident([100.0, 200.0], [100.0, 195.0]),
-          "the 2% overlap rule is off at its boundary")
-    check(coincident([math.nan, 5.0], [1.0, 5.0]) and not coincident([math.nan], [1.0]),
-          "missing points are not skipped")
+    # 1.5% of the drawn span: on a linear axis 0..1000, 15 apart; on a log axis 1..1000 (3 decades), a factor of
+    # 10^0.045 = 1.109.
+    check(coincident([100.0, 200.0], [114.9, 185.1], "linear", (0.0, 1000.0)) and
+          not coincident([100.0, 200.0], [100.0, 184.0], "linear", (0.0, 1000.0)),
+          "the overlap rule is off at its boundary on a linear axis")
+    check(near(100.0, 110.8, "log", (1.0, 1000.0)) and not near(100.0, 111.2, "log", (1.0, 1000.0)),
+          "the overlap rule is off at its boundary on a log axis")
+    # Two lines 1.6% apart on a plot of +-3% are apart; on one spanning 0..2 they lie on each other.
+    check(not near(1.0, 1.016, "linear", (0.97, 1.03)) and near(1.0, 1.016, "linear", (0.0, 2.0)),
+          "the overlap rule does not follow the axis's range")
+    # lay_out reports a legend over a panel (here inside its own), and none for Panel's legend beside it.
+    from plot_panel import Panel, lay_out
+    from plot_style import plt
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [1, 2], label="inside")
+    ax.legend(loc="upper left")
+    check(lay_out(fig), "a legend inside its panel is not reported")
+    fig, grid = plt.subplots(1, 2, squeeze=False)
+    for ax in grid[0]:
+        panel = Panel(ax)
+        panel.line([1, 2], [1, 2], "a line with a rather long name, %s" % ("x" * 40), marker="o")
+        ax.set_title("a title as wide as %s" % ("y" * 60))
+        panel.legend()
+    check(lay_out(fig) == [], "legends beside their panels reported as overlapping")
+    check(coincident([math.nan, 5.0], [1.0, 5.0], "linear", (0.0, 10.0)) and
+          not coincident([math.nan], [1.0], "linear", (0.0, 10.0)), "missing points are not skipped")
 
 
 def main():

@@ -4,6 +4,7 @@
 # - per-request CDFs give back the summary's percentiles and mean;
 # - a format has the same colour in plots with different sets of formats;
 # - two series that share a format but differ in another path of their axis are drawn apart, each with its values;
+# - a series of two keys is a line per combination, and the relative plot and ratios divide like by like;
 # - log axes are labelled with the swept numbers (10, 25, 100), never as powers of ten;
 # - plotting twice gives byte-identical PNG and SVG files;
 # - what each panel shows (legend entries, scales, overlaps, SLO lines, labels, titles) follows the rules;
@@ -14,8 +15,9 @@
 set -euo pipefail
 lynxsim=$1
 here=$(cd "$(dirname "$0")" && pwd)
-check="/usr/bin/python3 $here/plot_data_check.py"
-[ -x /usr/bin/python3 ] || check="python3 $here/plot_data_check.py"
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+check="$python $here/plot_data_check.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -46,6 +48,36 @@ $check values "$tmp/shared.json" "$tmp/shared" 6 || fail "series sharing a forma
 grep -q '"name": "int8-g64 (format_policy=adaptive, adaptive_formats=' "$tmp/shared.json" \
   || fail "the adaptive policy's line is not named apart from int8's"
 
+# A series of two keys (format, chunk_layers): a line per combination, each point with its own values; the relative
+# plot and the ratio divide each line by the one of the same chunk size.
+"$lynxsim" run "$here/plot_sweep_series_keys.json" --out "$tmp/keys" -j 2 >/dev/null 2>&1
+"$lynxsim" plot "$tmp/keys" --metric ttft --data "$tmp/keys.json" >/dev/null
+$check values "$tmp/keys.json" "$tmp/keys" 8 || fail "series of two keys: plotted values differ from summary.json"
+for name in "int8-g64 (chunk_layers=2)" "int8-g64 (chunk_layers=16)" "lynx-a4r4-g64 (chunk_layers=2)" \
+            "lynx-a4r4-g64 (chunk_layers=16)"; do
+  [ "$(grep -c "\"name\": \"$name\"" "$tmp/keys.json")" = 1 ] || fail "series of two keys: no line \"$name\""
+done
+mkdir "$tmp/keys_standard"
+"$lynxsim" plot "$tmp/keys" --out "$tmp/keys_standard" --data "$tmp/keys_standard.json" >"$tmp/keys_ratios.txt"
+for entry in "lynx-a4r4-g64 (chunk_layers=16): p50 first verified token / int8-g64 (chunk_layers=16)'s" \
+             "int8-g64 (chunk_layers=2) ttft_spec / lynx-a4r4-g64 (chunk_layers=2) ttft_spec"; do
+  grep -qF "\"$entry" "$tmp/keys_standard.json" || fail "series of two keys: no legend entry \"$entry\""
+done
+"$python" - "$tmp/keys" "$tmp/keys_ratios.txt" <<'PY' || fail "series of two keys: a ratio is not its two lines' medians"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
+lines = open(sys.argv[2]).read().split("\n")
+for chunk in ("2", "16"):
+    head = "int8-g64 (chunk_layers=%s) ttft_spec / lynx-a4r4-g64 (chunk_layers=%s) ttft_spec" % (chunk, chunk)
+    at = lines.index(head)
+    for line in lines[at + 1:at + 3]:
+        nic = line.split()[2]
+        median = lambda f: float(next(r["median_ttft_spec_ms"] for r in rows if r["format"] == f and
+                                      r["transfer.chunk_layers"] == chunk and r["cluster.network.nic_gbps"] == nic))
+        assert abs(float(line.split()[3]) - median("int8-g64") / median("lynx-a4r4-g64")) < 1e-3, line
+PY
+$check drawn "$tmp/keys_standard.json" "$tmp/keys" "Network: bandwidth of each NIC's link to its switch (Gbps)" || fail "series of two keys: what is drawn"
+
 # CDFs from requests.csv equal the summary's distribution.
 "$lynxsim" plot "$tmp/a" --metric tpot --cdf --at 25 --data "$tmp/cdf_tpot.json" >/dev/null
 "$lynxsim" plot "$tmp/a" --metric kv_transfer --cdf --at 10 --at 100 --data "$tmp/cdf_kv.json" >/dev/null
@@ -62,7 +94,7 @@ $check colours "$tmp/ttft.json" "$tmp/b_ttft.json" || fail "colours differ betwe
 grep -q '"colour": "#d62728"' "$tmp/b_ttft.json" || fail "lynx-a4r4-g64 is not its fixed red"
 
 # What each panel shows, as the script decided it (--data's "drawn"): legend entries only for what is drawn (the
-# overload ring only where summary.csv has an overloaded point), log y only over a decade, lines within 2% of
+# overload ring only where summary.csv has an overloaded point), log y only over a decade, lines within 1.5% of the axis of
 # another said so, the SLO line on its metric's plots only, the x label from the schema, topology and pools in the
 # title; for the standard plots and for --metric plots, with and without --slo.
 label="Network: bandwidth of each NIC's link to its switch (Gbps)"
@@ -114,7 +146,7 @@ bad "CDFs of: ttft" plot "$tmp/a" --metric goodput --cdf
 bad "not a value of cluster.network.nic_gbps (10, 25, 100)" plot "$tmp/a" --metric ttft --cdf --at 40
 bad "--stat needs --metric" plot "$tmp/a" --stat p99
 bad "--at needs --cdf" plot "$tmp/a" --metric ttft --at 25
-bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --slo, --out" plot "$tmp/a" --colour red
+bad "options of \`lynxsim plot\`: --help, --metric, --stat, --cdf, --at, --data, --slo, --gantt, --out" plot "$tmp/a" --colour red
 bad "--slo ttft:0: the target must be a positive number of ms, got 0" plot "$tmp/a" --slo ttft:0
 bad "--slo ttft:-5: the target must be a positive number of ms" plot "$tmp/a" --slo ttft:-5
 bad "--slo ttfb:2000: ttfb is not a metric in ms (valid: ttft, " plot "$tmp/a" --slo ttfb:2000

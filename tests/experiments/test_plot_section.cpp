@@ -74,6 +74,60 @@ TEST_CASE("a regime map names three different axes and a series with a lynx valu
   CHECK(error_with("y", "cluster.network.nic_gbps").find("must be different sweep axes") != std::string::npos);
   CHECK(error_with("y", "seed").find("$.plot.y: \"seed\" is not a sweep axis") != std::string::npos);
   CHECK(error_with("series", "workload.time_scale").find("a value starting \"lynx\"") != std::string::npos);
+  CHECK(error_with("series", nlohmann::json({"format", "workload.time_scale"})) ==
+        e.origin + ": $.plot.series: a regime map compares the values of one series path, got 2 paths");
+  CHECK(error_with("series", nlohmann::json({"format"})) == "no error");
+}
+
+TEST_CASE("series names one path or several: a line per combination, the first path naming it") {
+  nlohmann::json e = nlohmann::json::parse(R"({"name": "t", "base": {"model": "llama-3.1-8b"},
+    "sweep": {"axes": [{"path": "format", "values": ["int8-g64", "lynx-a4r4-g64"]},
+                       {"path": "transfer.chunk_layers", "values": [2, 16]},
+                       {"path": "cluster.network.nic_gbps", "values": [10, 25]}]}})");
+  auto read = [&](const char* plot_json) {
+    nlohmann::json with = e;
+    with["plot"] = nlohmann::json::parse(plot_json);
+    return plot_request_read(experiment_from_json(with, "exp.json", "", false));
+  };
+  auto error_of_keys = [&](const char* plot_json) {
+    try {
+      read(plot_json);
+    } catch (const LynxError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  const PlotRequest r = read(R"({"series": ["format", "transfer.chunk_layers"], "baseline": "int8-g64"})");
+  CHECK(r.series == "format");
+  CHECK(r.series_more == std::vector<std::string>{"transfer.chunk_layers"});
+  // The script is told which paths name a line and which of them a baseline is matched on.
+  const Experiment ex = [&] {
+    nlohmann::json with = e;
+    with["plot"] = {{"series", {"format", "transfer.chunk_layers"}}, {"baseline", "int8-g64"}};
+    return experiment_from_json(with, "exp.json", "", false);
+  }();
+  const nlohmann::json j = plot_request_json(plot_request_read(ex), ex, "results", "out");
+  CHECK(j["series"] == "format");
+  CHECK(j["series_more"] == nlohmann::json({"transfer.chunk_layers"}));
+  CHECK(j["series_extra_paths"] == nlohmann::json({"transfer.chunk_layers"}));
+  // One path as an array is the same as the string.
+  CHECK(read(R"({"series": ["format"], "facet": "transfer.chunk_layers"})").series_more.empty());
+  // Without the second key, chunk_layers is an axis the plot would merge: refused as before.
+  CHECK(error_of_keys(R"({"series": "format"})") ==
+        "exp.json: $.plot: axis \"transfer.chunk_layers\" has several values; name it as \"facet\"");
+  CHECK(error_of_keys(R"({"series": ["format", "seed"]})") ==
+        "exp.json: $.plot.series[1]: \"seed\" is not a sweep axis (axes: format, transfer.chunk_layers, "
+        "cluster.network.nic_gbps)");
+  CHECK(error_of_keys(R"({"series": ["format", "transfer.chunk_layers", "format"]})") ==
+        "exp.json: $.plot.series[2]: \"format\" is named twice");
+  CHECK(error_of_keys(R"({"series": ["format", 2]})") ==
+        "exp.json: $.plot.series: expected a sweep axis path, or an array of them (absent: \"format\"), got "
+        "[\"format\",2]");
+  CHECK(error_of_keys(R"({"series": []})").find("$.plot.series: expected a sweep axis path") != std::string::npos);
+  // The baseline is a value of the first path.
+  CHECK(error_of_keys(R"({"series": ["format", "transfer.chunk_layers"], "baseline": "2"})") ==
+        "exp.json: $.plot.baseline: \"2\" is not a value of the series axis format (its values: int8-g64, "
+        "lynx-a4r4-g64)");
 }
 
 TEST_CASE("the plot section is read with its declared defaults and cdf_at names a value of x, number or text") {

@@ -100,7 +100,8 @@ TEST_CASE("workload JSON errors name the file and the JSON path") {
   CHECK(parse_error(R"({"workload": {"trace": "@data/traces/nope.jsonl"}})") ==
         "run.json: $.workload.trace: data file \"traces/nope.jsonl\" not found: looked for " + data_folder().path +
             "/traces/nope.jsonl (data folder chosen by " + data_folder().chosen_by +
-            "); run scripts/get-data.sh to fetch it, or point --data-dir / LYNX_DATA_DIR at a folder that holds it");
+            "); no such file there, and it is not one scripts/get-data.sh fetches (scripts/data-manifest.tsv): check "
+            "the path");
   CHECK(parse_error(R"({"workload": {"trace": "nope.jsonl"}})") ==
         "run.json: $.workload.trace: cannot open trace file \"" + std::string(LYNX_SOURCE_DIR) + "/nope.jsonl\": cannot open file: No such file or directory");
   CHECK(parse_error(R"({"workload": {)" + mooncake + R"(, "format": "sharegpt"}})") ==
