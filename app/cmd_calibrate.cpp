@@ -31,8 +31,9 @@ namespace lynx {
 namespace {
 
 struct CalibrateOptions {
-  std::string deployment;
-  std::vector<std::string> runs;
+  std::vector<std::string> inputs;  // DEPLOYMENT RUN..., or with --from-commands RUN... (files or folders of pages)
+  std::string from_commands;        // an engine: each run's deployment from the serving command printed above it
+  std::string split = "k-fold";     // or "declared": the runs' own training and check marks (GPUStack's pages)
   std::string out_dir;
   int folds = -1;  // -1: min(5, runs); 0: no held-out check
   bool fit_kernel = false;
@@ -92,12 +93,46 @@ nlohmann::json terms_json(const ServingTerms& t) {
 
 nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
 
-void run_calibrate(const CalibrateOptions& o) {
-  const nlohmann::json deployment = read_deployment(o.deployment);
+// The runs of --from-commands: every result block of the files (a folder: every GPUStack-style page in it) whose
+// serving command is of `engine`, each replayed as validate's serving group replays it (sim/validation/serving_cases.hpp).
+std::vector<ServingCase> cases_from_commands(const std::vector<std::string>& inputs, const std::string& engine) {
+  std::vector<ServingCase> all, kept;
+  for (const std::string& path : inputs) {
+    if (std::filesystem::is_directory(path)) {
+      for (ServingCase& c : gpustack_serving_cases(path)) all.push_back(c);
+    } else {
+      for (const ServingBenchRun& run : serving_bench_read(path)) all.push_back(serving_case_of(run));
+    }
+  }
+  for (ServingCase& c : all) {
+    if (c.engine != engine) continue;
+    if (!c.not_replayed.empty()) {
+      std::fprintf(stderr, "calibrate: %s not replayed: %s\n", c.name().c_str(), c.not_replayed.c_str());
+      continue;
+    }
+    kept.push_back(c);
+  }
+  if (kept.empty()) throw_error("--from-commands %s: no run of that engine to replay in the inputs", engine.c_str());
+  return kept;
+}
 
+void run_calibrate(const CalibrateOptions& o) {
+  if (o.split != "k-fold" && o.split != "declared")
+    throw_error("--split %s: expected k-fold or declared", o.split.c_str());
   std::vector<ServingCase> cases;
   std::vector<std::string> traces;  // per case: its trace's text ("" : mean lengths)
-  for (const std::string& path : o.runs) {
+  const bool from_commands = !o.from_commands.empty();
+  if (!from_commands && o.inputs.size() < 2)
+    throw_error("calibrate: expected DEPLOYMENT RUN... (a lynxsim configuration, then result files), or "
+                "--from-commands ENGINE RUN...");
+  const std::string deployment_path = from_commands ? "" : o.inputs.front();
+  const std::vector<std::string> run_files(o.inputs.begin() + (from_commands ? 0 : 1), o.inputs.end());
+  const nlohmann::json deployment = from_commands ? nlohmann::json() : read_deployment(deployment_path);
+  if (from_commands) {
+    cases = cases_from_commands(run_files, o.from_commands);
+    traces.assign(cases.size(), "");
+  }
+  for (const std::string& path : from_commands ? std::vector<std::string>{} : run_files) {
     for (ServingBenchRun& run : serving_bench_read(path)) {
       const std::string where = run.file + ":" + std::to_string(run.line);
       if (std::isfinite(run.request_rate))
@@ -125,8 +160,9 @@ void run_calibrate(const CalibrateOptions& o) {
   if (cases.empty()) throw_error("no run to calibrate on");
   // What it writes: the profile, and the traces the replays read (one per run with its own lengths).
   OutputPlan plan;
-  plan.input_file("DEPLOYMENT", o.deployment);
-  for (const std::string& r : o.runs) plan.input_file("RUN", r);
+  if (!from_commands) plan.input_file("DEPLOYMENT", deployment_path);
+  for (const std::string& r : run_files)
+    if (!std::filesystem::is_directory(r)) plan.input_file("RUN", r);
   std::vector<std::string> written = {"profile.json"};
   for (size_t i = 0; i < cases.size(); ++i)
     if (!traces[i].empty()) written.push_back("replay-run" + std::to_string(i + 1) + ".jsonl");
@@ -141,9 +177,16 @@ void run_calibrate(const CalibrateOptions& o) {
   }
 
   const int n = static_cast<int>(cases.size());
-  const int folds = o.folds < 0 ? std::min(5, n) : o.folds;
-  if (folds == 1 || folds > n)
+  const bool declared = o.split == "declared";
+  const int folds = declared ? 1 : o.folds < 0 ? std::min(5, n) : o.folds;
+  if (!declared && (folds == 1 || folds > n))
     throw_error("--folds %d: needs 2 to %d folds (the runs given), or 0 for no held-out check", folds, n);
+  if (declared) {
+    int training = 0;
+    for (const ServingCase& c : cases) training += c.training;
+    if (training == 0 || training == n)
+      throw_error("--split declared: the runs must hold both training and check runs (%d of %d are training)", training, n);
+  }
   auto progress = [&o](const std::string& line) {
     if (!o.quiet) std::fprintf(stderr, "calibrate: %s\n", line.c_str());
   };
@@ -153,8 +196,10 @@ void run_calibrate(const CalibrateOptions& o) {
   for (int f = 0; f < folds; ++f) {
     std::vector<ServingCase> training, check;
     for (int i = 0; i < n; ++i) {
-      fold_of[static_cast<size_t>(i)] = i % folds;
-      (i % folds == f ? check : training).push_back(cases[static_cast<size_t>(i)]);
+      const ServingCase& c = cases[static_cast<size_t>(i)];
+      const bool held = declared ? !c.training : i % folds == f;
+      fold_of[static_cast<size_t>(i)] = declared ? (c.training ? 0 : 1) : i % folds;
+      (held ? check : training).push_back(c);
     }
     const ServingTerms t = fit_serving_terms(training, o.fit_kernel, {});
     for (double ServingTerms::*m : {&ServingTerms::host_step_ms, &ServingTerms::host_per_request_us,
@@ -167,7 +212,12 @@ void run_calibrate(const CalibrateOptions& o) {
     progress("fold " + std::to_string(f + 1) + " of " + std::to_string(folds) + " fitted on " +
              std::to_string(training.size()) + " runs");
   }
-  const ServingTerms terms = fit_serving_terms(cases, o.fit_kernel, {});
+  // The profile's terms: fitted on every run, or with a declared split on the training runs alone (so that the
+  // check runs stay held out from what is shipped).
+  std::vector<ServingCase> fit_on;
+  for (const ServingCase& c : cases)
+    if (!declared || c.training) fit_on.push_back(c);
+  const ServingTerms terms = fit_serving_terms(fit_on, o.fit_kernel, {});
   Metrics fitted;
   for (const ServingCase& c : cases) fitted.add(serving_errors(c, serving_predict(c, terms)));
 
@@ -179,12 +229,15 @@ void run_calibrate(const CalibrateOptions& o) {
                     {"sha256", c.run.sha256},
                     {"requests", c.requests},
                     {"workload", c.workload},
-                    {"fold", folds > 0 ? nlohmann::json(fold_of[i] + 1) : nlohmann::json(nullptr)}});
+                    {"fold", declared ? nlohmann::json(c.training ? "training" : "check")
+                                      : folds > 0 ? nlohmann::json(fold_of[i] + 1) : nlohmann::json(nullptr)}});
   }
   nlohmann::json profile = {
       {"lynxsim_serving_profile", 1},
-      {"deployment", std::filesystem::absolute(o.deployment).string()},
-      {"deployment_sha256", sha256_file(o.deployment)},
+      {"deployment", from_commands ? "each run's serving command (" + o.from_commands + ")"
+                                   : std::filesystem::absolute(deployment_path).string()},
+      {"deployment_sha256", from_commands ? "" : sha256_file(deployment_path)},
+      {"split", declared ? "declared (the runs' training and check marks)" : "k-fold"},
       {"terms", terms_json(terms)},
       {"fit", {{"runs", n},
                {"duration_mape_percent", number_or_null(percent(fitted.duration, fitted.n_duration))},
@@ -193,6 +246,7 @@ void run_calibrate(const CalibrateOptions& o) {
       {"runs", runs}};
   if (folds > 0) {
     profile["held_out"] = {{"folds", folds},
+                           {"runs", held_out.n_ttft},
                            {"duration_mape_percent", number_or_null(percent(held_out.duration, held_out.n_duration))},
                            {"ttft_mape_percent", number_or_null(percent(held_out.ttft, held_out.n_ttft))},
                            {"ttft_p90_error_percent", number_or_null(100 * p90(held_out.ttft_errors))},
@@ -207,8 +261,9 @@ void run_calibrate(const CalibrateOptions& o) {
   std::printf("fitted runs: duration %.1f%%, TTFT %.1f%%, TPOT %.1f%% (MAPE)\n", percent(fitted.duration, fitted.n_duration),
               percent(fitted.ttft, fitted.n_ttft), percent(fitted.tpot, fitted.n_tpot));
   if (folds > 0)
-    std::printf("held out (%d folds): duration %.1f%%, TTFT %.1f%% (90%% of runs within %.1f%%), TPOT %.1f%% (MAPE)\n",
-                folds, percent(held_out.duration, held_out.n_duration), percent(held_out.ttft, held_out.n_ttft),
+    std::printf("held out (%s): duration %.1f%%, TTFT %.1f%% (90%% of runs within %.1f%%), TPOT %.1f%% (MAPE)\n",
+                declared ? "the declared check runs" : (std::to_string(folds) + " folds").c_str(),
+                percent(held_out.duration, held_out.n_duration), percent(held_out.ttft, held_out.n_ttft),
                 100 * p90(held_out.ttft_errors), percent(held_out.tpot, held_out.n_tpot));
   std::printf("wrote %s/profile.json\n", o.out_dir.c_str());
 }
@@ -221,11 +276,15 @@ void add_calibrate_command(CLI::App& app) {
       "calibrate",
       "Fit a deployment's host and front-end serving terms on its own benchmark results (vllm bench serve JSON or "
       "printed blocks, SGLang bench_serving JSONL) and write a serving profile with its held-out error");
-  cmd->add_option("deployment", o->deployment, "lynxsim configuration of the deployment (engine, GPUs, TP, flags)")
+  cmd->add_option("inputs", o->inputs,
+                  "DEPLOYMENT (a lynxsim configuration: engine, GPUs, TP, flags) then result files (vllm bench serve "
+                  "--save-result JSON or its printed block, SGLang bench_serving JSONL); with --from-commands only "
+                  "result files or folders of pages")
       ->required();
-  cmd->add_option("runs", o->runs, "benchmark result files (vllm bench serve --save-result JSON or its printed block, "
-                                   "SGLang bench_serving JSONL)")
-      ->required();
+  cmd->add_option("--from-commands", o->from_commands,
+                  "ENGINE (vllm-0.24, sglang-0.5.14, trtllm-1.3): no deployment file; each run's deployment from the "
+                  "serving command printed above its result block, as validate --serving reads GPUStack's pages");
+  cmd->add_option("--split", o->split, "k-fold (default) or declared: the runs' own training and check marks");
   cmd->add_option("--out", o->out_dir, "folder for profile.json and the replayed traces")->required();
   cmd->add_option("--folds", o->folds, "k-fold check: K folds (default: min(5, runs); 0: none)");
   cmd->add_flag("--fit-kernel-factor", o->fit_kernel, "also fit one kernel-time factor for the deployment (1-2.5)");

@@ -250,7 +250,7 @@ TEST_CASE("the input paths a run folder's config.json resolves are the schema's 
   // Derived from the field declarations (kSimConfigSection), so a path field added there is resolved too.
   const std::vector<std::string> expected{"kernel_costs", "models_catalog", "gpus_catalog", "lynx.acceptance",
                                           "workload.trace", "workload.synthetic.input_tokens.empirical",
-                                          "workload.synthetic.output_tokens.empirical"};
+                                          "workload.synthetic.output_tokens.empirical", "serving_profile"};
   std::vector<std::string> fields = resolved_config_path_fields();
   std::vector<std::string> sorted_expected = expected;
   std::sort(fields.begin(), fields.end());
