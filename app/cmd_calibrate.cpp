@@ -219,12 +219,12 @@ void run_calibrate(const CalibrateOptions& o) {
     if (!declared || c.training) fit_on.push_back(c);
   const ServingTerms terms = fit_serving_terms(fit_on, o.fit_kernel, {});
   Metrics fitted;
-  for (const ServingCase& c : cases) fitted.add(serving_errors(c, serving_predict(c, terms)));
+  for (const ServingCase& c : fit_on) fitted.add(serving_errors(c, serving_predict(c, terms)));
 
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const ServingCase& c = cases[i];
-    runs.push_back({{"file", std::filesystem::absolute(c.run.file).string()},
+    runs.push_back({{"file", c.run.file},
                     {"line", c.run.line},
                     {"sha256", c.run.sha256},
                     {"requests", c.requests},
@@ -235,11 +235,11 @@ void run_calibrate(const CalibrateOptions& o) {
   nlohmann::json profile = {
       {"lynxsim_serving_profile", 1},
       {"deployment", from_commands ? "each run's serving command (" + o.from_commands + ")"
-                                   : std::filesystem::absolute(deployment_path).string()},
+                                   : deployment_path},
       {"deployment_sha256", from_commands ? "" : sha256_file(deployment_path)},
       {"split", declared ? "declared (the runs' training and check marks)" : "k-fold"},
       {"terms", terms_json(terms)},
-      {"fit", {{"runs", n},
+      {"fit", {{"runs", static_cast<int>(fit_on.size())},
                {"duration_mape_percent", number_or_null(percent(fitted.duration, fitted.n_duration))},
                {"ttft_mape_percent", number_or_null(percent(fitted.ttft, fitted.n_ttft))},
                {"tpot_mape_percent", number_or_null(percent(fitted.tpot, fitted.n_tpot))}}},
@@ -254,9 +254,9 @@ void run_calibrate(const CalibrateOptions& o) {
     profile["terms_across_folds"] = {{"low", terms_json(low)}, {"high", terms_json(high)}};
   }
   write_file_atomic(o.out_dir + "/profile.json", profile.dump(2) + "\n");
-  std::printf("calibrated on %d run(s): host_step_ms %g, host_per_request_us %g, frontend_ms %g, frontend_serial_ms %g, "
+  std::printf("calibrated on %zu run(s): host_step_ms %g, host_per_request_us %g, frontend_ms %g, frontend_serial_ms %g, "
               "kernel_time_factor %g\n",
-              n, terms.host_step_ms, terms.host_per_request_us, terms.frontend_ms, terms.frontend_serial_ms,
+              fit_on.size(), terms.host_step_ms, terms.host_per_request_us, terms.frontend_ms, terms.frontend_serial_ms,
               terms.kernel_time_factor);
   std::printf("fitted runs: duration %.1f%%, TTFT %.1f%%, TPOT %.1f%% (MAPE)\n", percent(fitted.duration, fitted.n_duration),
               percent(fitted.ttft, fitted.n_ttft), percent(fitted.tpot, fitted.n_tpot));
