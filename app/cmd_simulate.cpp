@@ -108,6 +108,16 @@ void run_simulate(const SimulateOptions& o) {
       else
         std::printf("  serving profile %s: fitted without a held-out check (calibrate --folds 0): no error band\n",
                     printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str());
+    } else if (profile_sources.contains("serving_terms")) {
+      const nlohmann::json& t = profile_sources["serving_terms"];
+      const nlohmann::json& e = t["held_out_error"];
+      if (e.is_object())
+        std::printf("  serving terms: %s's built-in, checked on GPUStack's H100 runs (%s): mean TTFT MAPE %.1f%%, "
+                    "duration %.1f%%, mean TPOT %.1f%% held out; calibrate your deployment for an error band of "
+                    "its own\n",
+                    printable(t["engine"].get<std::string>()).c_str(), printable(t["backed_by"].get<std::string>()).c_str(),
+                    e.value("ttft_mape_percent", NAN), e.value("duration_mape_percent", NAN),
+                    e.value("tpot_mape_percent", NAN));
     }
     // A run that speculates (a Lynx format, or one among the adaptive policy's candidates) has three first-token
     // times: the verified one above, the first token verification keeps, the first (speculative) one.

@@ -1,6 +1,9 @@
 #include "sim/output/metrics.hpp"
 
 #include "common/sha256.hpp"
+#include <filesystem>
+#include "common/json_reader.hpp"
+#include "common/data_folder.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -290,11 +293,29 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
   sources["prefill_compute"] = in.prefill_cost ? in.prefill_cost->source() : "";
   sources["decode_compute"] = in.decode_cost ? in.decode_cost->source() : "";
   sources["acceptance"] = run_speculates(in) ? speculating_acceptance(in).source() : "not used (no speculation)";
-  // The calibrated serving profile and the error it measured on runs it was not fitted on (app/cmd_calibrate.cpp).
-  if (!c.serving_profile.empty())
+  // The calibrated serving profile and the error it measured on runs it was not fitted on (app/cmd_calibrate.cpp);
+  // without one, a named engine runs on its built-in terms, whose check is the shipped profile of that engine
+  // (models/serving_profiles/<engine>_h100_gpustack/profile.json: the same terms, fitted on GPUStack's H100 training
+  // runs, and their held-out error on the check runs).
+  if (!c.serving_profile.empty()) {
     sources["serving_profile"] = {{"file", c.serving_profile},
                                   {"sha256", sha256_file(c.serving_profile)},
                                   {"held_out_error", c.serving_profile_error}};
+  } else {
+    for (const PoolConfig* pool : {&c.prefill, &c.decode}) {
+      if (pool->engine == ServingEngine::vidur_2024) continue;
+      const bool built_in = std::isnan(pool->host_step_ms) || std::isnan(pool->host_per_request_us) ||
+                            std::isnan(pool->frontend_ms) || std::isnan(pool->frontend_serial_ms);
+      if (!built_in) continue;  // every term set in the configuration
+      const std::string name = serving_engine_name(pool->engine);
+      const std::string shipped = project_dir() + "/models/serving_profiles/" + name + "_h100_gpustack/profile.json";
+      if (sources.contains("serving_terms") || !std::filesystem::is_regular_file(shipped)) continue;
+      const nlohmann::json profile = json_parse_file(shipped);
+      sources["serving_terms"] = {{"engine", name},
+                                  {"backed_by", "models/serving_profiles/" + name + "_h100_gpustack/profile.json"},
+                                  {"held_out_error", profile.value("held_out", nlohmann::json())}};
+    }
+  }
   auto table = [](const KernelCosts& k) {
     if (k.file.empty()) return nlohmann::json{{"file", nullptr}, {"device", "roofline default"}};
     return nlohmann::json{{"file", k.file}, {"sha256", k.file_sha256}, {"device", k.device}, {"measured", k.measured}};

@@ -141,6 +141,20 @@ for key in ("mean_ttft_ms", "mean_tpot_ms", "mean_e2el_ms"):
         print(f"FAIL profile in a configuration: {key} {got.get(key)}, with the terms written out {want[key]}")
         failed += 1
 
+# Without a profile, a named engine's built-in terms name the shipped profile that checked them.
+builtin = json.loads(json.dumps(config))
+del builtin["serving_profile"]
+path = os.path.join(work, "builtin.json")
+json.dump(builtin, open(path, "w"))
+p = subprocess.run([lynx, "simulate", "--config", path, "--out", os.path.join(work, "builtin")], capture_output=True,
+                   text=True)
+terms_source = json.load(open(os.path.join(work, "builtin", "summary.json")))["sources"].get("serving_terms", {}) \
+    if p.returncode == 0 else {}
+if "serving terms: vllm-0.24's built-in, checked on GPUStack's H100 runs" not in p.stdout or \
+        terms_source.get("backed_by") != "models/serving_profiles/vllm-0.24_h100_gpustack/profile.json":
+    print(f"FAIL built-in terms: exit {p.returncode}: {p.stdout.strip()}")
+    failed += 1
+
 # A damaged file: its per-request rows disagree with its totals.
 bad = dict(results[0])
 bad["completed"] = bad["completed"] + 1
