@@ -176,6 +176,14 @@ void run_calibrate(const CalibrateOptions& o) {
     cases[i].trace_file = std::filesystem::absolute(file).string();
   }
 
+  // Every run replays on the deployment before any fit (a prompt beyond the model's context, a TP the model refuses):
+  // one error naming the run, not a fit that silently scores it as unreachable.
+  for (const ServingCase& c : cases) {
+    const ServingPrediction p = serving_predict(c, ServingTerms{0, 0, 0, 0, 1});
+    if (!p.error.empty())
+      throw_error("%s:%lld: the run cannot be replayed on the deployment: %s", c.run.file.c_str(),
+                  static_cast<long long>(c.run.line), p.error.c_str());
+  }
   const int n = static_cast<int>(cases.size());
   const bool declared = o.split == "declared";
   const int folds = declared ? 1 : o.folds < 0 ? std::min(5, n) : o.folds;

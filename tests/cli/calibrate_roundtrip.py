@@ -173,6 +173,17 @@ if p.returncode != 2 or "damaged.json:1: $.input_lens: has 24 rows, completed sa
 if os.path.exists(os.path.join(work, "damaged_out", "profile.json")):
     print("FAIL damaged file: a profile was written")
     failed += 1
+# A run whose prompts exceed the model's context (Llama-3.1-8B: 131,072 tokens) is refused before any fit.
+long = dict(summary_only[1])
+long["total_input_tokens"] = long["completed"] * 200000
+path = os.path.join(work, "too_long.json")
+json.dump(long, open(path, "w"))
+p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), path, "--out",
+                    os.path.join(work, "too_long_out"), "--folds", "0"], capture_output=True, text=True)
+if p.returncode != 2 or "too_long.json:1: the run cannot be replayed on the deployment" not in p.stderr:
+    print(f"FAIL prompts beyond the context: exit {p.returncode}: {p.stderr.strip()}")
+    failed += 1
+
 print(f"calibrate round trip: {len(formats)} format(s), {failed} failed")
 if len(sys.argv) <= 2:
     shutil.rmtree(work)
