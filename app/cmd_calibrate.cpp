@@ -1,9 +1,10 @@
 // lynxsim calibrate DEPLOYMENT RUN...: fits a deployment's engine-level serving terms (host time per step and per
 // running request, the front end's per-request latency and its one-at-a-time part, and optionally one kernel-time
 // factor) on the benchmark results a user already has, and writes a serving profile that a configuration names
-// ("serving_profile"). Each run is replayed as its client sent it: every request at once or C in flight
-// (--max-concurrency), with the file's own per-request lengths when it has them (vLLM's --save-detailed, SGLang's
-// --output-details), else every request at the mean lengths. The fit is sim/validation/serving_validation.hpp's
+// ("serving_profile"). Each run is replayed as its client sent it: every request at once, C in flight
+// (--max-concurrency), or at a rate replayed at each request's recorded send time (AIPerf's records), with the
+// file's own per-request lengths when it has them (vLLM's --save-detailed, SGLang's --output-details, AIPerf's
+// records), else every request at the mean lengths. The fit is sim/validation/serving_validation.hpp's
 // (bounded grids, coordinate by coordinate); k-fold cross-validation (runs dealt round-robin into K folds, each fold
 // predicted by the terms fitted on the others) measures the held-out error the profile carries, and how far each term
 // moves between folds; the final terms are fitted on every run.
@@ -55,12 +56,20 @@ nlohmann::json read_deployment(const std::string& path) {
   return d;
 }
 
-// The trace of a run's own requests, every one at time 0 (Mooncake's JSONL form, traces/trace_schema.cpp).
-std::string run_trace(const ServingBenchRun& run) {
+// The trace of a run's own requests (Mooncake's JSONL form, traces/trace_schema.cpp): every one at time 0, or with
+// `timed` at its recorded send time (ms to the nanosecond, rows in time order).
+std::string run_trace(const ServingBenchRun& run, bool timed) {
+  std::vector<size_t> order(run.input_lens.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (timed) std::stable_sort(order.begin(), order.end(), [&run](size_t a, size_t b) { return run.send_s[a] < run.send_s[b]; });
   std::string text;
-  for (size_t i = 0; i < run.input_lens.size(); ++i)
-    text += "{\"timestamp\": 0, \"input_length\": " + std::to_string(std::max<int64_t>(1, run.input_lens[i])) +
-            ", \"output_length\": " + std::to_string(std::max<int64_t>(1, run.output_lens[i])) + ", \"hash_ids\": []}\n";
+  char at[32] = "0";
+  for (size_t i : order) {
+    if (timed) std::snprintf(at, sizeof at, "%.6f", run.send_s[i] * 1e3);
+    text += std::string("{\"timestamp\": ") + at + ", \"input_length\": " +
+            std::to_string(std::max<int64_t>(1, run.input_lens[i])) + ", \"output_length\": " +
+            std::to_string(std::max<int64_t>(1, run.output_lens[i])) + ", \"hash_ids\": []}\n";
+  }
   return text;
 }
 
@@ -135,26 +144,32 @@ void run_calibrate(const CalibrateOptions& o) {
   for (const std::string& path : from_commands ? std::vector<std::string>{} : run_files) {
     for (ServingBenchRun& run : serving_bench_read(path)) {
       const std::string where = run.file + ":" + std::to_string(run.line);
-      if (std::isfinite(run.request_rate))
-        throw_error("%s: sent at %g requests/s: the file does not hold the arrival times, so the run cannot be replayed "
-                    "as sent; calibrate takes runs sent all at once (--request-rate inf) or with --max-concurrency",
+      // A run sent at a rate replays at its recorded send times (AIPerf's records); without them it cannot be
+      // replayed as sent (vLLM's and SGLang's files keep the rate, not the Poisson draws).
+      const bool timed = std::isfinite(run.request_rate);
+      if (timed && run.send_s.empty())
+        throw_error("%s: sent at %g requests/s: the file does not hold the send times, so the run cannot be replayed "
+                    "as sent; calibrate takes runs sent all at once (--request-rate inf), with --max-concurrency, or "
+                    "AIPerf's exports with their per-request records",
                     where.c_str(), run.request_rate);
       if (run.requests() < 1) throw_error("%s: no successful request", where.c_str());
       ServingCase c;
       c.run = run;
       c.requests = run.requests();
-      c.input_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.input_tokens()) / c.requests));
-      c.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.generated_tokens()) / c.requests));
+      c.input_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.input_tokens()) / static_cast<double>(c.requests)));
+      c.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.generated_tokens()) / static_cast<double>(c.requests)));
       const double conc = run.max_concurrency();
       c.max_concurrency = std::isnan(conc) ? 0 : conc;
       c.deployment = deployment;
       c.workload = (run.input_lens.empty() ? "mean lengths " + std::to_string(c.input_tokens) + "/" +
                                                  std::to_string(c.output_tokens)
                                            : std::string("its own lengths")) +
+                   (timed ? ", at its recorded send times" : "") +
                    (c.max_concurrency > 0 ? ", " + std::to_string(static_cast<int64_t>(c.max_concurrency)) + " in flight"
+                    : timed               ? ""
                                           : ", all at once");
       cases.push_back(c);
-      traces.push_back(run.input_lens.empty() ? "" : run_trace(run));
+      traces.push_back(run.input_lens.empty() ? "" : run_trace(run, timed));
     }
   }
   if (cases.empty()) throw_error("no run to calibrate on");
@@ -163,6 +178,10 @@ void run_calibrate(const CalibrateOptions& o) {
   if (!from_commands) plan.input_file("DEPLOYMENT", deployment_path);
   for (const std::string& r : run_files)
     if (!std::filesystem::is_directory(r)) plan.input_file("RUN", r);
+  for (const ServingCase& c : cases) {
+    plan.input_file("RUN", c.run.file);
+    if (!c.run.rows_file.empty()) plan.input_file("RUN", c.run.rows_file);
+  }
   std::vector<std::string> written = {"profile.json"};
   for (size_t i = 0; i < cases.size(); ++i)
     if (!traces[i].empty()) written.push_back("replay-run" + std::to_string(i + 1) + ".jsonl");
@@ -232,13 +251,15 @@ void run_calibrate(const CalibrateOptions& o) {
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const ServingCase& c = cases[i];
-    runs.push_back({{"file", c.run.file},
+    nlohmann::json entry = {{"file", c.run.file},
                     {"line", c.run.line},
                     {"sha256", c.run.sha256},
                     {"requests", c.requests},
                     {"workload", c.workload},
                     {"fold", declared ? nlohmann::json(c.training ? "training" : "check")
-                                      : folds > 0 ? nlohmann::json(fold_of[i] + 1) : nlohmann::json(nullptr)}});
+                                      : folds > 0 ? nlohmann::json(fold_of[i] + 1) : nlohmann::json(nullptr)}};
+    if (!c.run.rows_file.empty()) entry["rows"] = {{"file", c.run.rows_file}, {"sha256", c.run.rows_sha256}};
+    runs.push_back(entry);
   }
   nlohmann::json profile = {
       {"lynxsim_serving_profile", 1},
@@ -283,10 +304,11 @@ void add_calibrate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
       "Fit a deployment's host and front-end serving terms on its own benchmark results (vllm bench serve JSON or "
-      "printed blocks, SGLang bench_serving JSONL) and write a serving profile with its held-out error");
+      "printed blocks, SGLang bench_serving JSONL, AIPerf exports) and write a serving profile with its held-out error");
   cmd->add_option("inputs", o->inputs,
                   "DEPLOYMENT (a lynxsim configuration: engine, GPUs, TP, flags) then result files (vllm bench serve "
-                  "--save-result JSON or its printed block, SGLang bench_serving JSONL); with --from-commands only "
+                  "--save-result JSON or its printed block, SGLang bench_serving JSONL, AIPerf's "
+                  "profile_export_aiperf.json or artifact folder); with --from-commands only "
                   "result files or folders of pages")
       ->required();
   cmd->add_option("--from-commands", o->from_commands,

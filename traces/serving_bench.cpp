@@ -1,6 +1,7 @@
 #include "traces/serving_bench.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "common/atomic_file.hpp"
 #include "common/json_reader.hpp"
 #include "common/sha256.hpp"
+#include "traces/aiperf_export.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -294,6 +296,7 @@ std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path) {
   // One object (vLLM), or one per line (SGLang's JSONL).
   nlohmann::json whole = nlohmann::json::parse(text, nullptr, false);
   if (!whole.is_discarded()) {
+    if (aiperf_is_aggregate(whole)) return {aiperf_read(path)};
     runs.push_back(run_of_object(whole, path, 1));
   } else {
     std::istringstream in(text);
@@ -306,6 +309,10 @@ std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path) {
       if (o.is_discarded())
         throw_error("%s:%lld: not JSON (a result file holds one JSON object, or one per line)", path.c_str(),
                     static_cast<long long>(number));
+      if (aiperf_is_record(o))
+        throw_error("%s:%lld: an AIPerf per-request record: give the run's profile_export_aiperf.json or its artifact "
+                    "folder (how the client sent the requests is there; the records beside it are read with it)",
+                    path.c_str(), static_cast<long long>(number));
       runs.push_back(run_of_object(o, path, number));
     }
   }
@@ -316,6 +323,7 @@ std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path) {
 }
 
 std::vector<ServingBenchRun> serving_bench_read(const std::string& path) {
+  if (std::filesystem::is_directory(path)) return {aiperf_read(path)};
   const std::string text = read_file(path);
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return serving_bench_read_json(path);

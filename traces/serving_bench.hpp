@@ -38,8 +38,12 @@ struct ServingBenchRun {
   // the file lists them: prompt and generated lengths, time to first token. Empty when the file has none.
   std::vector<int64_t> input_lens, output_lens;
   std::vector<double> ttfts_ms;
+  // When each request was sent, in seconds from the first (AIPerf's per-request records), in the rows' order; empty
+  // when the file does not hold send times.
+  std::vector<double> send_s;
   double request_rate = INFINITY;  // requests/s the client sent at (infinity: all at once)
   std::string sha256;              // of the file it was read from
+  std::string rows_file, rows_sha256;  // a second file holding the per-request rows (AIPerf's records), or ""
 
   // The fields every replay reads (present in every block read).
   int64_t requests() const;
@@ -64,7 +68,8 @@ std::vector<ServingBenchRun> serving_bench_read_text(const std::string& path);
 // A file whose totals disagree with its per-request rows (request count, summed lengths, mean TTFT within 1%) is an
 // error naming the file, the line and the key.
 std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path);
-// Either form, by the file's first character ('{': JSON), then the text blocks.
+// Any form: a folder or an AIPerf aggregate (traces/aiperf_export.hpp), a JSON result by the file's first character
+// ('{'), else the printed blocks.
 std::vector<ServingBenchRun> serving_bench_read(const std::string& path);
 
 // A command line split into words as a POSIX shell splits it (single and double quotes, backslash escapes); the

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The calibration loop round trip (lynxsim calibrate, app/cmd_calibrate.cpp): runs simulated by lynxsim with known
 serving terms are written in every result format calibrate reads (vllm bench serve --save-result JSON with and
-without --save-detailed, its printed block, SGLang bench_serving JSONL), calibrated back, and the fitted terms must
-equal the known ones within 1%; a file whose totals disagree with its per-request rows is one error (exit 2) naming
-the file and key. Usage: calibrate_roundtrip.py LYNXSIM [WORKDIR] (default: a temporary folder, removed after)"""
+without --save-detailed, its printed block, SGLang bench_serving JSONL, AIPerf's artifact folder with a run sent at a
+Poisson rate replayed at its recorded send times), calibrated back, and the fitted terms must equal the known ones
+within 1%; a file whose totals disagree with its per-request rows is one error (exit 2) naming the file and key. Usage: calibrate_roundtrip.py LYNXSIM [WORKDIR] (default: a temporary folder, removed after)"""
 import csv
 import json
 import os
@@ -26,12 +26,17 @@ with open(os.path.join(work, "deployment.json"), "w") as f:
 RUNS = [(24, 2000, 64, 0, False), (32, 256, 32, 0, False), (20, 1000, 48, 4, False), (24, 1200, 40, 0, True)]
 
 
-def simulate(i, n, inp, out, clients, drawn):
+# AIPerf's only: a run sent at a Poisson rate (requests/s), which calibrate replays at its recorded send times
+RATE_RUN = (24, 1000, 40, 0, True, 6.0)
+
+
+def simulate(i, n, inp, out, clients, drawn, rate=None):
     config = json.loads(json.dumps(deployment))
     for p in ("prefill", "decode"):
         config["cluster"][p].update(KNOWN)
     lengths = (lambda x: {"uniform": [x // 2, x * 3 // 2]}) if drawn else (lambda x: {"fixed": x})
-    config["workload"] = {"synthetic": {"arrival": "at-once", "count": n, "input_tokens": lengths(inp),
+    arrival = {"arrival": "poisson", "rate_per_s": rate} if rate else {"arrival": "at-once"}
+    config["workload"] = {"synthetic": {**arrival, "count": n, "input_tokens": lengths(inp),
                                         "output_tokens": lengths(out)}}
     if clients:
         config["workload"]["max_concurrency"] = clients
@@ -50,14 +55,19 @@ def simulate(i, n, inp, out, clients, drawn):
             "total_output_tokens": sum(int(r["output_tokens"]) for r in rows),
             "mean_ttft_ms": 1e3 * sum(float(r["ttft_s"]) for r in rows) / len(rows),
             "mean_tpot_ms": 1e3 * sum(tpots) / len(tpots),
-            "max_concurrency": clients or None, "request_rate": "inf",
+            "max_concurrency": clients or None, "request_rate": rate or "inf",
             "input_lens": [int(r["input_tokens"]) for r in rows],
             "output_lens": [int(r["output_tokens"]) for r in rows],
-            "ttfts": [float(r["ttft_s"]) for r in rows]}
+            "ttfts": [float(r["ttft_s"]) for r in rows],
+            "sends": [float(r["arrival_s"]) - first for r in rows],
+            "tpots": [float(r["tpot_s"]) if int(r["output_tokens"]) > 1 else None for r in rows]}
 
 
 results = [simulate(i, *run) for i, run in enumerate(RUNS)]
-summary_only = [{k: v for k, v in r.items() if k not in ("input_lens", "output_lens", "ttfts")} for r in results]
+rate_result = simulate(len(RUNS), *RATE_RUN)
+summary_only = [{k: v for k, v in r.items() if k not in ("input_lens", "output_lens", "ttfts", "sends", "tpots")}
+                for r in results]
+detailed = [{k: v for k, v in r.items() if k not in ("sends", "tpots")} for r in results]
 
 
 def block(r):
@@ -78,7 +88,7 @@ formats = {}
 formats["vllm-detailed"] = []
 for i, r in enumerate(results):
     path = os.path.join(work, f"vllm_detailed_{i}.json")
-    json.dump(r, open(path, "w"))
+    json.dump(detailed[i], open(path, "w"))
     formats["vllm-detailed"].append(path)
 # without --save-detailed, the printed block and SGLang's JSONL: the fixed-length runs (their means are exact)
 fixed = [i for i, run in enumerate(RUNS) if not run[4]]
@@ -93,6 +103,54 @@ formats["printed-block"] = [path]
 path = os.path.join(work, "sglang.jsonl")
 open(path, "w").write("".join(json.dumps(summary_only[i]) + "\n" for i in fixed))
 formats["sglang-jsonl"] = [path]
+
+
+def aiperf_folder(name, r, requests_sent):
+    """An AIPerf artifact folder: the aggregate (metrics as {unit, avg}, the load settings under input_config) and
+    one record per request, with a warmup record and a failed one that the counts leave out."""
+    folder = os.path.join(work, name)
+    os.makedirs(folder, exist_ok=True)
+    n = r["completed"]
+    loadgen = {"request_count": n}
+    if r["request_rate"] != "inf":
+        loadgen.update({"request_rate": r["request_rate"], "request_rate_mode": "poisson"})
+    else:
+        loadgen.update({"concurrency": requests_sent, "request_rate_mode": "concurrency_burst"})
+    aggregate = {"request_count": {"unit": "requests", "avg": n},
+                 "benchmark_duration": {"unit": "sec", "avg": r["duration"]},
+                 "total_isl": {"unit": "tokens", "avg": r["total_input_tokens"]},
+                 "total_osl": {"unit": "tokens", "avg": r["total_output_tokens"]},
+                 "time_to_first_token": {"unit": "ms", "avg": r["mean_ttft_ms"], "p50": None},
+                 "inter_token_latency": {"unit": "ms", "avg": r["mean_tpot_ms"]},
+                 "input_config": {"endpoint": {"streaming": True}, "loadgen": loadgen}}
+    json.dump(aggregate, open(os.path.join(folder, "profile_export_aiperf.json"), "w"), indent=2)
+    epoch = 1759813207532900363
+    lines = [{"metadata": {"request_start_ns": epoch - 10**9, "benchmark_phase": "warmup"},
+              "metrics": {"input_sequence_length": {"value": 7, "unit": "tokens"},
+                          "output_sequence_length": {"value": 3, "unit": "tokens"},
+                          "time_to_first_token": {"value": 1.0, "unit": "ms"}}, "error": None}]
+    for k in range(n):
+        metrics = {"input_sequence_length": {"value": r["input_lens"][k], "unit": "tokens"},
+                   "output_sequence_length": {"value": r["output_lens"][k], "unit": "tokens"},
+                   "time_to_first_token": {"value": 1e3 * r["ttfts"][k], "unit": "ms"}}
+        if r["tpots"][k] is not None:
+            metrics["inter_token_latency"] = {"value": 1e3 * r["tpots"][k], "unit": "ms"}
+        lines.append({"metadata": {"session_num": k, "request_start_ns": epoch + round(r["sends"][k] * 1e9),
+                                   "benchmark_phase": "profiling", "was_cancelled": False},
+                      "metrics": metrics, "error": None})
+        if k == 1:
+            lines.append({"metadata": {"request_start_ns": epoch + round(r["sends"][k] * 1e9),
+                                       "benchmark_phase": "profiling"},
+                          "metrics": {"error_isl": {"value": 100, "unit": "tokens"}},
+                          "error": {"code": 500, "type": "InternalServerError", "message": "injected"}})
+    open(os.path.join(folder, "profile_export.jsonl"), "w").write("".join(json.dumps(x) + "\n" for x in lines))
+    return folder
+
+
+# AIPerf: every run (at once written as concurrency = request count, as AIPerf sends it) and the Poisson-rate one,
+# folders and an aggregate file named directly
+formats["aiperf"] = [aiperf_folder(f"aiperf_{i}", r, RUNS[i][3] or RUNS[i][0]) for i, r in enumerate(results)]
+formats["aiperf"].append(os.path.join(aiperf_folder("aiperf_rate", rate_result, 0), "profile_export_aiperf.json"))
 
 # Under the sanitizers (scripts/asan-test.sh sets ASAN_OPTIONS) every replay is several times slower: the sanitized
 # suite calibrates the detailed JSON alone, which reads through the same fit and profile code as the other formats.
@@ -160,8 +218,19 @@ if "serving terms: vllm-0.24's built-in, checked on GPUStack's H100 runs" not in
     print(f"FAIL built-in terms: exit {p.returncode}: {p.stdout.strip()}")
     failed += 1
 
+# A damaged AIPerf folder: one record fewer than the aggregate counts.
+folder = aiperf_folder("aiperf_damaged", results[1], RUNS[1][0])
+records = open(os.path.join(folder, "profile_export.jsonl")).read().splitlines(keepends=True)
+open(os.path.join(folder, "profile_export.jsonl"), "w").write("".join(records[:-1]))
+p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), folder, "--out",
+                    os.path.join(work, "aiperf_damaged_out"), "--folds", "0"], capture_output=True, text=True)
+if p.returncode != 2 or "profile_export.jsonl: 31 successful profiling records, " not in p.stderr or \
+        "$.request_count.avg says 32" not in p.stderr:
+    print(f"FAIL damaged AIPerf folder: exit {p.returncode}: {p.stderr.strip()}")
+    failed += 1
+
 # A damaged file: its per-request rows disagree with its totals.
-bad = dict(results[0])
+bad = dict(detailed[0])
 bad["completed"] = bad["completed"] + 1
 path = os.path.join(work, "damaged.json")
 json.dump(bad, open(path, "w"))
