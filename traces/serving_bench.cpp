@@ -212,6 +212,12 @@ constexpr std::pair<const char*, const char*> kJsonFields[] = {
     {"mean_itl_ms", "Mean ITL (ms)"},              {"mean_e2el_ms", "Mean E2EL (ms)"},
     {"max_concurrency", "Maximum request concurrency"}};
 
+[[noreturn]] void refuse_aiperf_record(const std::string& path, int64_t line) {
+  throw_error("%s:%lld: an AIPerf per-request record: give the run's profile_export_aiperf.json or its artifact folder "
+              "(how the client sent the requests is there; the records beside it are read with it)",
+              path.c_str(), static_cast<long long>(line));
+}
+
 ServingBenchRun run_of_object(const nlohmann::json& o, const std::string& path, int64_t line) {
   auto fail = [&](const std::string& key, const std::string& what) {
     throw_error("%s:%lld: $.%s: %s", path.c_str(), static_cast<long long>(line), key.c_str(), what.c_str());
@@ -297,6 +303,7 @@ std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path) {
   nlohmann::json whole = nlohmann::json::parse(text, nullptr, false);
   if (!whole.is_discarded()) {
     if (aiperf_is_aggregate(whole)) return {aiperf_read(path)};
+    if (aiperf_is_record(whole)) refuse_aiperf_record(path, 1);
     runs.push_back(run_of_object(whole, path, 1));
   } else {
     std::istringstream in(text);
@@ -309,10 +316,7 @@ std::vector<ServingBenchRun> serving_bench_read_json(const std::string& path) {
       if (o.is_discarded())
         throw_error("%s:%lld: not JSON (a result file holds one JSON object, or one per line)", path.c_str(),
                     static_cast<long long>(number));
-      if (aiperf_is_record(o))
-        throw_error("%s:%lld: an AIPerf per-request record: give the run's profile_export_aiperf.json or its artifact "
-                    "folder (how the client sent the requests is there; the records beside it are read with it)",
-                    path.c_str(), static_cast<long long>(number));
+      if (aiperf_is_record(o)) refuse_aiperf_record(path, number);
       runs.push_back(run_of_object(o, path, number));
     }
   }
