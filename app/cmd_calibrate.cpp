@@ -76,11 +76,11 @@ std::string run_trace(const ServingBenchRun& run, bool timed) {
 struct Metrics {
   double duration = 0, ttft = 0, tpot = 0;
   int n_duration = 0, n_ttft = 0, n_tpot = 0;
-  std::vector<double> ttft_errors;
+  std::vector<double> duration_errors, ttft_errors, tpot_errors;
   void add(const ServingErrors& e) {
-    if (!std::isnan(e.duration)) duration += e.duration, ++n_duration;
+    if (!std::isnan(e.duration)) duration += e.duration, ++n_duration, duration_errors.push_back(e.duration);
     if (!std::isnan(e.ttft)) ttft += e.ttft, ++n_ttft, ttft_errors.push_back(e.ttft);
-    if (!std::isnan(e.tpot)) tpot += e.tpot, ++n_tpot;
+    if (!std::isnan(e.tpot)) tpot += e.tpot, ++n_tpot, tpot_errors.push_back(e.tpot);
   }
 };
 
@@ -279,7 +279,9 @@ void run_calibrate(const CalibrateOptions& o) {
                            {"duration_mape_percent", number_or_null(percent(held_out.duration, held_out.n_duration))},
                            {"ttft_mape_percent", number_or_null(percent(held_out.ttft, held_out.n_ttft))},
                            {"ttft_p90_error_percent", number_or_null(100 * p90(held_out.ttft_errors))},
-                           {"tpot_mape_percent", number_or_null(percent(held_out.tpot, held_out.n_tpot))}};
+                           {"tpot_mape_percent", number_or_null(percent(held_out.tpot, held_out.n_tpot))},
+                           {"tpot_p90_error_percent", number_or_null(100 * p90(held_out.tpot_errors))},
+                           {"duration_p90_error_percent", number_or_null(100 * p90(held_out.duration_errors))}};
     profile["terms_across_folds"] = {{"low", terms_json(low)}, {"high", terms_json(high)}};
   }
   write_file_atomic(o.out_dir + "/profile.json", profile.dump(2) + "\n");

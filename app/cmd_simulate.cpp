@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 
 #include "app/commands.hpp"
 #include "common/error.hpp"
@@ -92,33 +93,6 @@ void run_simulate(const SimulateOptions& o) {
     }
     std::printf("  ttft         mean %10.2f ms  p50 %10.2f  p90 %10.2f  p99 %10.2f\n", m["mean_ttft_ms"].get<double>(),
                 m["median_ttft_ms"].get<double>(), m["p90_ttft_ms"].get<double>(), m["p99_ttft_ms"].get<double>());
-    // A calibrated profile's held-out error beside the metrics it measured (summary.json: sources.serving_profile).
-    const nlohmann::json& profile_sources = outcome.summary["sources"];
-    if (profile_sources.contains("serving_profile")) {
-      const nlohmann::json& e = profile_sources["serving_profile"]["held_out_error"];
-      auto pct = [&e](const char* key) {
-        return e.is_object() && e.contains(key) && e[key].is_number() ? e[key].get<double>() : NAN;
-      };
-      if (e.is_object())
-        std::printf("  serving profile %s, held out over %d folds: mean TTFT within %.1f%% on 90%% of runs (MAPE "
-                    "%.1f%%), duration MAPE %.1f%%, mean TPOT MAPE %.1f%%\n",
-                    printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str(),
-                    e.value("folds", 0), pct("ttft_p90_error_percent"), pct("ttft_mape_percent"),
-                    pct("duration_mape_percent"), pct("tpot_mape_percent"));
-      else
-        std::printf("  serving profile %s: fitted without a held-out check (calibrate --folds 0): no error band\n",
-                    printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str());
-    } else if (profile_sources.contains("serving_terms")) {
-      const nlohmann::json& t = profile_sources["serving_terms"];
-      const nlohmann::json& e = t["held_out_error"];
-      if (e.is_object())
-        std::printf("  serving terms: %s's built-in, checked on GPUStack's H100 runs (%s): mean TTFT MAPE %.1f%%, "
-                    "duration %.1f%%, mean TPOT %.1f%% held out; calibrate your deployment for an error band of "
-                    "its own\n",
-                    printable(t["engine"].get<std::string>()).c_str(), printable(t["backed_by"].get<std::string>()).c_str(),
-                    e.value("ttft_mape_percent", NAN), e.value("duration_mape_percent", NAN),
-                    e.value("tpot_mape_percent", NAN));
-    }
     // A run that speculates (a Lynx format, or one among the adaptive policy's candidates) has three first-token
     // times: the verified one above, the first token verification keeps, the first (speculative) one.
     const nlohmann::json& sources = outcome.summary["sources"];
@@ -148,6 +122,47 @@ void run_simulate(const SimulateOptions& o) {
     if (!std::isnan(tpot)) std::snprintf(tpot_text, sizeof tpot_text, "%.2f", tpot);
     std::printf("  tpot         mean %10s ms   e2el mean %10.2f ms   throughput %.3f req/s\n", tpot_text,
                 m["mean_e2el_ms"].get<double>(), m["request_throughput"].get<double>());
+    // A calibrated profile's held-out error beside the metrics it measured (summary.json: sources.serving_profile).
+    const nlohmann::json& profile_sources = outcome.summary["sources"];
+    if (profile_sources.contains("serving_profile")) {
+      const nlohmann::json& e = profile_sources["serving_profile"]["held_out_error"];
+      auto pct = [&e](const char* key) {
+        return e.is_object() && e.contains(key) && e[key].is_number() ? e[key].get<double>() : NAN;
+      };
+      if (e.is_object()) {
+        std::printf("  serving profile %s, held out over %d folds: mean TTFT within %.1f%% on 90%% of runs (MAPE "
+                    "%.1f%%), duration MAPE %.1f%%, mean TPOT MAPE %.1f%%\n",
+                    printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str(),
+                    e.value("folds", 0), pct("ttft_p90_error_percent"), pct("ttft_mape_percent"),
+                    pct("duration_mape_percent"), pct("tpot_mape_percent"));
+        // Each checked metric with the band that held 90% of the held-out runs.
+        const nlohmann::json bands =
+            profile_sources["serving_profile"].value("bands_90_percent_of_held_out_runs", nlohmann::json::object());
+        std::string line;
+        const std::tuple<const char*, const char*, const char*> shown[] = {
+            {"mean_ttft_ms", "mean TTFT", "ms"}, {"mean_tpot_ms", "mean TPOT", "ms"}, {"duration_s", "duration", "s"}};
+        for (const auto& [key, name, unit] : shown) {
+          if (!bands.contains(key)) continue;
+          char buf[128];
+          std::snprintf(buf, sizeof buf, "%s%s %.2f %s +-%.1f%%", line.empty() ? "" : ", ", name,
+                        bands[key]["value"].get<double>(), unit, bands[key]["within_percent"].get<double>());
+          line += buf;
+        }
+        if (!line.empty()) std::printf("  %s (90%% of held-out runs)\n", line.c_str());
+      } else
+        std::printf("  serving profile %s: fitted without a held-out check (calibrate --folds 0): no error band\n",
+                    printable(profile_sources["serving_profile"]["file"].get<std::string>()).c_str());
+    } else if (profile_sources.contains("serving_terms")) {
+      const nlohmann::json& t = profile_sources["serving_terms"];
+      const nlohmann::json& e = t["held_out_error"];
+      if (e.is_object())
+        std::printf("  serving terms: %s's built-in, checked on GPUStack's H100 runs (%s): mean TTFT MAPE %.1f%%, "
+                    "duration %.1f%%, mean TPOT %.1f%% held out; calibrate your deployment for an error band of "
+                    "its own\n",
+                    printable(t["engine"].get<std::string>()).c_str(), printable(t["backed_by"].get<std::string>()).c_str(),
+                    e.value("ttft_mape_percent", NAN), e.value("duration_mape_percent", NAN),
+                    e.value("tpot_mape_percent", NAN));
+    }
     std::printf("  results in %s/summary.json and %s/requests.csv; configuration as run in %s/config.json\n",
                 o.out.c_str(), o.out.c_str(), o.out.c_str());
     if (!o.timeline.empty()) std::printf("  timeline in %s (open it in ui.perfetto.dev)\n", o.timeline.c_str());

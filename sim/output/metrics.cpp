@@ -301,6 +301,20 @@ nlohmann::json summary_json(const SimulationInputs& in, const SimulationResult& 
     sources["serving_profile"] = {{"file", c.serving_profile},
                                   {"sha256", sha256_file(c.serving_profile)},
                                   {"held_out_error", c.serving_profile_error}};
+    // Each checked metric with the band that held 90% of the profile's held-out runs (the 90th percentile of their
+    // absolute relative errors): value x (1 -/+ that share).
+    nlohmann::json bands = nlohmann::json::object();
+    const std::pair<const char*, const char*> checked[] = {{"mean_ttft_ms", "ttft_p90_error_percent"},
+                                                           {"mean_tpot_ms", "tpot_p90_error_percent"},
+                                                           {"duration_s", "duration_p90_error_percent"}};
+    const nlohmann::json& e = c.serving_profile_error;
+    for (const auto& [metric, key] : checked) {
+      if (!e.is_object() || !e.contains(key) || !e[key].is_number() || !j.contains(metric) || !j[metric].is_number())
+        continue;
+      const double v = j[metric].get<double>(), p = e[key].get<double>();
+      bands[metric] = {{"value", v}, {"within_percent", p}, {"low", v * (1 - p / 100)}, {"high", v * (1 + p / 100)}};
+    }
+    if (!bands.empty()) sources["serving_profile"]["bands_90_percent_of_held_out_runs"] = bands;
   } else {
     for (const PoolConfig* pool : {&c.prefill, &c.decode}) {
       if (pool->engine == ServingEngine::vidur_2024) continue;

@@ -188,6 +188,20 @@ held = summary.get("sources", {}).get("serving_profile", {}).get("held_out_error
 if p.returncode != 0 or "held out over 2 folds: mean TTFT within" not in p.stdout or held.get("folds") != 2:
     print(f"FAIL profile in a configuration: exit {p.returncode}: {p.stdout.strip()} {p.stderr.strip()}")
     failed += 1
+# Each checked metric carries the band that held 90% of the held-out runs: value x (1 -/+ p90 error).
+bands = summary.get("sources", {}).get("serving_profile", {}).get("bands_90_percent_of_held_out_runs", {})
+for metric, key in (("mean_ttft_ms", "ttft_p90_error_percent"), ("mean_tpot_ms", "tpot_p90_error_percent"),
+                    ("duration_s", "duration_p90_error_percent")):
+    band, value = bands.get(metric, {}), summary.get("metrics", {}).get(metric)
+    share = held.get(key, -1) / 100
+    if band.get("value") != value or band.get("within_percent") != held.get(key) or \
+            abs(band.get("low", 0) - value * (1 - share)) > 1e-9 * value or \
+            abs(band.get("high", 0) - value * (1 + share)) > 1e-9 * value:
+        print(f"FAIL band of {metric}: {band}, metric {value}, held-out {key} {held.get(key)}")
+        failed += 1
+if "(90% of held-out runs)" not in p.stdout:
+    print(f"FAIL the terminal shows no band: {p.stdout.strip()}")
+    failed += 1
 # The same run with the known terms written on the pools gives the same numbers.
 explicit = json.loads(json.dumps(config))
 del explicit["serving_profile"]
