@@ -7,7 +7,8 @@
 // records), else every request at the mean lengths. The fit is sim/validation/serving_validation.hpp's
 // (bounded grids, coordinate by coordinate); k-fold cross-validation (runs dealt round-robin into K folds, each fold
 // predicted by the terms fitted on the others) measures the held-out error the profile carries, and how far each term
-// moves between folds; the final terms are fitted on every run.
+// moves between folds; the final terms are fitted on every run. Runs on a disaggregated deployment also fit the P/D
+// handoff; several deployments (a configuration among the RUN arguments starts the next) share one profile's terms.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -41,19 +42,39 @@ struct CalibrateOptions {
   bool quiet = false;
 };
 
-// The deployment as a replay base: the configuration file read (a workload, if any, is replaced per run), checked
-// by loading it once with a stand-in workload so that a bad deployment is one error before any run.
-nlohmann::json read_deployment(const std::string& path) {
-  nlohmann::json d = json_parse_file(path, true);
-  if (!d.is_object()) throw_error("%s: expected a lynxsim configuration (a JSON object)", path.c_str());
-  nlohmann::json probe = d;
+// A deployment as a replay base: the configuration file read (a workload, if any, is replaced per run), checked by
+// loading it once with a stand-in workload so that a bad deployment is one error before any run.
+struct Deployment {
+  std::string path;
+  nlohmann::json config;
+  double pd_notify_base_us = NAN;  // disaggregated: its connector's notify_us, which the P/D handoff term adds to
+};
+
+Deployment read_deployment(const std::string& path) {
+  Deployment d{path, json_parse_file(path, true)};
+  if (!d.config.is_object()) throw_error("%s: expected a lynxsim configuration (a JSON object)", path.c_str());
+  nlohmann::json probe = d.config;
   probe["workload"] = {{"synthetic",
                         {{"arrival", "at-once"}, {"count", 1}, {"input_tokens", {{"fixed", 16}}},
                          {"output_tokens", {{"fixed", 2}}}}}};
   const SimConfig config = sim_config_from_json(probe, path, std::filesystem::path(path).parent_path().string());
-  (void)config;
-  d.erase("workload");
+  if (config.serving == ServingMode::disaggregated) d.pd_notify_base_us = config.transfer.cost.notify_us;
+  d.config.erase("workload");
   return d;
+}
+
+// Whether a RUN argument is a lynxsim configuration (a deployment for the runs after it) rather than a result file:
+// a JSON object with "model" and "cluster" that no result format has.
+nlohmann::json deployment_list(const std::vector<Deployment>& deployments, bool sha256) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Deployment& d : deployments) list.push_back(sha256 ? sha256_file(d.path) : d.path);
+  return list;
+}
+
+bool is_deployment_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) return false;
+  const nlohmann::json o = nlohmann::json::parse(read_file(path), nullptr, false, true);
+  return !o.is_discarded() && o.is_object() && o.contains("model") && o.contains("cluster") && !o.contains("completed");
 }
 
 // The trace of a run's own requests (Mooncake's JSONL form, traces/trace_schema.cpp): every one at time 0, or with
@@ -92,15 +113,18 @@ double p90(std::vector<double> v) {
   return v[static_cast<size_t>(std::ceil(0.9 * static_cast<double>(v.size()))) - 1];
 }
 
-nlohmann::json terms_json(const ServingTerms& t) {
-  return {{"host_step_ms", t.host_step_ms},
-          {"host_per_request_us", t.host_per_request_us},
-          {"frontend_ms", t.frontend_ms},
-          {"frontend_serial_ms", t.frontend_serial_ms},
-          {"kernel_time_factor", t.kernel_time_factor}};
-}
+nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
-nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+// The terms as a profile holds them; pd_handoff_ms only when fitted (a run on a disaggregated deployment).
+nlohmann::json terms_json(const ServingTerms& t) {
+  nlohmann::json j = {{"host_step_ms", t.host_step_ms},
+                      {"host_per_request_us", t.host_per_request_us},
+                      {"frontend_ms", t.frontend_ms},
+                      {"frontend_serial_ms", t.frontend_serial_ms},
+                      {"kernel_time_factor", t.kernel_time_factor}};
+  if (!std::isnan(t.pd_handoff_ms)) j["pd_handoff_ms"] = number_or_null(t.pd_handoff_ms);
+  return j;
+}
 
 // The runs of --from-commands: every result block of the files (a folder: every GPUStack-style page in it) whose
 // serving command is of `engine`, each replayed as validate's serving group replays it (sim/validation/serving_cases.hpp).
@@ -130,18 +154,35 @@ void run_calibrate(const CalibrateOptions& o) {
     throw_error("--split %s: expected k-fold or declared", o.split.c_str());
   std::vector<ServingCase> cases;
   std::vector<std::string> traces;  // per case: its trace's text ("" : mean lengths)
+  std::vector<size_t> case_deployment;  // per case: its deployment's index
   const bool from_commands = !o.from_commands.empty();
   if (!from_commands && o.inputs.size() < 2)
     throw_error("calibrate: expected DEPLOYMENT RUN... (a lynxsim configuration, then result files), or "
                 "--from-commands ENGINE RUN...");
-  const std::string deployment_path = from_commands ? "" : o.inputs.front();
-  const std::vector<std::string> run_files(o.inputs.begin() + (from_commands ? 0 : 1), o.inputs.end());
-  const nlohmann::json deployment = from_commands ? nlohmann::json() : read_deployment(deployment_path);
+  // DEPLOYMENT RUN... [DEPLOYMENT RUN...]...: each configuration file is the deployment of the runs after it.
+  std::vector<Deployment> deployments;
+  std::vector<std::string> run_files;
+  std::vector<std::pair<std::string, size_t>> run_inputs;  // result file, its deployment's index
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    const std::string& path = o.inputs[i];
+    if (!from_commands && (i == 0 || is_deployment_file(path))) {
+      deployments.push_back(read_deployment(path));
+      continue;
+    }
+    run_files.push_back(path);
+    run_inputs.emplace_back(path, deployments.size() - 1);
+  }
+  for (const Deployment& d : deployments) {
+    bool has_runs = false;
+    for (const auto& r : run_inputs) has_runs = has_runs || &deployments[r.second] == &d;
+    if (!has_runs) throw_error("%s: a deployment with no result file after it", d.path.c_str());
+  }
   if (from_commands) {
     cases = cases_from_commands(run_files, o.from_commands);
     traces.assign(cases.size(), "");
   }
-  for (const std::string& path : from_commands ? std::vector<std::string>{} : run_files) {
+  for (const auto& [path, deployment_index] : from_commands ? decltype(run_inputs){} : run_inputs) {
+    const Deployment& deployment = deployments[deployment_index];
     for (ServingBenchRun& run : serving_bench_read(path)) {
       const std::string where = run.file + ":" + std::to_string(run.line);
       // A run sent at a rate replays at its recorded send times (AIPerf's records); without them it cannot be
@@ -160,7 +201,8 @@ void run_calibrate(const CalibrateOptions& o) {
       c.output_tokens = std::max<int64_t>(1, std::llround(static_cast<double>(run.generated_tokens()) / static_cast<double>(c.requests)));
       const double conc = run.max_concurrency();
       c.max_concurrency = std::isnan(conc) ? 0 : conc;
-      c.deployment = deployment;
+      c.deployment = deployment.config;
+      c.pd_notify_base_us = deployment.pd_notify_base_us;
       c.workload = (run.input_lens.empty() ? "mean lengths " + std::to_string(c.input_tokens) + "/" +
                                                  std::to_string(c.output_tokens)
                                            : std::string("its own lengths")) +
@@ -170,12 +212,13 @@ void run_calibrate(const CalibrateOptions& o) {
                                           : ", all at once");
       cases.push_back(c);
       traces.push_back(run.input_lens.empty() ? "" : run_trace(run, timed));
+      case_deployment.push_back(deployment_index);
     }
   }
   if (cases.empty()) throw_error("no run to calibrate on");
   // What it writes: the profile, and the traces the replays read (one per run with its own lengths).
   OutputPlan plan;
-  if (!from_commands) plan.input_file("DEPLOYMENT", deployment_path);
+  for (const Deployment& d : deployments) plan.input_file("DEPLOYMENT", d.path);
   for (const std::string& r : run_files)
     if (!std::filesystem::is_directory(r)) plan.input_file("RUN", r);
   for (const ServingCase& c : cases) {
@@ -218,7 +261,8 @@ void run_calibrate(const CalibrateOptions& o) {
     if (!o.quiet) std::fprintf(stderr, "calibrate: %s\n", line.c_str());
   };
   Metrics held_out;
-  ServingTerms low{INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, high{-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  ServingTerms low{INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY},
+      high{-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
   std::vector<int> fold_of(cases.size());
   for (int f = 0; f < folds; ++f) {
     std::vector<ServingCase> training, check;
@@ -231,7 +275,8 @@ void run_calibrate(const CalibrateOptions& o) {
     const ServingTerms t = fit_serving_terms(training, o.fit_kernel, {});
     for (double ServingTerms::*m : {&ServingTerms::host_step_ms, &ServingTerms::host_per_request_us,
                                     &ServingTerms::frontend_ms, &ServingTerms::frontend_serial_ms,
-                                    &ServingTerms::kernel_time_factor}) {
+                                    &ServingTerms::kernel_time_factor, &ServingTerms::pd_handoff_ms}) {
+      if (std::isnan(t.*m)) continue;  // not fitted on this fold's runs
       low.*m = std::min(low.*m, t.*m);
       high.*m = std::max(high.*m, t.*m);
     }
@@ -248,6 +293,7 @@ void run_calibrate(const CalibrateOptions& o) {
   Metrics fitted;
   for (const ServingCase& c : fit_on) fitted.add(serving_errors(c, serving_predict(c, terms)));
 
+  if (std::isnan(terms.pd_handoff_ms)) low.pd_handoff_ms = high.pd_handoff_ms = NAN;
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const ServingCase& c = cases[i];
@@ -259,13 +305,17 @@ void run_calibrate(const CalibrateOptions& o) {
                     {"fold", declared ? nlohmann::json(c.training ? "training" : "check")
                                       : folds > 0 ? nlohmann::json(fold_of[i] + 1) : nlohmann::json(nullptr)}};
     if (!c.run.rows_file.empty()) entry["rows"] = {{"file", c.run.rows_file}, {"sha256", c.run.rows_sha256}};
+    if (deployments.size() > 1) entry["deployment"] = deployments[case_deployment[i]].path;
     runs.push_back(entry);
   }
   nlohmann::json profile = {
       {"lynxsim_serving_profile", 1},
-      {"deployment", from_commands ? "each run's serving command (" + o.from_commands + ")"
-                                   : deployment_path},
-      {"deployment_sha256", from_commands ? "" : sha256_file(deployment_path)},
+      {"deployment", from_commands ? nlohmann::json("each run's serving command (" + o.from_commands + ")")
+                     : deployments.size() == 1 ? nlohmann::json(deployments[0].path)
+                                               : deployment_list(deployments, false)},
+      {"deployment_sha256", from_commands ? nlohmann::json("")
+                            : deployments.size() == 1 ? nlohmann::json(sha256_file(deployments[0].path))
+                                                      : deployment_list(deployments, true)},
       {"split", declared ? "declared (the runs' training and check marks)" : "k-fold"},
       {"terms", terms_json(terms)},
       {"fit", {{"runs", static_cast<int>(fit_on.size())},
@@ -286,9 +336,11 @@ void run_calibrate(const CalibrateOptions& o) {
   }
   write_file_atomic(o.out_dir + "/profile.json", profile.dump(2) + "\n");
   std::printf("calibrated on %zu run(s): host_step_ms %g, host_per_request_us %g, frontend_ms %g, frontend_serial_ms %g, "
-              "kernel_time_factor %g\n",
+              "kernel_time_factor %g",
               fit_on.size(), terms.host_step_ms, terms.host_per_request_us, terms.frontend_ms, terms.frontend_serial_ms,
               terms.kernel_time_factor);
+  if (!std::isnan(terms.pd_handoff_ms)) std::printf(", pd_handoff_ms %g", terms.pd_handoff_ms);
+  std::printf("\n");
   std::printf("fitted runs: duration %.1f%%, TTFT %.1f%%, TPOT %.1f%% (MAPE)\n", percent(fitted.duration, fitted.n_duration),
               percent(fitted.ttft, fitted.n_ttft), percent(fitted.tpot, fitted.n_tpot));
   if (folds > 0)
@@ -308,9 +360,10 @@ void add_calibrate_command(CLI::App& app) {
       "Fit a deployment's host and front-end serving terms on its own benchmark results (vllm bench serve JSON or "
       "printed blocks, SGLang bench_serving JSONL, AIPerf exports) and write a serving profile with its held-out error");
   cmd->add_option("inputs", o->inputs,
-                  "DEPLOYMENT (a lynxsim configuration: engine, GPUs, TP, flags) then result files (vllm bench serve "
-                  "--save-result JSON or its printed block, SGLang bench_serving JSONL, AIPerf's "
-                  "profile_export_aiperf.json or artifact folder); with --from-commands only "
+                  "DEPLOYMENT (a lynxsim configuration: engine, GPUs, TP, flags, co-located or P/D) then result files "
+                  "(vllm bench serve --save-result JSON or its printed block, SGLang bench_serving JSONL, AIPerf's "
+                  "profile_export_aiperf.json or artifact folder); a further configuration is the deployment of the "
+                  "result files after it; with --from-commands only "
                   "result files or folders of pages")
       ->required();
   cmd->add_option("--from-commands", o->from_commands,

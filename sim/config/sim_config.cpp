@@ -525,6 +525,10 @@ void apply_serving_profile(SimConfig& c) {
   if (!applied)
     throw_error("%s: $.serving_profile: no pool names a serving engine (vllm-0.24, sglang-0.5.14, trtllm-1.3) whose "
                 "terms the profile could set", c.origin.c_str());
+  // The P/D handoff (fitted only on disaggregated runs): on each KV stream's notification, unless the configuration
+  // sets transfer.notify_us itself; a co-located configuration has no handoff.
+  if (terms.contains("pd_handoff_ms") && c.serving == ServingMode::disaggregated && !c.transfer.notify_us_given)
+    c.transfer.cost.notify_us += 1e3 * term("pd_handoff_ms");
   c.serving_profile_error = profile.contains("held_out") ? profile["held_out"] : nlohmann::json();
 }
 }  // namespace
@@ -592,7 +596,7 @@ SimConfig sim_config_from_json(const nlohmann::json& root, const std::string& or
     TransferCost& cost = c.transfer.cost;
     cost = transfer_preset(c.transfer.connector, c.transfer.transport);
     if (t.has(kSetupUs.key)) cost.setup_us = t.get(kSetupUs);
-    if (t.has(kNotifyUs.key)) cost.notify_us = t.get(kNotifyUs);
+    if (t.has(kNotifyUs.key)) cost.notify_us = t.get(kNotifyUs), c.transfer.notify_us_given = true;
     if (t.has(kPerMessageUs.key)) cost.per_message_us = t.get(kPerMessageUs);
     if (t.has(kInflight.key)) cost.inflight = t.get(kInflight);
     if (t.has(kOpLatencyUs.key)) cost.op_latency_us = t.get(kOpLatencyUs);

@@ -101,6 +101,7 @@ struct TransferConfig {
   TransferConnector connector = TransferConnector::vllm_mooncake;
   TransferTransport transport = TransferTransport::rdma;
   TransferCost cost = transfer_preset(TransferConnector::vllm_mooncake, TransferTransport::rdma);
+  bool notify_us_given = false;  // transfer.notify_us set in the configuration (a serving profile leaves it alone)
   // The KV format of each request: the run's `format` ("fixed"), or chosen per request at its arrival among `format`
   // and adaptive_formats by the predicted transfer on its route's load ("adaptive", sim/transfer/format_policy.hpp). The
   // run's `format` is the reference: another candidate is chosen only where it is predicted adaptive_min_gain times

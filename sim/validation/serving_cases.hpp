@@ -51,6 +51,7 @@ struct ServingCase {
   // the GPUStack runs, which serving_case_config builds from the fields above.
   nlohmann::json deployment;
   std::string trace_file;
+  double pd_notify_base_us = NAN;   // a disaggregated deployment's connector notify_us (NaN: co-located)
   std::string name() const;         // "qwen3-32b/h100.md:295"
 };
 

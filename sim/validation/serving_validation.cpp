@@ -30,6 +30,8 @@ nlohmann::json deployment_config(const ServingCase& c, const ServingTerms& terms
     if (!std::isnan(terms.frontend_serial_ms)) p["frontend_serial_ms"] = terms.frontend_serial_ms;
     if (terms.kernel_time_factor != 1) p["kernel_time_factor"] = terms.kernel_time_factor;
   }
+  if (!std::isnan(terms.pd_handoff_ms) && !std::isnan(c.pd_notify_base_us))
+    config["transfer"]["notify_us"] = c.pd_notify_base_us + 1e3 * terms.pd_handoff_ms;
   nlohmann::json workload;
   if (!c.trace_file.empty()) {
     workload["trace"] = c.trace_file;
@@ -152,6 +154,16 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fi
       {&ServingTerms::frontend_serial_ms, {0, 2, 5, 10, 20}, "frontend_serial_ms"}};
   if (fit_kernel_factor)
     axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {1, 1.5, 2, 2.5}, "kernel_time_factor"});
+  // The P/D handoff, when some run is on a disaggregated deployment: at most 50 ms, as the front end's grid stops at
+  // 100 ms for a whole request (a notification is one message and a scheduler pass). Client metrics alone see it only
+  // beside the front end's latency (both delay every first token by a constant), so it is separable when co-located
+  // runs of the same engine are calibrated with it (one profile, several deployments).
+  bool disaggregated = false;
+  for (const ServingCase& c : training) disaggregated = disaggregated || !std::isnan(c.pd_notify_base_us);
+  if (disaggregated) {
+    best.pd_handoff_ms = 0;
+    axes.push_back(Axis{&ServingTerms::pd_handoff_ms, {0, 1, 2, 5, 10, 20, 50}, "pd_handoff_ms"});
+  }
   // Along each axis in turn, the term takes the smallest grid value whose mean error is within 1% of the lowest along
   // that axis: a term the runs cannot see (such as host time an overlapping scheduler hides) stays at its smallest
   // value rather than drifting to where noise puts it. Passes repeat until one changes nothing (at most 6: the terms

@@ -27,6 +27,10 @@ struct ServingTerms {
   double frontend_ms = NAN;
   double frontend_serial_ms = NAN;
   double kernel_time_factor = 1;
+  // The P/D handoff beyond the connector's measured transfer (the decode side learning that the KV arrived: the
+  // connector's notification and polling, the scheduler taking the request up), added to each stream's notify_us.
+  // NaN: not fitted (no run on a disaggregated deployment).
+  double pd_handoff_ms = NAN;
 };
 
 // The lynxsim configuration that replays `c` (with `terms` set where not NaN).

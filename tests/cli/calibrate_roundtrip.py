@@ -30,10 +30,12 @@ RUNS = [(24, 2000, 64, 0, False), (32, 256, 32, 0, False), (20, 1000, 48, 4, Fal
 RATE_RUN = (24, 1000, 40, 0, True, 6.0)
 
 
-def simulate(i, n, inp, out, clients, drawn, rate=None):
-    config = json.loads(json.dumps(deployment))
+def simulate(i, n, inp, out, clients, drawn, rate=None, base=None, notify_us=None):
+    config = json.loads(json.dumps(base or deployment))
     for p in ("prefill", "decode"):
         config["cluster"][p].update(KNOWN)
+    if notify_us is not None:
+        config["transfer"] = {"notify_us": notify_us}
     lengths = (lambda x: {"uniform": [x // 2, x * 3 // 2]}) if drawn else (lambda x: {"fixed": x})
     arrival = {"arrival": "poisson", "rate_per_s": rate} if rate else {"arrival": "at-once"}
     config["workload"] = {"synthetic": {**arrival, "count": n, "input_tokens": lengths(inp),
@@ -152,6 +154,26 @@ def aiperf_folder(name, r, requests_sent):
 formats["aiperf"] = [aiperf_folder(f"aiperf_{i}", r, RUNS[i][3] or RUNS[i][0]) for i, r in enumerate(results)]
 formats["aiperf"].append(os.path.join(aiperf_folder("aiperf_rate", rate_result, 0), "profile_export_aiperf.json"))
 
+# A P/D deployment of the same engine and GPUs: a configuration among the RUN arguments is the deployment of the runs
+# after it, and the P/D handoff (on each KV stream's notification, beyond the connector's own notify_us) is fitted
+# beside the shared terms, which the co-located runs separate from the front end's latency.
+PD_HANDOFF_MS = 5.0
+pd_deployment = {"model": "llama-3.1-8b", "format": "bf16",
+                 "cluster": {"serving": "disaggregated", "prefill": dict(pool), "decode": dict(pool)}}
+with open(os.path.join(work, "pd_deployment.json"), "w") as f:
+    json.dump(pd_deployment, f)
+probe = simulate(90, 1, 100, 2, 0, False, base=pd_deployment)
+base_notify_us = json.load(open(os.path.join(work, "truth90", "summary.json")))["config"]["transfer"][
+    "connector_cost"]["notify_us"]
+PD_RUNS = [(16, 2000, 32, 0, False), (12, 1000, 24, 4, False)]
+pd_files = []
+for k, run in enumerate(PD_RUNS):
+    r = simulate(91 + k, *run, base=pd_deployment, notify_us=base_notify_us + 1e3 * PD_HANDOFF_MS)
+    path = os.path.join(work, f"pd_{k}.json")
+    json.dump({key: v for key, v in r.items() if key not in ("sends", "tpots")}, open(path, "w"))
+    pd_files.append(path)
+formats["co-located + P/D"] = formats["vllm-detailed"] + [os.path.join(work, "pd_deployment.json")] + pd_files
+
 # Under the sanitizers (scripts/asan-test.sh sets ASAN_OPTIONS) every replay is several times slower: the sanitized
 # suite calibrates the detailed JSON alone, which reads through the same fit and profile code as the other formats.
 if os.environ.get("ASAN_OPTIONS"):
@@ -159,7 +181,7 @@ if os.environ.get("ASAN_OPTIONS"):
 
 failed = 0
 for name, files in formats.items():
-    out = os.path.join(work, "profile_" + name)
+    out = os.path.join(work, "profile_" + name.replace(" ", "").replace("/", ""))
     folds = ["--folds", "2"] if name == "vllm-detailed" else ["--folds", "0"]
     p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), *files, "--out", out, "--quiet",
                         *folds], capture_output=True, text=True)
@@ -168,10 +190,14 @@ for name, files in formats.items():
         failed += 1
         continue
     terms = json.load(open(os.path.join(out, "profile.json")))["terms"]
-    for key, value in KNOWN.items():
-        if abs(terms[key] - value) > 0.01 * value:
-            print(f"FAIL {name}: {key} = {terms[key]}, known {value}")
+    known = dict(KNOWN, pd_handoff_ms=PD_HANDOFF_MS) if "P/D" in name else KNOWN
+    for key, value in known.items():
+        if key not in terms or abs(terms[key] - value) > 0.01 * value:
+            print(f"FAIL {name}: {key} = {terms.get(key)}, known {value}")
             failed += 1
+    if "P/D" not in name and "pd_handoff_ms" in terms:
+        print(f"FAIL {name}: a P/D handoff fitted on co-located runs alone")
+        failed += 1
     print(f"{name}: {len(files)} file(s), terms {terms}")
 
 # A configuration naming the profile: the terms it fitted, and its held-out error in the summary.
@@ -217,6 +243,30 @@ for key in ("mean_ttft_ms", "mean_tpot_ms", "mean_e2el_ms"):
     if got.get(key) != want[key]:
         print(f"FAIL profile in a configuration: {key} {got.get(key)}, with the terms written out {want[key]}")
         failed += 1
+
+# A P/D configuration on the co-located + P/D profile: its handoff lands on the connector's notification, as the
+# same run with every term and notify_us written out.
+if "co-located + P/D" in formats:
+    runs_on = {}
+    for label, with_profile in (("pd_profile", True), ("pd_explicit", False)):
+        pd_config = json.loads(json.dumps(pd_deployment))
+        pd_config["workload"] = {"synthetic": {"arrival": "at-once", "count": 6, "input_tokens": {"fixed": 1500},
+                                            "output_tokens": {"fixed": 16}}}
+        if with_profile:
+            pd_config["serving_profile"] = os.path.join(work, "profile_co-located+PD", "profile.json")
+        else:
+            for pool_name in ("prefill", "decode"):
+                pd_config["cluster"][pool_name].update(KNOWN)
+            pd_config["transfer"] = {"notify_us": base_notify_us + 1e3 * PD_HANDOFF_MS}
+        path = os.path.join(work, label + ".json")
+        json.dump(pd_config, open(path, "w"))
+        subprocess.run([lynx, "simulate", "--config", path, "--out", os.path.join(work, label), "--quiet"],
+                       check=True, stdout=subprocess.DEVNULL)
+        runs_on[label] = json.load(open(os.path.join(work, label, "summary.json")))["metrics"]
+    for key in ("mean_ttft_ms", "mean_tpot_ms", "duration_s"):
+        if runs_on["pd_profile"][key] != runs_on["pd_explicit"][key]:
+            print(f"FAIL P/D profile: {key} {runs_on['pd_profile'][key]}, written out {runs_on['pd_explicit'][key]}")
+            failed += 1
 
 # Without a profile, a named engine's built-in terms name the shipped profile that checked them.
 builtin = json.loads(json.dumps(config))
