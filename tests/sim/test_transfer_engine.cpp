@@ -463,14 +463,16 @@ TEST_CASE("mixed tp (prefill 2, decode 4): pieces cut by head slices, each prefi
     const TransferCost& cost = in.config.transfer.cost;
     const Times t = transfer_once(config, 4096, 0);
     // Two quarter flows share each prefill NIC: each runs at min(half the NIC, its bound) (equal flows).
-    double wire_s = 0;
+    double wire_s = 0, chunked_bytes = 0;
     const int64_t per = in.config.transfer.chunk_layers;
     for (int64_t first = 0; first < in.model.n_layers; first += per) {
       const KvStreamBytes b = layers_kv_bytes(in.model, in.run_format.format, 4096, first, std::min(per, in.model.n_layers - first));
+      chunked_bytes += static_cast<double>(b.total());
       const double q = static_cast<double>(b.total() / 4);
       const int64_t n = flow_messages(cost, 4096, std::min(per, in.model.n_layers - first), 2, 1, b.total() / 4);
       wire_s += q / std::min(cost.efficiency * 50e9 / 8 / 2, flow_rate_bound(cost, n, 1, q, 50e9 / 8));
     }
+    CHECK(chunked_bytes == bytes);  // the chunks hold the whole KV
     CHECK(near(t.anchor_s, 0.1 + cost.setup_us * 1e-6 + wire_s + 7e-6 + cost.notify_us * 1e-6));
   }
 }
