@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -38,7 +40,12 @@ struct CalibrateOptions {
   std::string split = "k-fold";     // or "declared": the runs' own training and check marks (GPUStack's pages)
   std::string out_dir;
   int folds = -1;  // -1: min(5, runs); 0: no held-out check
-  bool fit_kernel = false;
+  bool fit_kernel = false;           // one kernel-time factor
+  bool fit_kernel_families = false;  // one factor per kernel family
+  std::vector<std::string> fix;      // TERM=VALUE: terms measured elsewhere, kept out of the fit
+  KernelFit kernel_fit() const {
+    return fit_kernel_families ? KernelFit::families : fit_kernel ? KernelFit::one : KernelFit::none;
+  }
   bool quiet = false;
 };
 
@@ -115,14 +122,17 @@ double p90(std::vector<double> v) {
 
 nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
-// The terms as a profile holds them; pd_handoff_ms only when fitted (a run on a disaggregated deployment).
-nlohmann::json terms_json(const ServingTerms& t) {
+// The terms as a profile holds them; pd_handoff_ms only when fitted (a run on a disaggregated deployment), the
+// kernel family factors only when fitted (--fit-kernel-families).
+nlohmann::json terms_json(const ServingTerms& t, bool families) {
   nlohmann::json j = {{"host_step_ms", t.host_step_ms},
                       {"host_per_request_us", t.host_per_request_us},
                       {"frontend_ms", t.frontend_ms},
                       {"frontend_serial_ms", t.frontend_serial_ms},
                       {"kernel_time_factor", t.kernel_time_factor}};
   if (!std::isnan(t.pd_handoff_ms)) j["pd_handoff_ms"] = number_or_null(t.pd_handoff_ms);
+  if (families)
+    for (KernelFamily f : kKernelFamilies) j["kernel_family_factors"][kernel_family_key(f)] = number_or_null(t.family[f]);
   return j;
 }
 
@@ -150,6 +160,26 @@ std::vector<ServingCase> cases_from_commands(const std::vector<std::string>& inp
 }
 
 void run_calibrate(const CalibrateOptions& o) {
+  std::map<std::string, double> fixed;
+  for (const std::string& f : o.fix) {
+    const size_t eq = f.find('=');
+    char* end = nullptr;
+    const double v = eq == std::string::npos ? NAN : std::strtod(f.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || end == f.c_str() + eq + 1 || *end != '\0' || !std::isfinite(v) || v < 0)
+      throw_error("--fix %s: expected TERM=VALUE with a finite VALUE >= 0 (e.g. frontend_ms=20)", f.c_str());
+    const std::string name = f.substr(0, eq);
+    std::vector<std::string> names = {"host_step_ms", "host_per_request_us", "frontend_ms", "frontend_serial_ms",
+                                      "pd_handoff_ms"};
+    if (o.kernel_fit() == KernelFit::one) names.push_back("kernel_time_factor");
+    if (o.kernel_fit() == KernelFit::families)
+      for (KernelFamily k : kKernelFamilies) names.push_back(std::string("kernel_family_factors.") + kernel_family_key(k));
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw_error("--fix %s: not a term this fit takes (%s)", name.c_str(), list.c_str());
+    }
+    fixed[name] = v;
+  }
   if (o.split != "k-fold" && o.split != "declared")
     throw_error("--split %s: expected k-fold or declared", o.split.c_str());
   std::vector<ServingCase> cases;
@@ -241,7 +271,7 @@ void run_calibrate(const CalibrateOptions& o) {
   // Every run replays on the deployment before any fit (a prompt beyond the model's context, a TP the model refuses):
   // one error naming the run, not a fit that silently scores it as unreachable.
   for (const ServingCase& c : cases) {
-    const ServingPrediction p = serving_predict(c, ServingTerms{0, 0, 0, 0, 1});
+    const ServingPrediction p = serving_predict(c, ServingTerms::all(0));
     if (!p.error.empty())
       throw_error("%s:%lld: the run cannot be replayed on the deployment: %s", c.run.file.c_str(),
                   static_cast<long long>(c.run.line), p.error.c_str());
@@ -261,8 +291,11 @@ void run_calibrate(const CalibrateOptions& o) {
     if (!o.quiet) std::fprintf(stderr, "calibrate: %s\n", line.c_str());
   };
   Metrics held_out;
-  ServingTerms low{INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY},
-      high{-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  const bool families = o.kernel_fit() == KernelFit::families;
+  ServingTerms low = ServingTerms::all(INFINITY), high = ServingTerms::all(-INFINITY);
+  low.kernel_time_factor = low.pd_handoff_ms = INFINITY;
+  high.kernel_time_factor = high.pd_handoff_ms = -INFINITY;
+  for (KernelFamily f : kKernelFamilies) low.family[f] = INFINITY, high.family[f] = -INFINITY;
   std::vector<int> fold_of(cases.size());
   for (int f = 0; f < folds; ++f) {
     std::vector<ServingCase> training, check;
@@ -272,13 +305,17 @@ void run_calibrate(const CalibrateOptions& o) {
       fold_of[static_cast<size_t>(i)] = declared ? (c.training ? 0 : 1) : i % folds;
       (held ? check : training).push_back(c);
     }
-    const ServingTerms t = fit_serving_terms(training, o.fit_kernel, {});
+    const ServingTerms t = fit_serving_terms(training, o.kernel_fit(), {}, fixed);
     for (double ServingTerms::*m : {&ServingTerms::host_step_ms, &ServingTerms::host_per_request_us,
                                     &ServingTerms::frontend_ms, &ServingTerms::frontend_serial_ms,
                                     &ServingTerms::kernel_time_factor, &ServingTerms::pd_handoff_ms}) {
       if (std::isnan(t.*m)) continue;  // not fitted on this fold's runs
       low.*m = std::min(low.*m, t.*m);
       high.*m = std::max(high.*m, t.*m);
+    }
+    for (KernelFamily k : kKernelFamilies) {
+      low.family[k] = std::min(low.family[k], t.family[k]);
+      high.family[k] = std::max(high.family[k], t.family[k]);
     }
     for (const ServingCase& c : check) held_out.add(serving_errors(c, serving_predict(c, t)));
     progress("fold " + std::to_string(f + 1) + " of " + std::to_string(folds) + " fitted on " +
@@ -289,7 +326,7 @@ void run_calibrate(const CalibrateOptions& o) {
   std::vector<ServingCase> fit_on;
   for (const ServingCase& c : cases)
     if (!declared || c.training) fit_on.push_back(c);
-  const ServingTerms terms = fit_serving_terms(fit_on, o.fit_kernel, {});
+  const ServingTerms terms = fit_serving_terms(fit_on, o.kernel_fit(), {}, fixed);
   Metrics fitted;
   for (const ServingCase& c : fit_on) fitted.add(serving_errors(c, serving_predict(c, terms)));
 
@@ -317,7 +354,8 @@ void run_calibrate(const CalibrateOptions& o) {
                             : deployments.size() == 1 ? nlohmann::json(sha256_file(deployments[0].path))
                                                       : deployment_list(deployments, true)},
       {"split", declared ? "declared (the runs' training and check marks)" : "k-fold"},
-      {"terms", terms_json(terms)},
+      {"fixed", fixed.empty() ? nlohmann::json::object() : nlohmann::json(fixed)},
+      {"terms", terms_json(terms, families)},
       {"fit", {{"runs", static_cast<int>(fit_on.size())},
                {"duration_mape_percent", number_or_null(percent(fitted.duration, fitted.n_duration))},
                {"ttft_mape_percent", number_or_null(percent(fitted.ttft, fitted.n_ttft))},
@@ -332,7 +370,7 @@ void run_calibrate(const CalibrateOptions& o) {
                            {"tpot_mape_percent", number_or_null(percent(held_out.tpot, held_out.n_tpot))},
                            {"tpot_p90_error_percent", number_or_null(100 * p90(held_out.tpot_errors))},
                            {"duration_p90_error_percent", number_or_null(100 * p90(held_out.duration_errors))}};
-    profile["terms_across_folds"] = {{"low", terms_json(low)}, {"high", terms_json(high)}};
+    profile["terms_across_folds"] = {{"low", terms_json(low, families)}, {"high", terms_json(high, families)}};
   }
   write_file_atomic(o.out_dir + "/profile.json", profile.dump(2) + "\n");
   std::printf("calibrated on %zu run(s): host_step_ms %g, host_per_request_us %g, frontend_ms %g, frontend_serial_ms %g, "
@@ -340,6 +378,8 @@ void run_calibrate(const CalibrateOptions& o) {
               fit_on.size(), terms.host_step_ms, terms.host_per_request_us, terms.frontend_ms, terms.frontend_serial_ms,
               terms.kernel_time_factor);
   if (!std::isnan(terms.pd_handoff_ms)) std::printf(", pd_handoff_ms %g", terms.pd_handoff_ms);
+  if (families)
+    for (KernelFamily f : kKernelFamilies) std::printf(", %s %g", kernel_family_key(f), terms.family[f]);
   std::printf("\n");
   std::printf("fitted runs: duration %.1f%%, TTFT %.1f%%, TPOT %.1f%% (MAPE)\n", percent(fitted.duration, fitted.n_duration),
               percent(fitted.ttft, fitted.n_ttft), percent(fitted.tpot, fitted.n_tpot));
@@ -373,6 +413,13 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "folder for profile.json and the replayed traces")->required();
   cmd->add_option("--folds", o->folds, "k-fold check: K folds (default: min(5, runs); 0: none)");
   cmd->add_flag("--fit-kernel-factor", o->fit_kernel, "also fit one kernel-time factor for the deployment (1-2.5)");
+  cmd->add_flag("--fit-kernel-families", o->fit_kernel_families,
+                "also fit one factor per kernel family (GEMM, context attention, generation attention, MoE, "
+                "all-reduce; 0.5-2.5, prior 1: the tables as measured)")
+      ->excludes("--fit-kernel-factor");
+  cmd->add_option("--fix", o->fix,
+                  "TERM=VALUE: keep a term at a value measured elsewhere (frontend_ms=20, "
+                  "kernel_family_factors.gemm=1); repeatable");
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
   cmd->callback([o] { run_calibrate(*o); });
 }

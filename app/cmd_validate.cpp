@@ -119,7 +119,7 @@ void run_serving_validation(const ValidateOptions& o) {
     for (const ServingCase& c : gpustack_serving_cases(data + "/gpustack-performance-lab/performance-lab"))
       if (c.not_replayed.empty() && c.training && c.engine == o.fit_engine) training.push_back(c);
     if (training.empty()) throw_error("--fit %s: no training run of that engine", o.fit_engine.c_str());
-    const ServingTerms t = fit_serving_terms(training, o.fit_kernel, [](const std::string& line) {
+    const ServingTerms t = fit_serving_terms(training, o.fit_kernel ? KernelFit::one : KernelFit::none, [](const std::string& line) {
       std::fprintf(stderr, "fit: %s\n", line.c_str());
     });
     std::printf("fitted on %zu training runs of %s: host_step_ms %g, host_per_request_us %g, frontend_ms %g, "

@@ -60,7 +60,7 @@ std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, 
                                                         const std::vector<GpuSpec>& gpus, int tensor_parallel,
                                                         WeightsDtype weights, ServingEngine engine,
                                                         const std::string& data_dir, bool fp8_kv_cache,
-                                                        int expert_parallel) {
+                                                        int expert_parallel, const KernelFamilyFactors& family_factors) {
   check_aic_engine(serving_engine_in_aic(engine), serving_engine_name(engine));
   std::vector<std::string> measured_names;
   for (const GpuSpec& g : gpus)
@@ -73,7 +73,7 @@ std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, 
   return std::make_shared<EngineCostModel>(
       model, gpu, tensor_parallel, weights,
       cached_database(data_dir + "/aiconfigurator", aic_gpu_folder(measured_gpu), engine, *measured_spec),
-      *measured_spec, fp8_kv_cache, expert_parallel);
+      *measured_spec, fp8_kv_cache, expert_parallel, family_factors);
 }
 
 ServingEngine aic_engine_parse(const std::string& name) {
@@ -130,7 +130,7 @@ std::shared_ptr<const StepCostModel> make_step_cost(const ModelSpec& model, cons
     if (!std::filesystem::exists(root))
       return fallback("no AIConfigurator tables at " + root + " (set --data-dir or LYNX_DATA_DIR; scripts/get-data.sh fetches them)");
     return make_engine_cost(model, gpu, gpus, tensor_parallel, choice.weights, choice.engine, data_dir,
-                            choice.fp8_kv_cache, static_cast<int>(moe.expert_parallel));
+                            choice.fp8_kv_cache, static_cast<int>(moe.expert_parallel), choice.kernel_family_factors);
   }
   if (is_moe(model) || model.attention == AttentionKind::mla || model.sliding_window > 0)
     return fallback("the measurements cover dense grouped-query layers only, not " + model.name + "'s " +

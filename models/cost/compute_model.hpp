@@ -15,6 +15,7 @@
 
 #include "common/enum_names.hpp"
 #include "models/arch/catalog.hpp"
+#include "models/cost/engine/gpu_derivation.hpp"
 #include "models/cost/roofline/cost_model.hpp"
 #include "models/cost/serving_engine.hpp"
 #include "models/cost/step_cost.hpp"
@@ -39,6 +40,8 @@ struct ComputeChoice {
   // The KV cache is fp8 (a named engine's fp8-KV attention tables; the other models ignore it: their attention
   // over a quantized cache is weighted by the kernel cost table instead).
   bool fp8_kv_cache = false;
+  // A named engine's kernel time per family over its tables' (the pool's kernel_family_factors).
+  KernelFamilyFactors kernel_family_factors;
 };
 
 // `gpus` is the catalog the GPU came from (to find the nearest measured GPU for a GPU without measurements).
@@ -53,7 +56,8 @@ std::shared_ptr<const EngineCostModel> make_engine_cost(const ModelSpec& model, 
                                                         const std::vector<GpuSpec>& gpus, int tensor_parallel,
                                                         WeightsDtype weights, ServingEngine engine,
                                                         const std::string& data_dir, bool fp8_kv_cache = false,
-                                                        int expert_parallel = 1);
+                                                        int expert_parallel = 1,
+                                                        const KernelFamilyFactors& family_factors = {});
 
 // The engine of an AIConfigurator-measured name ("vllm-0.24", ...); a LynxError "engine "NAME": not one of" those
 // otherwise (make_engine_cost refuses vidur-2024 with the same words).

@@ -95,6 +95,27 @@ constexpr NumberField kKernelTimeFactor{"kernel_time_factor", "ratio", 1, 0.25, 
                                         "a named engine's step kernels take this many times the tabled time on this "
                                         "deployment (a calibration, `lynxsim validate`'s serving group and "
                                         "docs/engines.md; default 1: the kernels as AIConfigurator measured them)"};
+// Per kernel family (models/cost/engine/gpu_derivation.hpp KernelFamily): the engine-composed kernels' time over
+// the tables' on this deployment.
+constexpr const char* kFamilyMeaning =
+    "this kernel family takes this many times the tabled time on this deployment (a calibration: `lynxsim "
+    "calibrate --fit-kernel-families`; default 1: the kernels as AIConfigurator measured them)";
+constexpr NumberField kGemmFactor{"gemm", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr NumberField kContextAttentionFactor{"context_attention", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr NumberField kGenerationAttentionFactor{"generation_attention", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr NumberField kMoeFactor{"moe", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr NumberField kAllreduceFactor{"allreduce", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr SchemaField kKernelFamilyFields[] = {{kGemmFactor}, {kContextAttentionFactor}, {kGenerationAttentionFactor},
+                                               {kMoeFactor}, {kAllreduceFactor}};
+constexpr SchemaSection kKernelFamilySection = schema_section(
+    "Kernel family factors",
+    "A named engine's composed kernels per family (GEMMs, context attention, generation attention, the fused MoE "
+    "kernel, the all-reduce), each timed at this factor over its table; element-wise kernels and host time are "
+    "unchanged. A pool whose model falls back to the roofline has no tables to scale.",
+    kKernelFamilyFields);
+constexpr ObjectField kKernelFamilyFactors{"kernel_family_factors", &kKernelFamilySection,
+                                           "per kernel family, the time over the tables' (a calibration)"};
+
 constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
                                           {kExpertParallel},  {kMoeLoadImbalance},
                                           {kChunkedPrefill, ExampleUse::commented, "8192"},
@@ -109,7 +130,8 @@ constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           
                                           {kHostPerRequestUs, ExampleUse::commented, "20"},
                                           {kFrontendMs, ExampleUse::commented, "10"},
                                           {kFrontendSerialMs, ExampleUse::commented, "2"},
-                                          {kKernelTimeFactor, ExampleUse::commented}};
+                                          {kKernelTimeFactor, ExampleUse::commented},
+                                          {kKernelFamilyFactors, ExampleUse::commented}};
 constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {kTensorParallel},
                                          {kExpertParallel}, {kMoeLoadImbalance},
                                          {kChunkedPrefill, ExampleUse::commented, "8192"},
@@ -124,7 +146,8 @@ constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {k
                                          {kHostPerRequestUs, ExampleUse::commented, "20"},
                                          {kFrontendMs, ExampleUse::commented, "10"},
                                          {kFrontendSerialMs, ExampleUse::commented, "2"},
-                                         {kKernelTimeFactor, ExampleUse::commented}};
+                                         {kKernelTimeFactor, ExampleUse::commented},
+                                         {kKernelFamilyFactors, ExampleUse::commented}};
 constexpr SchemaSection kPrefillSection = schema_section(
     "Prefill pool", "The instances that prefill prompts (FCFS) and send their KV.", kPrefillFields);
 constexpr SchemaSection kDecodeSection = schema_section(
@@ -429,7 +452,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   }
   for (const char* key : {kMemoryFraction.key, kChunkedPrefillSwitch.key, kOverlapScheduling.key, kKvCacheDtype.key,
                           kHostStepMs.key, kHostPerRequestUs.key, kFrontendMs.key, kFrontendSerialMs.key,
-                          kKernelTimeFactor.key})
+                          kKernelTimeFactor.key, kKernelFamilyFactors.key})
     if (!named && o.has(key))
       o.fail(key, std::string("no ") + key + " with engine vidur-2024 (2024 kernel measurements, not a serving "
                   "engine): name an engine (vllm-0.24, sglang-0.5.14, trtllm-1.3)");
@@ -442,6 +465,15 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   if (o.has(kFrontendMs.key)) p.frontend_ms = o.get(kFrontendMs);
   if (o.has(kFrontendSerialMs.key)) p.frontend_serial_ms = o.get(kFrontendSerialMs);
   p.kernel_time_factor = o.get(kKernelTimeFactor);
+  if (o.has(kKernelFamilyFactors.key)) {
+    JsonObject f = o.get(kKernelFamilyFactors);
+    p.kernel_family_factors[KernelFamily::gemm] = f.get(kGemmFactor);
+    p.kernel_family_factors[KernelFamily::context_attention] = f.get(kContextAttentionFactor);
+    p.kernel_family_factors[KernelFamily::generation_attention] = f.get(kGenerationAttentionFactor);
+    p.kernel_family_factors[KernelFamily::moe] = f.get(kMoeFactor);
+    p.kernel_family_factors[KernelFamily::allreduce] = f.get(kAllreduceFactor);
+    f.finish();
+  }
   if (decode) {
     p.plan_iterations = o.get(kPlanIterations);
   } else {
@@ -525,6 +557,19 @@ void apply_serving_profile(SimConfig& c) {
   if (!applied)
     throw_error("%s: $.serving_profile: no pool names a serving engine (vllm-0.24, sglang-0.5.14, trtllm-1.3) whose "
                 "terms the profile could set", c.origin.c_str());
+  // Kernel family factors (fitted with --fit-kernel-families) on every named-engine pool that leaves its own at 1.
+  if (terms.contains("kernel_family_factors")) {
+    const nlohmann::json& f = terms["kernel_family_factors"];
+    KernelFamilyFactors factors;
+    for (KernelFamily k : kKernelFamilies) {
+      const char* name = kernel_family_key(k);
+      if (!f.is_object() || !f.contains(name) || !f[name].is_number() || !(f[name].get<double>() > 0))
+        throw_error("%s: $.terms.kernel_family_factors.%s: expected a number > 0", path.c_str(), name);
+      factors[k] = f[name].get<double>();
+    }
+    for (PoolConfig* p : {&c.prefill, &c.decode})
+      if (p->engine != ServingEngine::vidur_2024 && p->kernel_family_factors.all_one()) p->kernel_family_factors = factors;
+  }
   // The P/D handoff (fitted only on disaggregated runs): on each KV stream's notification, unless the configuration
   // sets transfer.notify_us itself; a co-located configuration has no handoff.
   if (terms.contains("pd_handoff_ms") && c.serving == ServingMode::disaggregated && !c.transfer.notify_us_given)

@@ -55,6 +55,7 @@ struct PoolConfig {
   double host_step_ms = NAN, host_per_request_us = NAN, frontend_ms = NAN, frontend_serial_ms = NAN;
   double kernel_time_factor = 1;        // the kernels' time as this deployment runs them, over the tables' (a
                                         // calibration: 1 = the measured kernels as tabled)
+  KernelFamilyFactors kernel_family_factors;  // per kernel family, likewise (models/cost/engine/gpu_derivation.hpp)
   bool plan_iterations = true;          // decode: compute runs of unchanged iterations at once (false: one event
                                         // per iteration, slower, the same timeline; for checking)
 };

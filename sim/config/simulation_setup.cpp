@@ -102,6 +102,7 @@ std::shared_ptr<const StepCostModel> pool_step_cost(const SimConfig& config, con
   c.weights = config.weights_dtype;
   c.engine = pool.engine;
   c.fp8_kv_cache = pool.kv_cache_dtype == KvCacheDtype::fp8;
+  c.kernel_family_factors = pool.kernel_family_factors;
   return make_step_cost(model, gpu, gpus, pool.tensor_parallel, c, moe);
 }
 

@@ -30,6 +30,11 @@ nlohmann::json deployment_config(const ServingCase& c, const ServingTerms& terms
     if (!std::isnan(terms.frontend_serial_ms)) p["frontend_serial_ms"] = terms.frontend_serial_ms;
     if (terms.kernel_time_factor != 1) p["kernel_time_factor"] = terms.kernel_time_factor;
   }
+  if (!terms.family.all_one()) {
+    nlohmann::json factors;
+    for (KernelFamily f : kKernelFamilies) factors[kernel_family_key(f)] = terms.family[f];
+    for (const char* pool : {"prefill", "decode"}) config["cluster"][pool]["kernel_family_factors"] = factors;
+  }
   if (!std::isnan(terms.pd_handoff_ms) && !std::isnan(c.pd_notify_base_us))
     config["transfer"]["notify_us"] = c.pd_notify_base_us + 1e3 * terms.pd_handoff_ms;
   nlohmann::json workload;
@@ -61,6 +66,8 @@ nlohmann::json serving_case_config(const ServingCase& c, const ServingTerms& ter
   if (!std::isnan(terms.frontend_ms)) decode["frontend_ms"] = terms.frontend_ms;
   if (!std::isnan(terms.frontend_serial_ms)) decode["frontend_serial_ms"] = terms.frontend_serial_ms;
   if (terms.kernel_time_factor != 1) decode["kernel_time_factor"] = terms.kernel_time_factor;
+  if (!terms.family.all_one())
+    for (KernelFamily f : kKernelFamilies) decode["kernel_family_factors"][kernel_family_key(f)] = terms.family[f];
   nlohmann::json workload = {{"synthetic",
                               {{"arrival", "at-once"},
                                {"count", c.requests},
@@ -137,23 +144,39 @@ double objective(const std::vector<ServingCase>& cases, const ServingTerms& term
 }
 }  // namespace
 
-ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fit_kernel_factor,
-                               const std::function<void(const std::string&)>& progress) {
-  ServingTerms best{0, 0, 0, 0, 1};
+ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelFit kernel_fit,
+                               const std::function<void(const std::string&)>& progress,
+                               const std::map<std::string, double>& fixed) {
+  ServingTerms best = ServingTerms::all(0);
   struct Axis {
-    double ServingTerms::*member;
+    std::function<double&(ServingTerms&)> term;
     std::vector<double> grid;
-    const char* name;
+    std::string name;
+    double prior = NAN;  // a factor's prior (the value kept where the runs cannot tell); NaN: the smallest value
   };
+  auto member = [](double ServingTerms::*m) { return [m](ServingTerms& t) -> double& { return t.*m; }; };
   std::vector<Axis> axes = {
-      {&ServingTerms::host_step_ms, {0, 0.5, 1, 2, 3, 10}, "host_step_ms"},
+      {member(&ServingTerms::host_step_ms), {0, 0.5, 1, 2, 3, 10}, "host_step_ms"},
       // Per request at most 100 us, about 8x the one measurement found (vLLM V1's scheduler, 12.7 us per running
       // request: simllm PR #204, docs/engines.md): beyond it the term would stand for GPU time, not host time.
-      {&ServingTerms::host_per_request_us, {0, 10, 25, 50, 100}, "host_per_request_us"},
-      {&ServingTerms::frontend_ms, {0, 10, 20, 30, 40, 50, 100}, "frontend_ms"},
-      {&ServingTerms::frontend_serial_ms, {0, 2, 5, 10, 20}, "frontend_serial_ms"}};
-  if (fit_kernel_factor)
-    axes.insert(axes.begin(), Axis{&ServingTerms::kernel_time_factor, {1, 1.5, 2, 2.5}, "kernel_time_factor"});
+      {member(&ServingTerms::host_per_request_us), {0, 10, 25, 50, 100}, "host_per_request_us"},
+      {member(&ServingTerms::frontend_ms), {0, 10, 20, 30, 40, 50, 100}, "frontend_ms"},
+      {member(&ServingTerms::frontend_serial_ms), {0, 2, 5, 10, 20}, "frontend_serial_ms"}};
+  if (kernel_fit == KernelFit::one)
+    axes.insert(axes.begin(), Axis{member(&ServingTerms::kernel_time_factor), {1, 1.5, 2, 2.5}, "kernel_time_factor", 1});
+  // One factor per kernel family, prior 1 (the engine's kernels as AIConfigurator measured them), bounded to
+  // 0.5-2.5: a deployment whose kernels run at half their measured time or below, or 2.5x above, is not a
+  // calibration of these tables but another engine or GPU.
+  // First the GEMMs, which hold most of every step's kernel time, then the families of smaller shares: a family
+  // fitted before the GEMMs would take up the GEMMs' share of the error.
+  if (kernel_fit == KernelFit::families) {
+    size_t at = 0;
+    for (KernelFamily f : kKernelFamilies)
+      axes.insert(axes.begin() + static_cast<std::ptrdiff_t>(at++),
+                  Axis{[f](ServingTerms& t) -> double& { return t.family.factor[static_cast<int>(f)]; },
+                       {0.5, 0.75, 1, 1.25, 1.5, 2, 2.5},
+                       std::string("kernel_family_factors.") + kernel_family_key(f), 1});
+  }
   // The P/D handoff, when some run is on a disaggregated deployment: at most 50 ms, as the front end's grid stops at
   // 100 ms for a whole request (a notification is one message and a scheduler pass). Client metrics alone see it only
   // beside the front end's latency (both delay every first token by a constant), so it is separable when co-located
@@ -162,35 +185,54 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fi
   for (const ServingCase& c : training) disaggregated = disaggregated || !std::isnan(c.pd_notify_base_us);
   if (disaggregated) {
     best.pd_handoff_ms = 0;
-    axes.push_back(Axis{&ServingTerms::pd_handoff_ms, {0, 1, 2, 5, 10, 20, 50}, "pd_handoff_ms"});
+    axes.push_back(Axis{member(&ServingTerms::pd_handoff_ms), {0, 1, 2, 5, 10, 20, 50}, "pd_handoff_ms"});
   }
-  // Along each axis in turn, the term takes the smallest grid value whose mean error is within 1% of the lowest along
-  // that axis: a term the runs cannot see (such as host time an overlapping scheduler hides) stays at its smallest
-  // value rather than drifting to where noise puts it. Passes repeat until one changes nothing (at most 6: the terms
-  // interact, a front end's queue and the host's steps both delaying first tokens).
+  // Terms measured elsewhere stay where they are given.
+  for (const auto& [name, value] : fixed) {
+    const auto it = std::find_if(axes.begin(), axes.end(), [&name](const Axis& a) { return a.name == name; });
+    if (it == axes.end()) {
+      std::string names;
+      for (const Axis& a : axes) names += (names.empty() ? "" : ", ") + a.name;
+      throw_error("--fix %s: not a term this fit takes (%s)", name.c_str(), names.c_str());
+    }
+    it->term(best) = value;
+    axes.erase(it);
+  }
+  // Along each axis in turn, the term takes the grid value whose mean error is within 1% of the lowest along that
+  // axis and is the smallest (or, for a factor, the closest to its prior): a term the runs cannot see (such as host
+  // time an overlapping scheduler hides) stays at its smallest value, a factor at its prior, rather than drifting to
+  // where noise puts it. Passes repeat until one changes nothing (at most 6: the terms interact, a front end's queue
+  // and the host's steps both delaying first tokens).
   for (int pass = 0; pass < 6; ++pass) {
     const ServingTerms before = best;
     for (const Axis& axis : axes) {
       std::vector<double> values;
       for (double v : axis.grid) {
         ServingTerms t = best;
-        t.*(axis.member) = v;
+        axis.term(t) = v;
         values.push_back(objective(training, t));
         if (progress) {
           char line[200];
-          std::snprintf(line, sizeof line, "%s = %g: mean error %.4f", axis.name, v, values.back());
+          std::snprintf(line, sizeof line, "%s = %g: mean error %.4f", axis.name.c_str(), v, values.back());
           progress(line);
         }
       }
       const double lowest = *std::min_element(values.begin(), values.end());
-      for (size_t i = 0; i < values.size(); ++i)
-        if (values[i] <= 1.01 * lowest) {
-          best.*(axis.member) = axis.grid[i];
-          break;
-        }
+      size_t chosen = values.size();
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (values[i] > 1.01 * lowest) continue;
+        if (chosen == values.size()) chosen = i;  // the smallest within 1%
+        else if (!std::isnan(axis.prior) &&
+                 std::fabs(axis.grid[i] - axis.prior) < std::fabs(axis.grid[chosen] - axis.prior))
+          chosen = i;  // a factor: the one nearest its prior
+      }
+      axis.term(best) = axis.grid[chosen];
     }
     bool changed = false;
-    for (const Axis& axis : axes) changed = changed || best.*(axis.member) != before.*(axis.member);
+    for (const Axis& axis : axes) {
+      ServingTerms a = best, b = before;
+      changed = changed || axis.term(a) != axis.term(b);
+    }
     if (!changed && pass > 0) break;
   }
   return best;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/cost/engine/gpu_derivation.hpp"
 #include "sim/validation/serving_cases.hpp"
 
 namespace lynx {
@@ -31,7 +32,18 @@ struct ServingTerms {
   // connector's notification and polling, the scheduler taking the request up), added to each stream's notify_us.
   // NaN: not fitted (no run on a disaggregated deployment).
   double pd_handoff_ms = NAN;
+  // Each kernel family's time over the tables' (the pools' kernel_family_factors; all 1: as measured).
+  KernelFamilyFactors family;
+  // Every term at `v` (the factors at 1); the fit starts from all(0).
+  static ServingTerms all(double v) {
+    ServingTerms t;
+    t.host_step_ms = t.host_per_request_us = t.frontend_ms = t.frontend_serial_ms = v;
+    return t;
+  }
 };
+
+// Which kernel-time factors a fit takes: none (the tables as measured), one for every kernel, or one per family.
+enum class KernelFit { none, one, families };
 
 // The lynxsim configuration that replays `c` (with `terms` set where not NaN).
 nlohmann::json serving_case_config(const ServingCase& c, const ServingTerms& terms);
@@ -52,10 +64,15 @@ ServingErrors serving_errors(const ServingCase& c, const ServingPrediction& p);
 
 // The terms of `engine` minimising the mean error of duration, TTFT and TPOT over `training` (cases of that engine),
 // searched coordinate by coordinate from all terms 0, pass after pass until a pass changes nothing (at most 6), over
-// bounded grids: host step 0-10 ms, per request
-// 0-100 us, front end 0-100 ms, and, when `fit_kernel_factor`, first the kernel-time factor 1-2.5. Each term takes the
-// smallest grid value within 1% of the lowest mean error along its axis. `progress` (may be empty) is told each evaluation.
-ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, bool fit_kernel_factor,
-                               const std::function<void(const std::string&)>& progress);
+// bounded grids: host step 0-10 ms, per request 0-100 us, front end 0-100 ms, the P/D handoff 0-50 ms (runs on a
+// disaggregated deployment), and, first, with KernelFit::one the kernel-time factor 1-2.5, with KernelFit::families
+// each family's factor 0.5-2.5. Each term takes the grid value within 1% of the lowest mean error along its axis
+// that is smallest, or for a factor closest to its prior 1 (the tables as measured): a term or factor the runs
+// cannot see stays where it starts. `progress` (may be empty) is told each evaluation.
+// `fixed` holds terms the fit keeps at the given values (by the names the profile uses: "frontend_ms",
+// "kernel_family_factors.gemm", ...), as measured elsewhere; a name that is not one of the fit's is an error.
+ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelFit kernel_fit,
+                               const std::function<void(const std::string&)>& progress,
+                               const std::map<std::string, double>& fixed = {});
 
 }  // namespace lynx

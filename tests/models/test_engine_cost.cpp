@@ -285,6 +285,38 @@ TEST_CASE("engine cost: a Mixtral-8x7B decode step at TP 2 is its attention, fus
   CHECK(db.grid("moe:bfloat16").points() > 0);
 }
 
+TEST_CASE("engine cost: kernel family factors scale each family's kernels, element-wise kernels unchanged") {
+  const ModelSpec& m = find_model(models(), "mixtral-8x7b");
+  const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
+  ComputeChoice choice = engine_choice(ServingEngine::vllm);
+  choice.kernel_family_factors[KernelFamily::gemm] = 1.25;
+  choice.kernel_family_factors[KernelFamily::generation_attention] = 1.5;
+  choice.kernel_family_factors[KernelFamily::moe] = 2;
+  choice.kernel_family_factors[KernelFamily::allreduce] = 0.5;
+  choice.kernel_family_factors[KernelFamily::context_attention] = 3;  // no context in a decode step
+  auto step = make_step_cost(m, h100, gpus(), 2, choice);
+  const AicDatabase db(aic_root(), "h100_sxm", ServingEngine::vllm, peaks_of(h100));
+  // the Mixtral decode step above, each kernel at its family's factor (the router is a GEMM)
+  const double b = 16, context = 1000;
+  auto elementwise = [](double kernels, double values) { return kernels * 3e-3 + values * 2 / (0.8 * 3350e9) * 1e3; };
+  const double layer_values = 2 * 4 * 4096 + 2 * (16 + 4) * 128 + 2 * 2 * 4 * 128 + 3 * 7168;
+  const double layer = 1.25 * (db.gemm_ms(b, (16 + 2 * 4) * 128, 4096) + db.gemm_ms(b, 4096, 16 * 128) +
+                               db.gemm_ms(b, 8, 4096)) +
+                       2 * db.moe_ms(b, 4096, 14336, 2, 8, 2, 1) + 1.5 * db.generation_attention_ms(b, context, 16, 4, 128) +
+                       0.5 * 2 * db.custom_allreduce_ms(b * 4096, 2, true) + elementwise(5, b * layer_values);
+  const double expected_ms = 32 * layer + 0.5 * db.custom_allreduce_ms(b * 4096, 2, true) +
+                             elementwise(2, b * 4 * 4096) + 1.25 * db.gemm_ms(b, 16000, 4096);
+  DecodeWork w;
+  w.query_tokens = 16, w.sequences = 16, w.attention_kv_tokens = b * context;
+  CHECK(step->decode_seconds(w) * 1e3 == doctest::Approx(expected_ms).epsilon(1e-12));
+  // a prefill chunk's context attention at its factor
+  const EngineCostModel& engine = dynamic_cast<const EngineCostModel&>(*step);
+  CHECK(engine.context_attention_ms(500, 1000) ==
+        doctest::Approx(3 * db.context_attention_ms(1, 1500, 16, 4, 128) * (500.0 * 1000 + 500.0 * 501 / 2) /
+                        (1500.0 * 1501 / 2))
+            .epsilon(1e-12));
+}
+
 TEST_CASE("engine cost: preload_tables reads the tables a prefill and a decode step read, no more, no other") {
   const GpuSpec& h100 = find_gpu(gpus(), "h100-sxm");
   struct Case {

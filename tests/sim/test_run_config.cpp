@@ -138,7 +138,7 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   c["cluster"]["decode"]["max_bacth"] = 3;
   CHECK(error_of(c) == "cfg.json: $.cluster.decode.max_bacth: unknown field; did you mean \"max_batch\"? (valid here: chunked_prefill, "
                        "chunked_prefill_tokens, engine, ep, frontend_ms, frontend_serial_ms, gpu, host_per_request_us, host_step_ms, "
-                       "instances, kernel_time_factor, kv_cache_dtype, max_batch, memory_fraction, "
+                       "instances, kernel_family_factors, kernel_time_factor, kv_cache_dtype, max_batch, memory_fraction, "
                        "memory_reserve_fraction, moe_load_imbalance, overlap_scheduling, plan_iterations, tp)");
   c = ok;
   c["cluster"]["prefill"]["engine"] = "vllm";  // a pool's engine is one of the named engines

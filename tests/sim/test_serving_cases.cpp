@@ -152,7 +152,10 @@ TEST_CASE("the serving fit recovers the host and front-end terms that made its t
     c->output_tokens = c == &loop ? 60 : 20;
     REQUIRE(c->not_replayed == "");
   }
-  const ServingTerms truth{1.0, 0.0, 20.0, 5.0, 1.0};
+  ServingTerms truth = ServingTerms::all(0);
+  truth.host_step_ms = 1.0;
+  truth.frontend_ms = 20.0;
+  truth.frontend_serial_ms = 5.0;
   for (ServingCase* c : {&loop, &burst}) {
     const ServingPrediction p = serving_predict(*c, truth);
     REQUIRE(p.error == "");
@@ -164,9 +167,9 @@ TEST_CASE("the serving fit recovers the host and front-end terms that made its t
     CHECK(e.ttft == 0);
     CHECK(e.tpot == 0);
     // Without the terms the prediction is off: the fit has something to find.
-    CHECK(serving_errors(*c, serving_predict(*c, ServingTerms{0, 0, 0, 0, 1})).ttft > 0.01);
+    CHECK(serving_errors(*c, serving_predict(*c, ServingTerms::all(0))).ttft > 0.01);
   }
-  const ServingTerms fitted = fit_serving_terms({loop, burst}, false, {});
+  const ServingTerms fitted = fit_serving_terms({loop, burst}, KernelFit::none, {});
   CHECK(fitted.host_step_ms == 1.0);
   CHECK(fitted.host_per_request_us == 0.0);
   CHECK(fitted.frontend_ms == 20.0);

@@ -56,11 +56,12 @@ std::string engine_mla_not_covered(const ModelSpec& model, ServingEngine engine)
 
 EngineCostModel::EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tp, WeightsDtype weights,
                                  std::shared_ptr<const AicDatabase> db, const GpuSpec& measured, bool fp8_kv_cache,
-                                 int expert_parallel)
+                                 int expert_parallel, const KernelFamilyFactors& family_factors)
     : model_(model), gpu_(gpu), measured_(measured), tp_(tp), weights_(weights), db_(std::move(db)),
       shapes_(engine_shapes(model, tp)), host_(engine_host_overhead(db_->engine())) {
   fp8_kv_ = fp8_kv_cache;
   ep_ = expert_parallel;
+  family_ = family_factors;
   mla_ = model.attention == AttentionKind::mla;
   module_ = mla_ && db_->mla_is_module();
   const std::string why = engine_mla_not_covered(model, db_->engine());
@@ -79,8 +80,8 @@ double EngineCostModel::gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype
   const double ms = dtype == AicGemmDtype::fp8 && !model_.dynamic_fp8_activations
                         ? db_->static_fp8_gemm_ms(m, g.n, g.k)
                         : db_->gemm_ms(m, g.n, g.k, dtype);
-  if (!derived_) return ms;
-  return derive_kernel_ms(KernelFamily::gemm, gemm_work(m, g.n, g.k, fp8), ms, measured_, gpu_);
+  if (!derived_) return family_[KernelFamily::gemm] * ms;
+  return family_[KernelFamily::gemm] * derive_kernel_ms(KernelFamily::gemm, gemm_work(m, g.n, g.k, fp8), ms, measured_, gpu_);
 }
 
 double EngineCostModel::layer_gemms_ms(double tokens) const {
@@ -104,7 +105,7 @@ double EngineCostModel::attention_gemms_ms(double context_tokens, double generat
                          (fp8 ? 1 : 2) * 2 * (heads * 128 * 512 + generation_tokens * heads * 640), 0, fp8};
       bmm = derive_kernel_ms(KernelFamily::gemm, w, bmm, measured_, gpu_);
     }
-    ms += bmm;
+    ms += family_[KernelFamily::gemm] * bmm;
   }
   return ms;
 }
@@ -120,6 +121,7 @@ double EngineCostModel::moe_layer_mlp_ms(double tokens) const {
                                    static_cast<double>(model_.experts_per_token), static_cast<double>(model_.n_experts),
                                    static_cast<double>(tp_ / ep_), static_cast<double>(ep_), fp8),
                           ms, measured_, gpu_);
+  ms *= family_[KernelFamily::moe];
   ms += gemm_ms(tokens, {static_cast<double>(model_.n_experts), shapes_.hidden});  // router
   if (model_.shared_ffn_size > 0) {
     const double shared = static_cast<double>(model_.shared_ffn_size) / tp_;
@@ -135,8 +137,9 @@ double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
   if (tp_ == 1) return 0;
   const double elements = tokens * shapes_.hidden;
   const double ms = db_->custom_allreduce_ms(elements, tp_, cuda_graph);
-  if (!derived_) return ms;
-  return derive_kernel_ms(KernelFamily::allreduce, allreduce_work(elements, tp_), ms, measured_, gpu_);
+  if (!derived_) return family_[KernelFamily::allreduce] * ms;
+  return family_[KernelFamily::allreduce] *
+         derive_kernel_ms(KernelFamily::allreduce, allreduce_work(elements, tp_), ms, measured_, gpu_);
 }
 
 double EngineCostModel::context_attention_ms(double new_tokens, double cached_tokens) const {
@@ -150,7 +153,7 @@ double EngineCostModel::context_attention_ms(double new_tokens, double cached_to
                                : context_attention_work(1, s, shapes_.heads, shapes_.kv_heads, shapes_.head_dim),
                           ms, measured_, gpu_);
   if (cached_tokens > 0) ms *= (new_tokens * cached_tokens + new_tokens * (new_tokens + 1) / 2) / (s * (s + 1) / 2);
-  return ms;
+  return family_[KernelFamily::context_attention] * ms;
 }
 
 double EngineCostModel::generation_attention_ms(double sequences, double kv_tokens_per_sequence) const {
@@ -165,7 +168,7 @@ double EngineCostModel::generation_attention_ms(double sequences, double kv_toke
                                : generation_attention_work(sequences, kv, shapes_.heads, shapes_.kv_heads,
                                                            shapes_.head_dim),
                           ms, measured_, gpu_);
-  return ms;
+  return family_[KernelFamily::generation_attention] * ms;
 }
 
 double EngineCostModel::mlp_layers_ms(double tokens) const {

@@ -62,6 +62,7 @@
 #include "models/cost/roofline/cost_model.hpp"
 #include "models/cost/engine/aic_database.hpp"
 #include "models/cost/engine/engine_host.hpp"
+#include "models/cost/engine/gpu_derivation.hpp"
 #include "models/cost/step_cost.hpp"
 
 namespace lynx {
@@ -90,7 +91,7 @@ class EngineCostModel : public StepCostModel {
  public:
   EngineCostModel(const ModelSpec& model, const GpuSpec& gpu, int tensor_parallel, WeightsDtype weights,
                   std::shared_ptr<const AicDatabase> db, const GpuSpec& measured_gpu, bool fp8_kv_cache = false,
-                  int expert_parallel = 1);
+                  int expert_parallel = 1, const KernelFamilyFactors& family_factors = {});
 
   double prefill_seconds(const std::vector<PrefillPiece>& pieces) const override;
   double decode_seconds(const DecodeWork& work) const override;
@@ -148,6 +149,7 @@ class EngineCostModel : public StepCostModel {
   EngineShapes shapes_;
   EngineHostOverhead host_;
   bool derived_ = false;
+  KernelFamilyFactors family_;  // each family's time over the tables' (1: as measured)
   int ep_ = 1;
   bool mla_ = false;     // multi-head latent attention (DeepSeek)
   bool module_ = false;  // MLA from the engine's whole-module tables (vLLM)

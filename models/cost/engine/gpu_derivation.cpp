@@ -30,6 +30,17 @@ const char* kernel_family_name(KernelFamily family) {
   return "?";
 }
 
+const char* kernel_family_key(KernelFamily family) {
+  switch (family) {
+    case KernelFamily::gemm: return "gemm";
+    case KernelFamily::context_attention: return "context_attention";
+    case KernelFamily::generation_attention: return "generation_attention";
+    case KernelFamily::moe: return "moe";
+    case KernelFamily::allreduce: return "allreduce";
+  }
+  return "?";
+}
+
 KernelWork gemm_work(double m, double n, double k, bool fp8) {
   const double in = fp8 ? 1 : 2;
   return {2 * m * n * k, in * (m * k + n * k) + 2 * m * n, 0, fp8};

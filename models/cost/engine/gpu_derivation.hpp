@@ -27,6 +27,23 @@ namespace lynx {
 
 enum class KernelFamily { gemm, context_attention, generation_attention, moe, allreduce };
 const char* kernel_family_name(KernelFamily family);
+const char* kernel_family_key(KernelFamily family);  // as configurations name it: "gemm", "context_attention", ...
+constexpr KernelFamily kKernelFamilies[] = {KernelFamily::gemm, KernelFamily::context_attention,
+                                            KernelFamily::generation_attention, KernelFamily::moe,
+                                            KernelFamily::allreduce};
+
+// A deployment's kernel time per family over the tables' (a pool's kernel_family_factors; `lynxsim calibrate
+// --fit-kernel-families` fits them): 1 is the tables as measured.
+struct KernelFamilyFactors {
+  double factor[5] = {1, 1, 1, 1, 1};
+  double& operator[](KernelFamily f) { return factor[static_cast<int>(f)]; }
+  double operator[](KernelFamily f) const { return factor[static_cast<int>(f)]; }
+  bool all_one() const {
+    for (double x : factor)
+      if (x != 1) return false;
+    return true;
+  }
+};
 
 enum class DerivationRule { bottleneck, peak_ratio };
 
