@@ -419,7 +419,10 @@ void add_calibrate_command(CLI::App& app) {
       ->excludes("--fit-kernel-factor");
   cmd->add_option("--fix", o->fix,
                   "TERM=VALUE: keep a term at a value measured elsewhere (frontend_ms=20, "
-                  "kernel_family_factors.gemm=1); repeatable");
+                  "kernel_family_factors.gemm=1); repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--quiet", o->quiet, "no progress lines");
   cmd->callback([o] { run_calibrate(*o); });
 }

@@ -197,12 +197,13 @@ failed = 0
 for name, files in formats.items():
     out = os.path.join(work, "profile_" + name.replace(" ", "").replace("/", ""))
     folds = ["--folds", "2"] if name == "vllm-detailed" else ["--folds", "0"]
+    fixes = []  # before the run files: each --fix takes one value, the files stay positional
     if name == "kernel families":
         folds.append("--fit-kernel-families")
         for key, value in KNOWN.items():
-            folds += ["--fix", f"{key}={value}"]
-    p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), *files, "--out", out, "--quiet",
-                        *folds], capture_output=True, text=True)
+            fixes += ["--fix", f"{key}={value}"]
+    p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), *fixes, *files, "--out", out,
+                        "--quiet", *folds], capture_output=True, text=True)
     if p.returncode != 0:
         print(f"FAIL {name}: exit {p.returncode}: {p.stderr.strip()}")
         failed += 1
