@@ -70,17 +70,21 @@ Deployment read_deployment(const std::string& path) {
   return d;
 }
 
-// Whether a RUN argument is a lynxsim configuration (a deployment for the runs after it) rather than a result file:
-// a JSON object with "model" and "cluster" that no result format has.
+// The deployments' paths, or their files' sha256.
 nlohmann::json deployment_list(const std::vector<Deployment>& deployments, bool sha256) {
   nlohmann::json list = nlohmann::json::array();
   for (const Deployment& d : deployments) list.push_back(sha256 ? sha256_file(d.path) : d.path);
   return list;
 }
 
+// Whether a RUN argument is a lynxsim configuration (a deployment for the runs after it) rather than a result file:
+// a JSON object with "model" and "cluster" that no result format has (a file without the word "cluster" is not
+// parsed here: result files can be large, and serving_bench_read parses them).
 bool is_deployment_file(const std::string& path) {
   if (std::filesystem::is_directory(path)) return false;
-  const nlohmann::json o = nlohmann::json::parse(read_file(path), nullptr, false, true);
+  const std::string text = read_file(path);
+  if (text.find("\"cluster\"") == std::string::npos) return false;
+  const nlohmann::json o = nlohmann::json::parse(text, nullptr, false, true);
   return !o.is_discarded() && o.is_object() && o.contains("model") && o.contains("cluster") && !o.contains("completed");
 }
 
@@ -131,8 +135,7 @@ nlohmann::json terms_json(const ServingTerms& t, bool families) {
                       {"frontend_serial_ms", t.frontend_serial_ms},
                       {"kernel_time_factor", t.kernel_time_factor}};
   if (!std::isnan(t.pd_handoff_ms)) j["pd_handoff_ms"] = number_or_null(t.pd_handoff_ms);
-  if (families)
-    for (KernelFamily f : kKernelFamilies) j["kernel_family_factors"][kernel_family_key(f)] = number_or_null(t.family[f]);
+  if (families) j["kernel_family_factors"] = kernel_family_json(t.family);
   return j;
 }
 
@@ -168,11 +171,8 @@ void run_calibrate(const CalibrateOptions& o) {
     if (eq == std::string::npos || eq == 0 || end == f.c_str() + eq + 1 || *end != '\0' || !std::isfinite(v) || v < 0)
       throw_error("--fix %s: expected TERM=VALUE with a finite VALUE >= 0 (e.g. frontend_ms=20)", f.c_str());
     const std::string name = f.substr(0, eq);
-    std::vector<std::string> names = {"host_step_ms", "host_per_request_us", "frontend_ms", "frontend_serial_ms",
-                                      "pd_handoff_ms"};
-    if (o.kernel_fit() == KernelFit::one) names.push_back("kernel_time_factor");
-    if (o.kernel_fit() == KernelFit::families)
-      for (KernelFamily k : kKernelFamilies) names.push_back(std::string("kernel_family_factors.") + kernel_family_key(k));
+    // checked here, before any file is read; the P/D handoff is a term when a deployment is disaggregated
+    const std::vector<std::string> names = fit_term_names(o.kernel_fit(), true);
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -202,11 +202,10 @@ void run_calibrate(const CalibrateOptions& o) {
     run_files.push_back(path);
     run_inputs.emplace_back(path, deployments.size() - 1);
   }
-  for (const Deployment& d : deployments) {
-    bool has_runs = false;
-    for (const auto& r : run_inputs) has_runs = has_runs || &deployments[r.second] == &d;
-    if (!has_runs) throw_error("%s: a deployment with no result file after it", d.path.c_str());
-  }
+  std::vector<bool> has_runs(deployments.size(), false);
+  for (const auto& r : run_inputs) has_runs[r.second] = true;
+  for (size_t i = 0; i < deployments.size(); ++i)
+    if (!has_runs[i]) throw_error("%s: a deployment with no result file after it", deployments[i].path.c_str());
   if (from_commands) {
     cases = cases_from_commands(run_files, o.from_commands);
     traces.assign(cases.size(), "");
@@ -249,9 +248,9 @@ void run_calibrate(const CalibrateOptions& o) {
   // What it writes: the profile, and the traces the replays read (one per run with its own lengths).
   OutputPlan plan;
   for (const Deployment& d : deployments) plan.input_file("DEPLOYMENT", d.path);
-  for (const std::string& r : run_files)
+  for (const std::string& r : run_files)  // every file given (its runs kept or not)
     if (!std::filesystem::is_directory(r)) plan.input_file("RUN", r);
-  for (const ServingCase& c : cases) {
+  for (const ServingCase& c : cases) {  // and the files read inside a folder given, AIPerf's records beside an aggregate
     plan.input_file("RUN", c.run.file);
     if (!c.run.rows_file.empty()) plan.input_file("RUN", c.run.rows_file);
   }

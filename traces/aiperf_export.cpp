@@ -202,23 +202,8 @@ ServingBenchRun aiperf_read(const std::string& given) {
   if (records.empty()) return run;
   read_records(records, run);
   // The records must agree with the aggregate.
-  auto disagree = [&](const std::string& what, const std::string& key, double aggregate_value) {
-    throw_error("%s: %s, %s $.%s says %.17g", records.c_str(), what.c_str(), path.c_str(), key.c_str(),
-                aggregate_value);
-  };
-  if (static_cast<int64_t>(run.input_lens.size()) != run.requests())
-    disagree(std::to_string(run.input_lens.size()) + " successful profiling records", "request_count.avg",
-             static_cast<double>(run.requests()));
-  int64_t in = 0, out = 0;
-  double ttft = 0;
-  for (size_t i = 0; i < run.input_lens.size(); ++i) in += run.input_lens[i], out += run.output_lens[i], ttft += run.ttfts_ms[i];
-  if (in != run.input_tokens()) disagree("input lengths sum to " + std::to_string(in), "total_isl.avg", static_cast<double>(run.input_tokens()));
-  if (out != run.generated_tokens())
-    disagree("output lengths sum to " + std::to_string(out), "total_osl.avg", static_cast<double>(run.generated_tokens()));
-  const double mean = ttft / static_cast<double>(run.ttfts_ms.size());
-  if (std::fabs(mean / run.mean_ttft_ms() - 1) > 0.01)
-    disagree("time_to_first_token averages " + std::to_string(mean) + " ms", "time_to_first_token.avg",
-             run.mean_ttft_ms());
+  if (const std::optional<RowsDisagreement> d = serving_rows_disagreement(run))
+    throw_error("%s: %s (the totals: %s)", records.c_str(), d->text.c_str(), path.c_str());
   return run;
 }
 

@@ -13,7 +13,7 @@
 // averaged over requests: vLLM's TPOT, and read as it ("Mean TPOT (ms)"). The records, when beside the aggregate
 // (profile_export_aiperf.json -> profile_export.jsonl), give each request's lengths, TTFT and send time; only
 // successful requests of the profiling phase count, and they must agree with the aggregate (count, summed lengths,
-// mean TTFT within 1%) or the file is an error naming it and the key.
+// mean TTFT within 1%; serving_rows_disagreement) or the run is an error naming both files.
 #pragma once
 #include <string>
 

@@ -48,6 +48,31 @@ constexpr const char* kRequired[] = {"Successful requests", "Benchmark duration 
                                      "Total generated tokens", "Mean TTFT (ms)"};
 }  // namespace
 
+std::optional<RowsDisagreement> serving_rows_disagreement(const ServingBenchRun& run) {
+  if (run.input_lens.empty()) return std::nullopt;
+  const auto n = static_cast<int64_t>(run.input_lens.size());
+  if (n != run.requests())
+    return RowsDisagreement{"count", std::to_string(n) + " rows, " + std::to_string(run.requests()) +
+                                         " requests in the totals"};
+  int64_t in = 0, out = 0;
+  for (size_t i = 0; i < run.input_lens.size(); ++i) in += run.input_lens[i], out += run.output_lens[i];
+  if (in != run.input_tokens())
+    return RowsDisagreement{"input", "input lengths sum to " + std::to_string(in) + ", " +
+                                         std::to_string(run.input_tokens()) + " in the totals"};
+  if (out != run.generated_tokens())
+    return RowsDisagreement{"output", "output lengths sum to " + std::to_string(out) + ", " +
+                                          std::to_string(run.generated_tokens()) + " in the totals"};
+  if (!run.ttfts_ms.empty()) {
+    double sum = 0;
+    for (double t : run.ttfts_ms) sum += t;
+    const double mean = sum / static_cast<double>(run.ttfts_ms.size());
+    if (std::fabs(mean / run.mean_ttft_ms() - 1) > 0.01)
+      return RowsDisagreement{"ttft", "TTFTs average " + std::to_string(mean) + " ms, " +
+                                          std::to_string(run.mean_ttft_ms()) + " ms in the totals (1% allowed)"};
+  }
+  return std::nullopt;
+}
+
 double ServingBenchRun::field(const std::string& name) const {
   const auto it = fields.find(name);
   return it == fields.end() ? NAN : it->second;
@@ -268,30 +293,14 @@ ServingBenchRun run_of_object(const nlohmann::json& o, const std::string& path, 
       run.ttfts_ms.push_back(v.get<double>() * 1e3);
     }
   }
-  // The per-request rows must agree with the totals.
+  // The per-request rows must agree with each other, then with the totals.
   if (run.input_lens.size() != run.output_lens.size())
     fail("output_lens", "has " + std::to_string(run.output_lens.size()) + " rows, input_lens " +
                             std::to_string(run.input_lens.size()));
-  if (!run.input_lens.empty()) {
-    if (static_cast<int64_t>(run.input_lens.size()) != run.requests())
-      fail("input_lens", "has " + std::to_string(run.input_lens.size()) + " rows, completed says " +
-                             std::to_string(run.requests()));
-    int64_t in = 0, out = 0;
-    for (size_t i = 0; i < run.input_lens.size(); ++i) in += run.input_lens[i], out += run.output_lens[i];
-    if (in != run.input_tokens())
-      fail("input_lens", "sums to " + std::to_string(in) + ", total_input_tokens says " + std::to_string(run.input_tokens()));
-    if (out != run.generated_tokens())
-      fail("output_lens", "sums to " + std::to_string(out) + ", total_output_tokens says " +
-                              std::to_string(run.generated_tokens()));
-  }
-  if (!run.ttfts_ms.empty()) {
-    if (run.ttfts_ms.size() != run.input_lens.size()) fail("ttfts", "has a row count other than input_lens'");
-    double sum = 0;
-    for (double t : run.ttfts_ms) sum += t;
-    const double mean = sum / static_cast<double>(run.ttfts_ms.size());
-    if (std::fabs(mean / run.mean_ttft_ms() - 1) > 0.01)
-      fail("ttfts", "average " + std::to_string(mean) + " ms, mean_ttft_ms says " + std::to_string(run.mean_ttft_ms()));
-  }
+  if (!run.ttfts_ms.empty() && run.ttfts_ms.size() != run.input_lens.size())
+    fail("ttfts", "has a row count other than input_lens'");
+  if (const std::optional<RowsDisagreement> d = serving_rows_disagreement(run))
+    fail(d->what == "output" ? "output_lens" : d->what == "ttft" ? "ttfts" : "input_lens", d->text);
   return run;
 }
 }  // namespace

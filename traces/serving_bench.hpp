@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,14 @@ struct ServingBenchRun {
   double mean_tpot_ms() const { return field("Mean TPOT (ms)"); }
   double max_concurrency() const { return field("Maximum request concurrency"); }
 };
+
+// The first disagreement between a run's per-request rows and its totals (row count against the requests, summed
+// lengths against the token totals, the rows' mean TTFT against the mean within 1%), or none: `what` is "count",
+// "input", "output" or "ttft", `text` says it ("24 rows, 25 requests in the totals").
+struct RowsDisagreement {
+  std::string what, text;
+};
+std::optional<RowsDisagreement> serving_rows_disagreement(const ServingBenchRun& run);
 
 // Every result block in `path`, in file order; a file with none is an error, as is a block missing a required field
 // or a value that is not a finite non-negative number.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "common/error.hpp"
 #include "common/json_reader.hpp"
@@ -105,6 +106,12 @@ constexpr NumberField kContextAttentionFactor{"context_attention", "ratio", 1, 0
 constexpr NumberField kGenerationAttentionFactor{"generation_attention", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
 constexpr NumberField kMoeFactor{"moe", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
 constexpr NumberField kAllreduceFactor{"allreduce", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr std::pair<KernelFamily, const NumberField*> kFamilyFieldOf[] = {
+    {KernelFamily::gemm, &kGemmFactor},
+    {KernelFamily::context_attention, &kContextAttentionFactor},
+    {KernelFamily::generation_attention, &kGenerationAttentionFactor},
+    {KernelFamily::moe, &kMoeFactor},
+    {KernelFamily::allreduce, &kAllreduceFactor}};
 constexpr SchemaField kKernelFamilyFields[] = {{kGemmFactor}, {kContextAttentionFactor}, {kGenerationAttentionFactor},
                                                {kMoeFactor}, {kAllreduceFactor}};
 constexpr SchemaSection kKernelFamilySection = schema_section(
@@ -467,11 +474,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   p.kernel_time_factor = o.get(kKernelTimeFactor);
   if (o.has(kKernelFamilyFactors.key)) {
     JsonObject f = o.get(kKernelFamilyFactors);
-    p.kernel_family_factors[KernelFamily::gemm] = f.get(kGemmFactor);
-    p.kernel_family_factors[KernelFamily::context_attention] = f.get(kContextAttentionFactor);
-    p.kernel_family_factors[KernelFamily::generation_attention] = f.get(kGenerationAttentionFactor);
-    p.kernel_family_factors[KernelFamily::moe] = f.get(kMoeFactor);
-    p.kernel_family_factors[KernelFamily::allreduce] = f.get(kAllreduceFactor);
+    for (const auto& [family, field] : kFamilyFieldOf) p.kernel_family_factors[family] = f.get(*field);
     f.finish();
   }
   if (decode) {

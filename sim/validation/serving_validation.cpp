@@ -30,11 +30,8 @@ nlohmann::json deployment_config(const ServingCase& c, const ServingTerms& terms
     if (!std::isnan(terms.frontend_serial_ms)) p["frontend_serial_ms"] = terms.frontend_serial_ms;
     if (terms.kernel_time_factor != 1) p["kernel_time_factor"] = terms.kernel_time_factor;
   }
-  if (!terms.family.all_one()) {
-    nlohmann::json factors;
-    for (KernelFamily f : kKernelFamilies) factors[kernel_family_key(f)] = terms.family[f];
-    for (const char* pool : {"prefill", "decode"}) config["cluster"][pool]["kernel_family_factors"] = factors;
-  }
+  if (!terms.family.all_one())
+    for (const char* pool : {"prefill", "decode"}) config["cluster"][pool]["kernel_family_factors"] = kernel_family_json(terms.family);
   if (!std::isnan(terms.pd_handoff_ms) && !std::isnan(c.pd_notify_base_us))
     config["transfer"]["notify_us"] = c.pd_notify_base_us + 1e3 * terms.pd_handoff_ms;
   nlohmann::json workload;
@@ -66,8 +63,7 @@ nlohmann::json serving_case_config(const ServingCase& c, const ServingTerms& ter
   if (!std::isnan(terms.frontend_ms)) decode["frontend_ms"] = terms.frontend_ms;
   if (!std::isnan(terms.frontend_serial_ms)) decode["frontend_serial_ms"] = terms.frontend_serial_ms;
   if (terms.kernel_time_factor != 1) decode["kernel_time_factor"] = terms.kernel_time_factor;
-  if (!terms.family.all_one())
-    for (KernelFamily f : kKernelFamilies) decode["kernel_family_factors"][kernel_family_key(f)] = terms.family[f];
+  if (!terms.family.all_one()) decode["kernel_family_factors"] = kernel_family_json(terms.family);
   nlohmann::json workload = {{"synthetic",
                               {{"arrival", "at-once"},
                                {"count", c.requests},
@@ -144,49 +140,64 @@ double objective(const std::vector<ServingCase>& cases, const ServingTerms& term
 }
 }  // namespace
 
-ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelFit kernel_fit,
-                               const std::function<void(const std::string&)>& progress,
-                               const std::map<std::string, double>& fixed) {
-  ServingTerms best = ServingTerms::all(0);
-  struct Axis {
-    std::function<double&(ServingTerms&)> term;
-    std::vector<double> grid;
-    std::string name;
-    double prior = NAN;  // a factor's prior (the value kept where the runs cannot tell); NaN: the smallest value
-  };
+namespace {
+// One term the fit searches: where it lives in ServingTerms, its grid, its name (as profiles and --fix name it).
+struct Axis {
+  std::function<double&(ServingTerms&)> term;
+  std::vector<double> grid;
+  std::string name;
+  double prior = NAN;  // a factor's prior (the value kept where the runs cannot tell); NaN: the smallest value
+};
+
+std::vector<Axis> fit_axes(KernelFit kernel_fit, bool disaggregated) {
   auto member = [](double ServingTerms::*m) { return [m](ServingTerms& t) -> double& { return t.*m; }; };
-  std::vector<Axis> axes = {
-      {member(&ServingTerms::host_step_ms), {0, 0.5, 1, 2, 3, 10}, "host_step_ms"},
-      // Per request at most 100 us, about 8x the one measurement found (vLLM V1's scheduler, 12.7 us per running
-      // request: simllm PR #204, docs/engines.md): beyond it the term would stand for GPU time, not host time.
-      {member(&ServingTerms::host_per_request_us), {0, 10, 25, 50, 100}, "host_per_request_us"},
-      {member(&ServingTerms::frontend_ms), {0, 10, 20, 30, 40, 50, 100}, "frontend_ms"},
-      {member(&ServingTerms::frontend_serial_ms), {0, 2, 5, 10, 20}, "frontend_serial_ms"}};
+  std::vector<Axis> axes;
   if (kernel_fit == KernelFit::one)
-    axes.insert(axes.begin(), Axis{member(&ServingTerms::kernel_time_factor), {1, 1.5, 2, 2.5}, "kernel_time_factor", 1});
+    axes.push_back({member(&ServingTerms::kernel_time_factor), {1, 1.5, 2, 2.5}, "kernel_time_factor", 1});
   // One factor per kernel family, prior 1 (the engine's kernels as AIConfigurator measured them), bounded to
   // 0.5-2.5: a deployment whose kernels run at half their measured time or below, or 2.5x above, is not a
-  // calibration of these tables but another engine or GPU.
-  // First the GEMMs, which hold most of every step's kernel time, then the families of smaller shares: a family
-  // fitted before the GEMMs would take up the GEMMs' share of the error.
-  if (kernel_fit == KernelFit::families) {
-    size_t at = 0;
+  // calibration of these tables but another engine or GPU. The GEMMs first, which hold most of every step's kernel
+  // time: a family fitted before them would take up the GEMMs' share of the error.
+  if (kernel_fit == KernelFit::families)
     for (KernelFamily f : kKernelFamilies)
-      axes.insert(axes.begin() + static_cast<std::ptrdiff_t>(at++),
-                  Axis{[f](ServingTerms& t) -> double& { return t.family.factor[static_cast<int>(f)]; },
-                       {0.5, 0.75, 1, 1.25, 1.5, 2, 2.5},
-                       std::string("kernel_family_factors.") + kernel_family_key(f), 1});
-  }
+      axes.push_back({[f](ServingTerms& t) -> double& { return t.family[f]; },
+                      {0.5, 0.75, 1, 1.25, 1.5, 2, 2.5},
+                      std::string("kernel_family_factors.") + kernel_family_key(f), 1});
+  axes.push_back({member(&ServingTerms::host_step_ms), {0, 0.5, 1, 2, 3, 10}, "host_step_ms"});
+  // Per request at most 100 us, about 8x the one measurement found (vLLM V1's scheduler, 12.7 us per running
+  // request: simllm PR #204, docs/engines.md): beyond it the term would stand for GPU time, not host time.
+  axes.push_back({member(&ServingTerms::host_per_request_us), {0, 10, 25, 50, 100}, "host_per_request_us"});
+  axes.push_back({member(&ServingTerms::frontend_ms), {0, 10, 20, 30, 40, 50, 100}, "frontend_ms"});
+  axes.push_back({member(&ServingTerms::frontend_serial_ms), {0, 2, 5, 10, 20}, "frontend_serial_ms"});
   // The P/D handoff, when some run is on a disaggregated deployment: at most 50 ms, as the front end's grid stops at
   // 100 ms for a whole request (a notification is one message and a scheduler pass). Client metrics alone see it only
   // beside the front end's latency (both delay every first token by a constant), so it is separable when co-located
   // runs of the same engine are calibrated with it (one profile, several deployments).
+  if (disaggregated) axes.push_back({member(&ServingTerms::pd_handoff_ms), {0, 1, 2, 5, 10, 20, 50}, "pd_handoff_ms"});
+  return axes;
+}
+}  // namespace
+
+std::vector<std::string> fit_term_names(KernelFit kernel_fit, bool disaggregated) {
+  std::vector<std::string> names;
+  for (const Axis& a : fit_axes(kernel_fit, disaggregated)) names.push_back(a.name);
+  return names;
+}
+
+nlohmann::json kernel_family_json(const KernelFamilyFactors& factors) {
+  nlohmann::json j = nlohmann::json::object();
+  for (KernelFamily f : kKernelFamilies) j[kernel_family_key(f)] = factors[f];
+  return j;
+}
+
+ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelFit kernel_fit,
+                               const std::function<void(const std::string&)>& progress,
+                               const std::map<std::string, double>& fixed) {
+  ServingTerms best = ServingTerms::all(0);
   bool disaggregated = false;
   for (const ServingCase& c : training) disaggregated = disaggregated || !std::isnan(c.pd_notify_base_us);
-  if (disaggregated) {
-    best.pd_handoff_ms = 0;
-    axes.push_back(Axis{member(&ServingTerms::pd_handoff_ms), {0, 1, 2, 5, 10, 20, 50}, "pd_handoff_ms"});
-  }
+  if (disaggregated) best.pd_handoff_ms = 0;
+  std::vector<Axis> axes = fit_axes(kernel_fit, disaggregated);
   // Terms measured elsewhere stay where they are given.
   for (const auto& [name, value] : fixed) {
     const auto it = std::find_if(axes.begin(), axes.end(), [&name](const Axis& a) { return a.name == name; });

@@ -69,6 +69,11 @@ ServingErrors serving_errors(const ServingCase& c, const ServingPrediction& p);
 // each family's factor 0.5-2.5. Each term takes the grid value within 1% of the lowest mean error along its axis
 // that is smallest, or for a factor closest to its prior 1 (the tables as measured): a term or factor the runs
 // cannot see stays where it starts. `progress` (may be empty) is told each evaluation.
+// The names of the terms fit_serving_terms searches (as profiles and `calibrate --fix` name them).
+std::vector<std::string> fit_term_names(KernelFit kernel_fit, bool disaggregated);
+// The factors as a configuration's kernel_family_factors object.
+nlohmann::json kernel_family_json(const KernelFamilyFactors& factors);
+
 // `fixed` holds terms the fit keeps at the given values (by the names the profile uses: "frontend_ms",
 // "kernel_family_factors.gemm", ...), as measured elsewhere; a name that is not one of the fit's is an error.
 ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelFit kernel_fit,

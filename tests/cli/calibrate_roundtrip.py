@@ -128,7 +128,7 @@ def aiperf_folder(name, r, requests_sent):
                  "inter_token_latency": {"unit": "ms", "avg": r["mean_tpot_ms"]},
                  "input_config": {"endpoint": {"streaming": True}, "loadgen": loadgen}}
     json.dump(aggregate, open(os.path.join(folder, "profile_export_aiperf.json"), "w"), indent=2)
-    epoch = 1759813207532900363
+    epoch = 1_800_000_000_000_000_000  # ns since 1970: AIPerf's records carry wall-clock send times
     lines = [{"metadata": {"request_start_ns": epoch - 10**9, "benchmark_phase": "warmup"},
               "metrics": {"input_sequence_length": {"value": 7, "unit": "tokens"},
                           "output_sequence_length": {"value": 3, "unit": "tokens"},
@@ -310,10 +310,21 @@ records = open(os.path.join(folder, "profile_export.jsonl")).read().splitlines(k
 open(os.path.join(folder, "profile_export.jsonl"), "w").write("".join(records[:-1]))
 p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), folder, "--out",
                     os.path.join(work, "aiperf_damaged_out"), "--folds", "0"], capture_output=True, text=True)
-if p.returncode != 2 or "profile_export.jsonl: 31 successful profiling records, " not in p.stderr or \
-        "$.request_count.avg says 32" not in p.stderr:
+if p.returncode != 2 or "profile_export.jsonl: 31 rows, 32 requests in the totals" not in p.stderr:
     print(f"FAIL damaged AIPerf folder: exit {p.returncode}: {p.stderr.strip()}")
     failed += 1
+
+# AIPerf's per-request records given alone (without the aggregate that holds the load settings), the whole file or
+# one record (a single JSON object): one error each.
+one_record = os.path.join(work, "one_record.jsonl")
+open(one_record, "w").write(records[0])
+for records_file in (os.path.join(folder, "profile_export.jsonl"), one_record):
+    p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), records_file, "--out",
+                        os.path.join(work, "records_alone_out"), "--folds", "0"], capture_output=True, text=True)
+    if p.returncode != 2 or ":1: an AIPerf per-request record: give the run's profile_export_aiperf.json" \
+            not in p.stderr:
+        print(f"FAIL AIPerf records alone ({records_file}): exit {p.returncode}: {p.stderr.strip()}")
+        failed += 1
 
 # A damaged file: its per-request rows disagree with its totals.
 bad = dict(detailed[0])
@@ -322,7 +333,7 @@ path = os.path.join(work, "damaged.json")
 json.dump(bad, open(path, "w"))
 p = subprocess.run([lynx, "calibrate", os.path.join(work, "deployment.json"), path, "--out",
                     os.path.join(work, "damaged_out"), "--folds", "0"], capture_output=True, text=True)
-if p.returncode != 2 or "damaged.json:1: $.input_lens: has 24 rows, completed says 25" not in p.stderr:
+if p.returncode != 2 or "damaged.json:1: $.input_lens: 24 rows, 25 requests in the totals" not in p.stderr:
     print(f"FAIL damaged file: exit {p.returncode}: {p.stderr.strip()}")
     failed += 1
 if os.path.exists(os.path.join(work, "damaged_out", "profile.json")):

@@ -80,8 +80,8 @@ double EngineCostModel::gemm_ms(double m, const GemmShape& g, AicGemmDtype dtype
   const double ms = dtype == AicGemmDtype::fp8 && !model_.dynamic_fp8_activations
                         ? db_->static_fp8_gemm_ms(m, g.n, g.k)
                         : db_->gemm_ms(m, g.n, g.k, dtype);
-  if (!derived_) return family_[KernelFamily::gemm] * ms;
-  return family_[KernelFamily::gemm] * derive_kernel_ms(KernelFamily::gemm, gemm_work(m, g.n, g.k, fp8), ms, measured_, gpu_);
+  return family_[KernelFamily::gemm] *
+         (derived_ ? derive_kernel_ms(KernelFamily::gemm, gemm_work(m, g.n, g.k, fp8), ms, measured_, gpu_) : ms);
 }
 
 double EngineCostModel::layer_gemms_ms(double tokens) const {
@@ -137,9 +137,8 @@ double EngineCostModel::allreduce_ms(double tokens, bool cuda_graph) const {
   if (tp_ == 1) return 0;
   const double elements = tokens * shapes_.hidden;
   const double ms = db_->custom_allreduce_ms(elements, tp_, cuda_graph);
-  if (!derived_) return family_[KernelFamily::allreduce] * ms;
   return family_[KernelFamily::allreduce] *
-         derive_kernel_ms(KernelFamily::allreduce, allreduce_work(elements, tp_), ms, measured_, gpu_);
+         (derived_ ? derive_kernel_ms(KernelFamily::allreduce, allreduce_work(elements, tp_), ms, measured_, gpu_) : ms);
 }
 
 double EngineCostModel::context_attention_ms(double new_tokens, double cached_tokens) const {
