@@ -199,7 +199,10 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelF
   if (disaggregated) best.pd_handoff_ms = 0;
   std::vector<Axis> axes = fit_axes(kernel_fit, disaggregated);
   // Terms measured elsewhere stay where they are given.
-  for (const auto& [name, value] : fixed) {
+  for (const auto& fixed_term : fixed) {
+    // Named copies: clang 14 cannot capture a structured binding in a lambda.
+    const std::string& name = fixed_term.first;
+    const double value = fixed_term.second;
     const auto it = std::find_if(axes.begin(), axes.end(), [&name](const Axis& a) { return a.name == name; });
     if (it == axes.end()) {
       std::string names;
