@@ -19,6 +19,7 @@ ColocatedInstance::ColocatedInstance(int index, int node, const SimContext& cont
       scheduler_(serving.limits) {
   kv_.block_tokens = serving.limits.block_tokens;
   kv_.total = serving.kv_tokens / serving.limits.block_tokens;
+  kv_.keep_preempted = serving.limits.policy == SchedulerPolicy::vllm && serving.limits.prefix_caching;
   if (kv_.total < 1) throw_internal_error("co-located instance %d: no KV block", index);
 }
 

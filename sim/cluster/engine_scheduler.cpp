@@ -11,15 +11,84 @@ bool KvBlocks::ensure(EngineSeq& seq, int64_t tokens) {
   const int64_t need = blocks_for(tokens) - seq.blocks;
   if (need <= 0) return true;
   if (need > free()) return false;
+  take(need);
   used += need;
   seq.blocks += need;
   return true;
 }
 
 void KvBlocks::release(EngineSeq& seq) {
-  used -= seq.blocks + seq.reserved_blocks;
+  const int64_t blocks = seq.blocks + seq.reserved_blocks;
+  used -= blocks;
   seq.blocks = 0;
   seq.reserved_blocks = 0;
+  give(nullptr, blocks);
+}
+
+void KvBlocks::preempt(EngineSeq& seq) {
+  if (!keep_preempted) {
+    release(seq);
+    seq.computed = 0;
+    return;
+  }
+  if (seq.reserved_blocks != 0) throw_internal_error("a request with reserved blocks is never preempted by vLLM");
+  const int64_t blocks = seq.blocks;
+  used -= blocks;
+  seq.blocks = 0;
+  seq.cached_blocks = std::min(seq.computed / block_tokens, blocks);  // full blocks only
+  seq.computed = 0;
+  give(&seq, blocks);
+}
+
+int64_t KvBlocks::cached_prefix_blocks(const EngineSeq& seq) const {
+  if (!keep_preempted || seq.computed != 0) return 0;
+  return std::min(seq.cached_blocks, (seq.tokens() - 1) / block_tokens);
+}
+
+void KvBlocks::reclaim(EngineSeq& seq) {
+  const int64_t hit = cached_prefix_blocks(seq);
+  for (FreedRun& run : freed_)
+    if (run.owner == &seq) {
+      // its first `hit` blocks sit at the run's end (freed last block first); the rest is no one's now
+      run.owner = nullptr;
+      run.blocks -= hit;
+      freed_blocks_ -= hit;
+      break;
+    }
+  seq.cached_blocks = 0;
+  used += hit;
+  seq.blocks = hit;
+  seq.computed = hit * block_tokens;
+  take(0);  // an emptied run, or no one's runs now at the head, leave the queue
+}
+
+void KvBlocks::give(EngineSeq* owner, int64_t blocks) {
+  if (blocks <= 0) return;
+  if (owner == nullptr && freed_.empty()) return;  // reused before any cached block, like the never-used ones
+  if (owner == nullptr && freed_.back().owner == nullptr)
+    freed_.back().blocks += blocks;
+  else
+    freed_.push_back(FreedRun{owner, blocks});
+  freed_blocks_ += blocks;
+}
+
+void KvBlocks::take(int64_t blocks) {
+  int64_t from_runs = std::max<int64_t>(0, blocks - (free() - freed_blocks_));
+  while (!freed_.empty()) {
+    FreedRun& run = freed_.front();
+    const int64_t n = std::min(from_runs, run.blocks);
+    run.blocks -= n;
+    freed_blocks_ -= n;
+    from_runs -= n;
+    // its last blocks go first: what is left is its first blocks
+    if (run.owner != nullptr) run.owner->cached_blocks = std::min(run.owner->cached_blocks, run.blocks);
+    if (run.blocks > 0 && run.owner != nullptr) break;
+    // an empty run leaves; so does no one's run at the head, as those blocks are reused first anyway
+    freed_blocks_ -= run.blocks;
+    freed_.pop_front();
+  }
+  if (from_runs > 0) throw_internal_error("KV free queue: %lld blocks taken beyond the free ones",
+                                          static_cast<long long>(from_runs));
 }
 
 int64_t StepPlan::tokens() const {
@@ -73,8 +142,7 @@ StepPlan EngineScheduler::plan_vllm(std::deque<EngineSeq*>& waiting, std::vector
       // The most recently started request goes; the one being scheduled last of all.
       EngineSeq* victim = running.back();
       running.pop_back();
-      kv.release(*victim);
-      victim->computed = 0;
+      kv.preempt(*victim);
       ++victim->preemptions;
       waiting.push_front(victim);
       p.preempted.push_back(victim);
@@ -91,9 +159,16 @@ StepPlan EngineScheduler::plan_vllm(std::deque<EngineSeq*>& waiting, std::vector
   if (!p.preempted.empty()) return p;  // a step that preempted admits nothing new
   while (!waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < limits_.max_seqs) {
     EngineSeq* s = waiting.front();
-    const int64_t n = std::min(s->pending(), budget);
-    if (!limits_.chunked_prefill && n < s->pending()) break;
-    if (!kv.ensure(*s, s->computed + n)) break;  // head of line: no preemption for a waiting request
+    // a returning request's prefix still cached is not computed again
+    const int64_t cached = kv.cached_prefix_blocks(*s) * kv.block_tokens;
+    const int64_t pending = s->pending() - cached;
+    const int64_t n = std::min(pending, budget);
+    if (!limits_.chunked_prefill && n < pending) break;
+    // head of line: no preemption for a waiting request; the cached blocks count among the free ones
+    if (kv.blocks_for(s->computed + cached + n) > kv.free()) break;
+    kv.reclaim(*s);
+    if (!kv.ensure(*s, s->computed + n)) throw_internal_error("vLLM admission: request %llu found no blocks",
+                                                               static_cast<unsigned long long>(s->id));
     waiting.pop_front();
     running.push_back(s);
     p.items.push_back(StepItem{s, n, s->computed, false});

@@ -7,7 +7,9 @@
 //           continues in chunks); then waiting requests first come first served while the budget, max_num_seqs and
 //           the KV blocks allow, a new prompt chunked to the budget left. When a running request cannot get its
 //           next block, the most recently started running request is preempted: its KV freed, recomputed later
-//           from the front of the queue; a step that preempted admits nothing new.
+//           from the front of the queue; a step that preempted admits nothing new. Prefix caching (on by default in
+//           V1) keeps the preempted request's full blocks in the free queue until the allocator reuses them, so on
+//           its return it recomputes only what was reused (KvBlocks, below).
 //   sglang  SGLang (managers/scheduler.py, schedule_policy.py): prefill first. If a waiting request can be
 //           admitted, the step is a prefill of waiting requests (chunked_prefill_size tokens at most, one chunked
 //           request at a time, max_prefill_tokens in all), admitted only while its prompt and its clipped output
@@ -43,6 +45,8 @@ struct SchedulerLimits {
   int64_t max_seqs = 1024;             // vLLM max_num_seqs, SGLang max_running_requests, TRT-LLM max_batch_size
   bool chunked_prefill = true;         // TRT-LLM: false by default (a prompt then goes whole, within the budget)
   int64_t block_tokens = 16;           // KV-cache block (page) in tokens
+  bool prefix_caching = true;          // vLLM V1's prefix caching (on unless --no-enable-prefix-caching): a
+                                       // preempted request's blocks stay cached until reused (KvBlocks)
   // SGLang's admission estimate and retraction (sglang/srt/environ.py defaults)
   double new_token_ratio_init = 0.7;
   double new_token_ratio_min_factor = 0.14;
@@ -62,21 +66,51 @@ struct EngineSeq {
   int64_t blocks = 0;          // KV blocks it holds
   int64_t reserved_blocks = 0; // TRT-LLM: blocks reserved to completion at admission
   int64_t preemptions = 0;     // times it was preempted or retracted
+  int64_t cached_blocks = 0;   // vLLM, while preempted: its first blocks still cached in the free queue
   int64_t tokens() const { return prompt_tokens + generated; }
   int64_t pending() const { return tokens() - computed; }  // >= 1 while it runs
   bool decoding() const { return generated > 0 && pending() == 1; }
 };
 
 // A pool of KV blocks (one instance's, all its GPUs together).
+// With `keep_preempted` (vLLM's prefix caching) the free blocks form vLLM's free queue
+// (vllm/v1/core/block_pool.py, kv_cache_manager.py): the allocator takes blocks from its head, never-used blocks
+// first, then in the order they were freed; a request's blocks are freed last block first, so its prompt's first
+// blocks are reused last. A preempted request's full blocks keep its KV until reused, and a returning request takes
+// back the first of them that are still there (at most its tokens less one: vLLM recomputes the last token).
 struct KvBlocks {
+  KvBlocks() = default;
+  KvBlocks(int64_t block_tokens_, int64_t total_, int64_t used_ = 0)
+      : block_tokens(block_tokens_), total(total_), used(used_) {}
   int64_t block_tokens = 16;
   int64_t total = 0;
   int64_t used = 0;
+  bool keep_preempted = false;
   int64_t free() const { return total - used; }
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_tokens - 1) / block_tokens; }
   // Grows `seq` to hold `tokens` tokens; false, changing nothing, where the blocks are not free.
   bool ensure(EngineSeq& seq, int64_t tokens);
+  // A finished (or, without keep_preempted, preempted) request's blocks back in the free queue.
   void release(EngineSeq& seq);
+  // A preempted request's blocks freed: computed goes to 0; with keep_preempted its full blocks stay cached.
+  void preempt(EngineSeq& seq);
+  // Blocks of a waiting request's prefix still cached (0 without keep_preempted).
+  int64_t cached_prefix_blocks(const EngineSeq& seq) const;
+  // A returning request takes back its cached prefix (cached_prefix_blocks): they leave the free queue, computed
+  // becomes their tokens. Its other freed blocks stay free, no longer its.
+  void reclaim(EngineSeq& seq);
+
+ private:
+  struct FreedRun {
+    EngineSeq* owner = nullptr;  // a preempted request whose blocks these are; nullptr: no one's
+    int64_t blocks = 0;
+  };
+  // The free queue from the first still-cached preempted request's blocks on, in reuse order; the free blocks ahead
+  // of it (free() - freed_blocks_) are reused first, in any order.
+  std::deque<FreedRun> freed_;
+  int64_t freed_blocks_ = 0;
+  void give(EngineSeq* owner, int64_t blocks);
+  void take(int64_t blocks);  // from the head of the free queue, before `used` counts them
 };
 
 struct StepItem {

@@ -175,20 +175,23 @@ TEST_CASE("the committed accuracy file matches the decoder (regenerate with `mak
   for (const char* name : {"bf16", "lynx-a4r4-g8"}) {
     CAPTURE(name);
     REQUIRE(file["formats"].contains(name));
-    for (const auto& [key, value] : file["formats"][name].items()) {
+    for (const auto& [key_bound, value] : file["formats"][name].items()) {
+      const std::string& key = key_bound;  // clang 14: a structured binding cannot be captured
       CAPTURE(key);
       if (key == "speculation_by_prompt_length") {
         nlohmann::json entry;
         for (const auto& e : value)
           if (e["prompt_tokens"] == kLength) entry = e;
         REQUIRE(now["formats"][name][key].size() == 1);
-        for (const auto& [field, figure] : now["formats"][name][key][0].items()) {
+        for (const auto& [field_bound, figure] : now["formats"][name][key][0].items()) {
+          const std::string& field = field_bound;
           CAPTURE(field);
           CHECK_MESSAGE(entry[field] == figure, "speculation_by_prompt_length[" << kLength << "]." << field
                                                                                 << " differs");
         }
       } else if (key == "speculation") {
-        for (const auto& [field, figure] : value.items()) {  // the histogram compared whole, printed only by name
+        for (const auto& [field_bound, figure] : value.items()) {
+          const std::string& field = field_bound;  // the histogram compared whole, printed only by name
           CAPTURE(field);
           CHECK_MESSAGE(now["formats"][name][key][field] == figure, "speculation." << field << " differs");
         }

@@ -94,7 +94,8 @@ TEST_CASE("the committed file's speculation by prompt length is consistent") {
     if (!left_out) measured.push_back(length);
   }
   int lynx_formats = 0;
-  for (const auto& [name, f] : j["formats"].items()) {
+  for (const auto& [name_bound, f] : j["formats"].items()) {
+    const std::string& name = name_bound;  // clang 14: a structured binding cannot be captured
     if (!f.contains("speculation")) continue;
     CAPTURE(name);
     ++lynx_formats;

@@ -343,7 +343,8 @@ TEST_CASE("parquet: fuzz seeds") {
   seeds.push_back({"v2_int_dictionary.parquet", tp::write_file({di})});
   seeds.push_back({"empty_table.parquet", tp::write_file({})});
   const char* out = std::getenv("LYNX_PARQUET_SEEDS");
-  for (const auto& [name, bytes] : seeds) {
+  for (const auto& [name_bound, bytes] : seeds) {
+    const auto& name = name_bound;  // clang 14: a structured binding cannot be captured
     CHECK_MESSAGE(error_of(bytes) == "", name);
     if (out) {
       std::ofstream f(std::string(out) + "/" + name, std::ios::binary);

@@ -279,8 +279,10 @@ TEST_CASE("a decode run's iteration ends are the running sum of its steps' decod
   for (const auto& [model_name, gpu_name, tp] : {std::tuple{"llama-3.1-8b", "h100-sxm", 1},
                                                  std::tuple{"llama-3.1-8b", "h200-sxm", 1},
                                                  std::tuple{"llama-3.1-70b", "h100-sxm", 4}}) {
-    CAPTURE(model_name);
-    CAPTURE(gpu_name);
+    const char* const model = model_name;  // clang 14: a structured binding cannot be captured
+    const char* const gpu = gpu_name;
+    CAPTURE(model);
+    CAPTURE(gpu);
     ProfiledCostModel run_model = on(model_name, gpu_name, tp), step_model = on(model_name, gpu_name, tp);
     DecodeRun run{24, 24, 0, 0, 0, 24 * 300.0, 24 * 2900.0};  // 24 sequences from 300 to ~12M tokens of context
     std::vector<double> ends;
@@ -299,7 +301,8 @@ TEST_CASE("a decode run's ends hold to the last bit whatever its chunks, its gro
   // run that does not grow, on a GPU measured and one derived. The second run crosses the measured sizes 1024 and
   // 4096 (KV tokens x 1024 = 8 heads x 128): a segment whose width, 3072, is not a power of two.
   for (const auto& [gpu_name, tp] : {std::pair{"h100-sxm", 1}, std::pair{"h200-sxm", 2}}) {
-    CAPTURE(gpu_name);
+    const char* const gpu = gpu_name;  // clang 14: a structured binding cannot be captured
+    CAPTURE(gpu);
     for (const DecodeRun& run : {DecodeRun{8, 8, 0, 0, 0, 8 * 1000.0, 8 * 1.0}, DecodeRun{1, 1, 0, 0, 0, 1100.0, 1.0},
                                  DecodeRun{16, 16, 0, 0, 0, 16 * 777.0, 16 * 37.0},
                                  DecodeRun{4, 4, 0, 0, 0, 4 * 5000.0, 0.0}}) {

@@ -105,6 +105,78 @@ TEST_CASE("vLLM: when a block runs out, the most recently started request is pre
   CHECK(b.seqs[1]->pending() == 33);
 }
 
+TEST_CASE("vLLM with prefix caching: a preempted request returns with the blocks the allocator has not reused") {
+  for (const bool caching : {true, false}) {
+    CAPTURE(caching);
+    SchedulerLimits l;
+    l.policy = SchedulerPolicy::vllm;
+    EngineScheduler s(l);
+    Bench b;
+    b.kv = KvBlocks{16, 8, 0};  // 128 tokens
+    b.kv.keep_preempted = caching;
+    b.add(64, 3);   // 4 full blocks each: the cache is full after their prompts
+    b.add(64, 10);
+    StepPlan p = s.plan(b.waiting, b.running, b.kv);
+    CHECK(items(p) == Items{{0, 64}, {1, 64}});
+    s.complete(p, b.running, b.kv, b.finished);
+    // token 65 needs a fifth block: request 1 is preempted; its 4 blocks go to the free queue, last block first,
+    // and request 0 takes the first of them, so 3 of request 1's blocks (48 tokens) are still cached
+    p = s.plan(b.waiting, b.running, b.kv);
+    CHECK(items(p) == Items{{0, 1}});
+    REQUIRE(p.preempted.size() == 1);
+    CHECK(b.kv.cached_prefix_blocks(*b.seqs[1]) == (caching ? 3 : 0));
+    s.complete(p, b.running, b.kv, b.finished);
+    // request 1 (65 tokens) needs 5 blocks and 3 are free: it waits, its cache intact
+    p = s.plan(b.waiting, b.running, b.kv);
+    CHECK(items(p) == Items{{0, 1}});
+    CHECK(b.kv.cached_prefix_blocks(*b.seqs[1]) == (caching ? 3 : 0));
+    s.complete(p, b.running, b.kv, b.finished);
+    REQUIRE(b.finished.size() == 1);  // request 0's 3 tokens: its 5 blocks freed behind request 1's
+    // request 1 returns: with caching it computes 65 - 48 tokens, the chunk attending to the 48 cached ones
+    p = s.plan(b.waiting, b.running, b.kv);
+    REQUIRE(p.items.size() == 1);
+    CHECK(p.items[0].seq->id == 1);
+    CHECK(p.items[0].tokens == (caching ? 17 : 65));
+    CHECK(p.items[0].computed == (caching ? 48 : 0));
+    CHECK(b.kv.used == 5);
+    CHECK(b.seqs[1]->blocks == 5);
+    auto sampled = s.complete(p, b.running, b.kv, b.finished);
+    REQUIRE(sampled.size() == 1);  // its second token, as if never preempted
+    CHECK(b.seqs[1]->generated == 2);
+  }
+}
+
+TEST_CASE("vLLM with prefix caching: a preempted request's blocks are reused after the never-used and older free ones") {
+  SchedulerLimits l;
+  l.policy = SchedulerPolicy::vllm;
+  EngineScheduler s(l);
+  Bench b;
+  b.kv = KvBlocks{16, 10, 0};
+  b.kv.keep_preempted = true;
+  EngineSeq victim;
+  victim.prompt_tokens = 64;
+  victim.output_tokens = 4;
+  REQUIRE(b.kv.ensure(victim, 64));  // 4 blocks; 6 never used
+  victim.computed = 64;
+  victim.generated = 1;  // 65 tokens: all 4 full blocks can be hit (vLLM recomputes at least the last token)
+  EngineSeq other;
+  other.prompt_tokens = 200;
+  other.output_tokens = 1;
+  b.kv.preempt(victim);
+  CHECK(victim.computed == 0);
+  CHECK(b.kv.free() == 10);
+  CHECK(b.kv.cached_prefix_blocks(victim) == 4);
+  REQUIRE(b.kv.ensure(other, 6 * 16));  // the 6 never-used blocks first
+  CHECK(b.kv.cached_prefix_blocks(victim) == 4);
+  REQUIRE(b.kv.ensure(other, 8 * 16));  // then the victim's last two blocks
+  CHECK(b.kv.cached_prefix_blocks(victim) == 2);
+  b.kv.reclaim(victim);
+  CHECK(victim.computed == 32);
+  CHECK(victim.blocks == 2);
+  CHECK(b.kv.free() == 0);
+  CHECK(b.kv.cached_prefix_blocks(other) == 0);
+}
+
 TEST_CASE("SGLang: prefill first, never mixed with decode, admission leaves room for the running requests' output") {
   SchedulerLimits l;
   l.policy = SchedulerPolicy::sglang;

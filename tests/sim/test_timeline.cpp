@@ -181,7 +181,8 @@ std::map<int64_t, std::vector<Span>> check_structure(const nlohmann::json& trace
     CHECK(entered.insert(to).second);
     ++links_of[request];
   }
-  for (const auto& [request, count] : spans_of) {
+  for (const auto& [request_bound, count] : spans_of) {
+    const auto& request = request_bound;  // clang 14: a structured binding cannot be captured
     CAPTURE(request);
     CHECK(links_of[request] + 1 == count);
   }
@@ -252,7 +253,8 @@ TEST_CASE("the timeline's spans are each request's state-machine phases at its r
           lynx ? std::vector<std::pair<const char*, const char*>>{{"anchor transfer", "anchor_arrival_s"},
                                                                   {"residual transfer", "residual_arrival_s"}}
                : std::vector<std::pair<const char*, const char*>>{{"KV transfer", "anchor_arrival_s"}};
-      for (const auto& [name, arrival] : streams) {
+      for (const auto& [name_bound, arrival] : streams) {
+        const auto& name = name_bound;
         CAPTURE(name);
         for (const std::string& side : {"network: " + prefill + " sends (1 NIC)", "network: " + decode + " receives (1 NIC)"}) {
           const Span* t = find(spans, name, side, processes);
@@ -334,7 +336,8 @@ TEST_CASE("the timeline's spans are each request's state-machine phases at its r
     const auto by_request_alone = check_structure(nlohmann::json::parse(read_file(per_request)), request_processes);
     REQUIRE(by_request_alone.size() == 4);
     using Key = std::tuple<std::string, double, double>;
-    for (const auto& [id, spans] : by_request) {
+    for (const auto& [id_bound, spans] : by_request) {
+      const auto& id = id_bound;
       CAPTURE(id);
       std::set<Key> expected, got;
       for (const Span& e : spans) expected.insert({e.name, e.ts_us, e.dur_us});
