@@ -7,6 +7,7 @@
 // (models/validation/*_published.tsv) against the engine-composed model of their kernels.
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <filesystem>
 
@@ -35,12 +36,15 @@ struct ValidateOptions {
   bool serving = false;      // the serving group alone (each run simulated: minutes)
   std::string fit_engine;    // fit that engine's terms on the serving group's training runs
   bool fit_kernel = false;   // and a kernel-time factor of the deployment
+  bool deployment_factor = false;  // the serving group again with one kernel-time factor per page, fitted
 };
 
 // The serving group (sim/validation/serving_validation.hpp): every GPUStack run replayed; with `per_run`, each run's
 // figures and why a run is not replayed; then the MAPE of duration, mean TTFT and mean TPOT per engine and role
-// (train / check), per engine and workload kind, and over all check and all training runs.
-void print_serving_group(const std::string& data_dir, bool per_run) {
+// (train / check), per engine and workload kind, and over all check and all training runs. With `deployment_factor`,
+// then one kernel-time factor per page fitted on its training runs (fit_deployment_kernel_factor) and the MAPE per
+// engine and role again with each page's factor.
+void print_serving_group(const std::string& data_dir, bool per_run, bool deployment_factor) {
   const std::string folder = data_dir + "/gpustack-performance-lab/performance-lab";
   if (!per_run && !std::filesystem::is_directory(folder)) {  // plain validate on a data folder without the pages
     std::printf("\nserving group: not run, no %s (scripts/get-data.sh fetches it)\n", folder.c_str());
@@ -57,48 +61,60 @@ void print_serving_group(const std::string& data_dir, bool per_run) {
     }
     std::printf("\n");
   }
-  if (per_run)
-    std::printf("%-30s %-14s %-20s %-5s %-36s %9s %9s %9s %9s %9s %9s\n", "run", "engine", "model", "role", "workload",
-                "dur_s", "pred", "ttft_ms", "pred", "tpot_ms", "pred");
   struct Sum {
     double sum[3] = {0, 0, 0};
     int n[3] = {0, 0, 0};
   };
-  std::map<std::string, Sum> by_role, by_workload;
+  struct Groups {
+    std::map<std::string, Sum> by_role, by_workload;
+  };
+  // Each replayable run simulated with `factor_of(run)` as its kernel-time factor (its engine's shipped terms
+  // otherwise); with `print_runs`, each run printed.
   int failed = 0;
-  for (const ServingCase& c : cases) {
-    if (!c.not_replayed.empty()) {
-      if (per_run) std::printf("%-30s not replayed: %s\n", c.name().c_str(), c.not_replayed.c_str());
-      continue;
+  auto evaluate = [&cases, &failed](const std::function<double(const ServingCase&)>& factor_of, bool print_runs) {
+    Groups g;
+    if (print_runs)
+      std::printf("%-30s %-14s %-20s %-5s %-36s %9s %9s %9s %9s %9s %9s\n", "run", "engine", "model", "role",
+                  "workload", "dur_s", "pred", "ttft_ms", "pred", "tpot_ms", "pred");
+    for (const ServingCase& c : cases) {
+      if (!c.not_replayed.empty()) {
+        if (print_runs) std::printf("%-30s not replayed: %s\n", c.name().c_str(), c.not_replayed.c_str());
+        continue;
+      }
+      ServingTerms terms;
+      terms.kernel_time_factor = factor_of(c);
+      const ServingPrediction p = serving_predict(c, terms);
+      if (!p.error.empty()) {
+        std::printf("%-30s %-14s %-20s error: %s\n", c.name().c_str(), c.engine.c_str(), c.model.c_str(),
+                    p.error.c_str());
+        ++failed;
+        continue;
+      }
+      const char* role = c.training ? "train" : "check";
+      if (print_runs)
+        std::printf("%-30s %-14s %-20s %-5s %-36s %9.2f %9.2f %9.1f %9.1f %9.2f %9.2f\n", c.name().c_str(),
+                    c.engine.c_str(), c.model.c_str(), role, c.workload.c_str(), c.run.duration_s(), p.duration_s,
+                    c.run.mean_ttft_ms(), p.mean_ttft_ms, c.run.mean_tpot_ms(), p.mean_tpot_ms);
+      const ServingErrors e = serving_errors(c, p);
+      const double x[3] = {e.duration, e.ttft, e.tpot};
+      auto add = [&x](Sum& sum) {
+        for (int i = 0; i < 3; ++i)
+          if (!std::isnan(x[i])) {
+            sum.sum[i] += x[i];
+            ++sum.n[i];
+          }
+      };
+      add(g.by_role[c.engine + " " + role]);
+      add(g.by_role[std::string("all ") + role]);
+      // The workload kind: the random workload's prompt length, or ShareGPT at once / in a closed loop.
+      const std::string kind =
+          c.workload.rfind("random", 0) == 0
+              ? "random " + std::to_string(c.input_tokens) + "/" + std::to_string(c.output_tokens)
+              : c.max_concurrency > 0 ? std::string("sharegpt closed loop") : std::string("sharegpt at once");
+      add(g.by_workload[c.engine + " " + kind + " (" + role + ")"]);
     }
-    const ServingPrediction p = serving_predict(c, ServingTerms{});
-    if (!p.error.empty()) {
-      std::printf("%-30s %-14s %-20s error: %s\n", c.name().c_str(), c.engine.c_str(), c.model.c_str(), p.error.c_str());
-      ++failed;
-      continue;
-    }
-    const char* role = c.training ? "train" : "check";
-    if (per_run)
-      std::printf("%-30s %-14s %-20s %-5s %-36s %9.2f %9.2f %9.1f %9.1f %9.2f %9.2f\n", c.name().c_str(),
-                  c.engine.c_str(), c.model.c_str(), role, c.workload.c_str(), c.run.duration_s(), p.duration_s,
-                  c.run.mean_ttft_ms(), p.mean_ttft_ms, c.run.mean_tpot_ms(), p.mean_tpot_ms);
-    const ServingErrors e = serving_errors(c, p);
-    const double x[3] = {e.duration, e.ttft, e.tpot};
-    auto add = [&x](Sum& s) {
-      for (int i = 0; i < 3; ++i)
-        if (!std::isnan(x[i])) {
-          s.sum[i] += x[i];
-          ++s.n[i];
-        }
-    };
-    add(by_role[c.engine + " " + role]);
-    add(by_role[std::string("all ") + role]);
-    // The workload kind: the random workload's prompt length, or ShareGPT at once / in a closed loop.
-    const std::string kind = c.workload.rfind("random", 0) == 0
-                                 ? "random " + std::to_string(c.input_tokens) + "/" + std::to_string(c.output_tokens)
-                                 : c.max_concurrency > 0 ? std::string("sharegpt closed loop") : std::string("sharegpt at once");
-    add(by_workload[c.engine + " " + kind + " (" + role + ")"]);
-  }
+    return g;
+  };
   auto print = [](const char* title, const std::map<std::string, Sum>& groups) {
     std::printf("\n%-44s %8s %8s %8s %6s\n", title, "dur_%", "ttft_%", "tpot_%", "runs");
     for (const auto& group : groups) {
@@ -107,8 +123,31 @@ void print_serving_group(const std::string& data_dir, bool per_run) {
       std::printf("%-44s %8.1f %8.1f %8.1f %6d\n", group.first.c_str(), pct(0), pct(1), pct(2), s.n[0]);
     }
   };
-  print("serving group (engine, role)", by_role);
-  if (per_run) print("serving breakdown (engine, workload, role)", by_workload);
+  const Groups shipped = evaluate([](const ServingCase&) { return 1.0; }, per_run);
+  print("serving group (engine, role)", shipped.by_role);
+  if (per_run) print("serving breakdown (engine, workload, role)", shipped.by_workload);
+  if (failed > 0) throw_error("%d serving runs failed to simulate (above)", failed);
+  if (!deployment_factor) return;
+  // One kernel-time factor per page (one machine: the lab ran each page's engines on one setup), fitted on its
+  // training runs at the engines' shipped terms; a page without a training run keeps 1.
+  auto page_of = [](const ServingCase& c) { return c.name().substr(0, c.name().find(':')); };
+  std::map<std::string, std::vector<ServingCase>> training_of;
+  for (const ServingCase& c : cases)
+    if (c.not_replayed.empty()) {
+      std::vector<ServingCase>& runs = training_of[page_of(c)];
+      if (c.training) runs.push_back(c);
+    }
+  std::map<std::string, double> factor_of;
+  std::printf("\n%-44s %8s %10s %13s\n", "deployment factors (page: kernel-time factor)", "factor", "train_runs",
+              "train_error_%");
+  for (const auto& page : training_of) {
+    double error = std::nan("");
+    const double f = page.second.empty() ? 1.0 : fit_deployment_kernel_factor(page.second, &error);
+    factor_of[page.first] = f;
+    std::printf("%-44s %8.1f %10zu %13.1f\n", page.first.c_str(), f, page.second.size(), 100 * error);
+  }
+  const Groups fitted = evaluate([&](const ServingCase& c) { return factor_of.at(page_of(c)); }, false);
+  print("serving group with deployment factors (engine, role)", fitted.by_role);
   if (failed > 0) throw_error("%d serving runs failed to simulate (above)", failed);
 }
 
@@ -127,10 +166,15 @@ void run_serving_validation(const ValidateOptions& o) {
                 t.host_per_request_us, t.frontend_ms, t.frontend_serial_ms, t.kernel_time_factor);
     return;
   }
-  print_serving_group(data, !o.quiet);
+  print_serving_group(data, !o.quiet, o.deployment_factor);
 }
 
 void run_validate(const ValidateOptions& o) {
+  if (!o.serving && (o.deployment_factor || !o.fit_engine.empty() || o.fit_kernel))
+    throw_error("--fit, --fit-kernel-factor and --deployment-factor need --serving (they fit on its runs)");
+  if (o.fit_kernel && o.fit_engine.empty()) throw_error("--fit-kernel-factor needs --fit ENGINE");
+  if (o.deployment_factor && !o.fit_engine.empty())
+    throw_error("--deployment-factor and --fit are two fits: give one");
   if (o.serving) {
     run_serving_validation(o);
     return;
@@ -191,7 +235,7 @@ void run_validate(const ValidateOptions& o) {
   }
   // The serving group (GPUStack's co-located runs, each simulated): its MAPE per engine and role; the runs
   // themselves with --serving.
-  print_serving_group(data, false);
+  print_serving_group(data, false, false);
   std::filesystem::create_directories(o.out_dir);
   write_file_atomic(o.out_dir + "/validation.csv", validation_csv(report));
   std::printf("wrote %s/validation.csv\n", o.out_dir.c_str());
@@ -215,6 +259,9 @@ void add_validate_command(CLI::App& app) {
                   "with --serving: fit ENGINE's host and front-end terms on the group's training runs and print them");
   cmd->add_flag("--fit-kernel-factor", options->fit_kernel,
                 "with --fit: also fit one kernel-time factor for the deployment");
+  cmd->add_flag("--deployment-factor", options->deployment_factor,
+                "with --serving: then fit one kernel-time factor per page (one machine) on its training runs, at the "
+                "engines' shipped terms, and print the serving group again with them");
   cmd->callback([options] { run_validate(*options); });
 }
 

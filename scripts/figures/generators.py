@@ -623,6 +623,39 @@ def serving_runs(ctx):
                   "mean TTFT ms", "pred/meas", "mean TPOT ms", "pred/meas"], rows)
 
 
+# The serving group again with one kernel-time factor per page (one machine), fitted on the page's training runs at
+# the engines' shipped terms (`validate --serving --deployment-factor`): how much of the error is the machine's.
+
+@generator("serving-deployment-factors", False,
+           "lynxsim validate --serving --deployment-factor: one kernel-time factor per page and the MAPE with them")
+def serving_deployment_factors(ctx):
+    printed = ctx.lynx("validate", "--serving", "--quiet", "--deployment-factor")
+    factors, groups, section = [], [], None
+    for line in printed.split("\n"):
+        if line.startswith("deployment factors"):
+            section = "factors"
+            continue
+        if line.startswith("serving group with deployment factors"):
+            section = "groups"
+            continue
+        if not line.strip():
+            section = None
+            continue
+        parts = line.split()
+        if section == "factors":
+            if len(parts) != 4:
+                raise FigureError(f"lynxsim validate --deployment-factor: a factor line without three numbers: {line!r}")
+            factors.append(parts)
+        elif section == "groups":
+            groups.append((" ".join(parts[:-4]), parts[-4:]))
+    if not factors or not groups:
+        raise FigureError("lynxsim validate --serving --deployment-factor printed no factors or groups")
+    rows = [[f"`{page}`", factor, runs, f"{error}%", "", "", ""] for page, factor, runs, error in factors]
+    rows += [[name, "", runs, "", f"{dur}%", f"{ttft}%", f"{tpot}%"] for name, (dur, ttft, tpot, runs) in groups]
+    return table(["page (its factor) or engine, role", "kernel-time factor", "runs", "training error at the factor",
+                  "duration MAPE", "mean TTFT MAPE", "mean TPOT MAPE"], rows)
+
+
 # Should I disaggregate at all (docs/results.md): the same 8 H200s and the Mooncake trace co-located and
 # disaggregated (experiments/colocated_vs_disaggregated.json), at four of its NIC speeds.
 

@@ -252,4 +252,22 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelF
   return best;
 }
 
+double fit_deployment_kernel_factor(const std::vector<ServingCase>& training, double* mean_error) {
+  if (training.empty()) throw_internal_error("a deployment factor needs training runs");
+  std::vector<double> grid, values;
+  for (int tenths = 5; tenths <= 25; ++tenths) {
+    ServingTerms t;
+    t.kernel_time_factor = tenths / 10.0;
+    grid.push_back(t.kernel_time_factor);
+    values.push_back(objective(training, t));
+  }
+  const double lowest = *std::min_element(values.begin(), values.end());
+  size_t chosen = values.size();
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] <= 1.01 * lowest && (chosen == values.size() || std::fabs(grid[i] - 1) < std::fabs(grid[chosen] - 1)))
+      chosen = i;
+  if (mean_error != nullptr) *mean_error = values[chosen];
+  return grid[chosen];
+}
+
 }  // namespace lynx

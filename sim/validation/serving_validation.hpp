@@ -80,4 +80,11 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelF
                                const std::function<void(const std::string&)>& progress,
                                const std::map<std::string, double>& fixed = {});
 
+// One kernel-time factor for the runs of one deployment (a page of the GPUStack lab: one machine, its engines),
+// each run at its engine's shipped host and front-end terms: over the grid 0.5-2.5 in steps of 0.1, the value nearest
+// 1 among those within 1% of the lowest mean error (duration, TTFT, TPOT over `training`). What `lynxsim calibrate
+// --fit-kernel-factor` does for a user's deployment, without refitting the terms. `mean_error` (may be null) is set
+// to the mean error at the chosen factor.
+double fit_deployment_kernel_factor(const std::vector<ServingCase>& training, double* mean_error = nullptr);
+
 }  // namespace lynx

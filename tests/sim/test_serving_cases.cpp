@@ -176,3 +176,27 @@ TEST_CASE("the serving fit recovers the host and front-end terms that made its t
   CHECK(fitted.frontend_serial_ms == 5.0);
   CHECK(fitted.kernel_time_factor == 1.0);
 }
+
+TEST_CASE("the deployment factor recovers the kernel-time factor that made its training runs") {
+  // A burst of 32 requests of Qwen3-8B on vLLM whose "measured" figures are lynxsim's own prediction at the engine's
+  // shipped terms with every kernel 1.7x slower: the factor's grid finds 1.7 again, and 1 where the runs are as
+  // predicted.
+  ServingCase burst = serving_case_of(run_of("vllm serve Qwen/Qwen3-8B", "random 4K input"));
+  burst.requests = 32;
+  burst.input_tokens = 1000;
+  burst.output_tokens = 16;
+  REQUIRE(burst.not_replayed == "");
+  for (const double truth : {1.7, 1.0}) {
+    CAPTURE(truth);
+    ServingTerms terms;
+    terms.kernel_time_factor = truth;
+    const ServingPrediction p = serving_predict(burst, terms);
+    REQUIRE(p.error == "");
+    burst.run.fields["Benchmark duration (s)"] = p.duration_s;
+    burst.run.fields["Mean TTFT (ms)"] = p.mean_ttft_ms;
+    burst.run.fields["Mean TPOT (ms)"] = p.mean_tpot_ms;
+    double error = -1;
+    CHECK(fit_deployment_kernel_factor({burst}, &error) == doctest::Approx(truth).epsilon(1e-12));
+    CHECK(error == doctest::Approx(0).epsilon(1e-9));
+  }
+}
