@@ -44,13 +44,16 @@ LYNX_HD inline float div_rn(float a, float b) {
 }
 // std::clamp(v, lo, hi) for non-NaN v.
 LYNX_HD inline float clamp_float(float v, float lo, float hi) { return v < lo ? lo : (hi < v ? hi : v); }
-// std::floor for |v| < 2^31 (the CPU form vectorises without SSE4.1).
+// std::floor for |v| < 2^31 (the CPU form vectorises without SSE4.1). NaN and values out of that range give -2^31 on
+// the CPU, as x86's truncating conversion (cvttps2dq) does in the vector loops; converting them to int32_t in C++
+// would be undefined.
 LYNX_HD inline float floor_small(float v) {
 #if defined(__CUDA_ARCH__)
   return floorf(v);
 #else
-  const float t = static_cast<float>(static_cast<int32_t>(v));
-  return t - (t > v ? 1.0f : 0.0f);
+  const float in_range = (v > -2147483648.0f && v < 2147483648.0f) ? v : -2147483648.0f;
+  const float t = static_cast<float>(static_cast<int32_t>(in_range));
+  return t - (t > in_range ? 1.0f : 0.0f);
 #endif
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages lynxsim needs, only those that are missing (one apt-get update first).
 # Run as root on Debian 12 (bookworm); a no-op when everything is already there.
-# --fuzz: also clang and its runtime libraries (libFuzzer, sanitizers), for `make fuzz` (fuzz/README.md).
+# --clang: also clang and its runtime libraries (libFuzzer, sanitizers), for `make asan-test` and `make fuzz`
+# (fuzz/README.md).
 set -euo pipefail
 packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-dev libcli11-dev doctest-dev
           libzstd-dev libsnappy-dev  # the Parquet reader's codecs (models/readers/parquet_reader.hpp)
@@ -9,7 +10,7 @@ packages=(g++ cmake make pkg-config libsimgrid-dev libeigen3-dev nlohmann-json3-
           libsentencepiece-dev  # optional: SentencePiece tokenizer models for the decoder (models/decoder/sp_tokenizer.hpp)
           python3 python3-matplotlib
           slurmctld slurmd slurm-client munge)  # the Slurm test starts a one-node cluster of its own
-if [ "${1:-}" = "--fuzz" ]; then
+if [ "${1:-}" = "--clang" ]; then
   packages+=(clang libclang-rt-14-dev)
 fi
 missing=()

@@ -490,7 +490,7 @@ nlohmann::json sites_config(int tp, double nic_gbps, const nlohmann::json& site_
   l["sites"] = {"east", "west"};
   c["cluster"]["network"]["topology"] = "sites";
   c["cluster"]["network"]["sites"] = {a, {{"name", "west"}, {"pools", {"decode"}}}};
-  c["cluster"]["network"]["site_links"] = {l};
+  c["cluster"]["network"]["site_links"] = nlohmann::json::array({l});  // not {l}: clang copies l
   return c;
 }
 }  // namespace
