@@ -200,7 +200,7 @@ void run_calibrate(const CalibrateOptions& o) {
       continue;
     }
     run_files.push_back(path);
-    run_inputs.emplace_back(path, deployments.size() - 1);
+    if (!from_commands) run_inputs.emplace_back(path, deployments.size() - 1);  // --from-commands: no deployment
   }
   std::vector<bool> has_runs(deployments.size(), false);
   for (const auto& r : run_inputs) has_runs[r.second] = true;
