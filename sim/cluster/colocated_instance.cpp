@@ -14,7 +14,6 @@ ColocatedInstance::ColocatedInstance(int index, int node, const SimContext& cont
       node_(node),
       context_(context),
       cost_(cost),
-      serving_(serving),
       kv_bytes_per_token_(kv_bytes_per_token),
       scheduler_(serving.limits) {
   kv_.block_tokens = serving.limits.block_tokens;

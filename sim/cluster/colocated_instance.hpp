@@ -52,7 +52,6 @@ class ColocatedInstance {
   int index_, node_;
   const SimContext& context_;
   const StepCostModel& cost_;
-  const EngineServing& serving_;
   double kv_bytes_per_token_;
   EngineScheduler scheduler_;
   KvBlocks kv_;

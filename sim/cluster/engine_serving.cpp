@@ -11,7 +11,6 @@ namespace lynx {
 
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 // An H100's memory as CUDA reports it (79.19 GiB, vLLM's log) and as nvidia-smi does (81,559 MiB), of its 80 GiB.
 constexpr double kCudaShare = 79.19 / 80.0;
 constexpr double kSmiShare = 81559.0 / (80.0 * 1024.0);
