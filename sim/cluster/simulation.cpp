@@ -123,6 +123,8 @@ class ClusterSimulation : public PoolLoads, public TransferEnds, public RequestD
     result_.bytes_sent = loop_->bytes_sent();
     result_.bytes_delivered = loop_->bytes_delivered();
     if (format_policy_) result_.format_requests = format_policy_->chosen_counts();
+    result_.colocated = !colocated_.empty();
+    for (const auto& instance : colocated_) result_.preemptions += static_cast<uint64_t>(instance->preemptions());
     return std::move(result_);
   }
 

@@ -29,6 +29,8 @@ struct SimulationResult {
   uint64_t bytes_sent = 0, bytes_delivered = 0;
   uint64_t bytes_expected = 0;         // every request's KV in its format, from the size arithmetic
   std::vector<int64_t> format_requests;  // adaptive format policy: requests given each candidate (else empty)
+  bool colocated = false;              // served co-located (engine schedulers)
+  uint64_t preemptions = 0;            // co-located: requests preempted (vLLM) or retracted (SGLang), each time
   double wall_s = 0;
 };
 

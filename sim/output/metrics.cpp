@@ -221,6 +221,9 @@ nlohmann::json MetricsStream::metrics(const SimulationInputs& in, const Simulati
   j["bytes_delivered"] = result.bytes_delivered;
   j["bytes_expected"] = result.bytes_expected;
   j["flows"] = result.flows;
+  // Co-located serving only: how often the engines' schedulers preempted (vLLM: KV freed, recomputed but for what
+  // its prefix cache kept) or retracted (SGLang) a request for KV memory, as vLLM's num_preemptions counts them.
+  if (result.colocated) j["preemptions"] = result.preemptions;
   if (!result.format_requests.empty()) {  // the adaptive format policy: requests given each candidate format
     nlohmann::json chosen = nlohmann::json::object();
     for (size_t k = 0; k < result.format_requests.size(); ++k)  // the run's format first, as the policy orders them

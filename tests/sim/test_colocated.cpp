@@ -15,6 +15,7 @@
 #include "sim/cluster/simulation.hpp"
 #include "sim/config/simulation_setup.hpp"
 #include "sim/engine/isolated_run.hpp"
+#include "sim/output/metrics.hpp"
 #include "sim_test_support.hpp"
 #include "tests/sim/number_text.hpp"
 
@@ -254,4 +255,36 @@ TEST_CASE("requests that arrive together are spread over the instances while the
     });
     CHECK(parse_numbers_text(text) == std::vector<double>{2, 2, 2, 2});
   }
+}
+
+TEST_CASE("summary.json counts the engine's preemptions of a co-located run, and only of one") {
+  // One request alone is never preempted; 40 prompts of 30,000 tokens with 1,000 output tokens each, at once,
+  // overflow one H100's KV cache (399K tokens beside Qwen3-8B's weights: 13 such prompts) as their outputs grow, so
+  // vLLM preempts, and each preemption is counted; a disaggregated run has no such count. Each run in its own
+  // process (one SimGrid engine per process).
+  auto metric = [](const nlohmann::json& config, int count, int64_t prompt) {
+    const std::string text = run_isolated([&config, count, prompt]() -> std::string {
+      std::vector<Request> requests;
+      for (int i = 0; i < count; ++i) requests.push_back(make_request(i, 0.0, prompt, 1000));
+      SimulationInputs in = make_inputs(config, requests);
+      const SimulationResult result = simulate(in);
+      const nlohmann::json metrics = summary_json(in, result, "test")["metrics"];
+      return numbers_text({metrics.contains("preemptions") ? metrics["preemptions"].get<double>() : -1.0,
+                           static_cast<double>(result.preemptions)});
+    });
+    return parse_numbers_text(text);
+  };
+  const std::vector<double> alone = metric(colocated_config("vllm-0.24"), 1, 30000);
+  const std::vector<double> crowd = metric(colocated_config("vllm-0.24"), 40, 30000);
+  nlohmann::json disaggregated = colocated_config("vllm-0.24");
+  disaggregated["cluster"].erase("serving");
+  disaggregated["cluster"].erase("colocated_instances");
+  const std::vector<double> apart = metric(disaggregated, 1, 1000);
+  REQUIRE(alone.size() == 2);
+  REQUIRE(crowd.size() == 2);
+  REQUIRE(apart.size() == 2);
+  CHECK(alone[0] == 0);
+  CHECK(crowd[0] > 0);
+  CHECK(crowd[0] == crowd[1]);
+  CHECK(apart[0] == -1);  // no key
 }
