@@ -170,16 +170,10 @@ void run_calibrate(const CalibrateOptions& o) {
     const double v = eq == std::string::npos ? NAN : std::strtod(f.c_str() + eq + 1, &end);
     if (eq == std::string::npos || eq == 0 || end == f.c_str() + eq + 1 || *end != '\0' || !std::isfinite(v) || v < 0)
       throw_error("--fix %s: expected TERM=VALUE with a finite VALUE >= 0 (e.g. frontend_ms=20)", f.c_str());
-    const std::string name = f.substr(0, eq);
-    // checked here, before any file is read; the P/D handoff is a term when a deployment is disaggregated
-    const std::vector<std::string> names = fit_term_names(o.kernel_fit(), true);
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string list;
-      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-      throw_error("--fix %s: not a term this fit takes (%s)", name.c_str(), list.c_str());
-    }
-    fixed[name] = v;
+    fixed[f.substr(0, eq)] = v;
   }
+  // checked here, before any file is read; the P/D handoff is a term when a deployment is disaggregated
+  check_fixed_terms(fixed, o.kernel_fit(), true);
   if (o.split != "k-fold" && o.split != "declared")
     throw_error("--split %s: expected k-fold or declared", o.split.c_str());
   std::vector<ServingCase> cases;

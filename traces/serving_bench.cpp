@@ -52,22 +52,22 @@ std::optional<RowsDisagreement> serving_rows_disagreement(const ServingBenchRun&
   if (run.input_lens.empty()) return std::nullopt;
   const auto n = static_cast<int64_t>(run.input_lens.size());
   if (n != run.requests())
-    return RowsDisagreement{"count", std::to_string(n) + " rows, " + std::to_string(run.requests()) +
+    return RowsDisagreement{"input_lens", std::to_string(n) + " rows, " + std::to_string(run.requests()) +
                                          " requests in the totals"};
   int64_t in = 0, out = 0;
   for (size_t i = 0; i < run.input_lens.size(); ++i) in += run.input_lens[i], out += run.output_lens[i];
   if (in != run.input_tokens())
-    return RowsDisagreement{"input", "input lengths sum to " + std::to_string(in) + ", " +
+    return RowsDisagreement{"input_lens", "input lengths sum to " + std::to_string(in) + ", " +
                                          std::to_string(run.input_tokens()) + " in the totals"};
   if (out != run.generated_tokens())
-    return RowsDisagreement{"output", "output lengths sum to " + std::to_string(out) + ", " +
+    return RowsDisagreement{"output_lens", "output lengths sum to " + std::to_string(out) + ", " +
                                           std::to_string(run.generated_tokens()) + " in the totals"};
   if (!run.ttfts_ms.empty()) {
     double sum = 0;
     for (double t : run.ttfts_ms) sum += t;
     const double mean = sum / static_cast<double>(run.ttfts_ms.size());
     if (std::fabs(mean / run.mean_ttft_ms() - 1) > 0.01)
-      return RowsDisagreement{"ttft", "TTFTs average " + std::to_string(mean) + " ms, " +
+      return RowsDisagreement{"ttfts", "TTFTs average " + std::to_string(mean) + " ms, " +
                                           std::to_string(run.mean_ttft_ms()) + " ms in the totals (1% allowed)"};
   }
   return std::nullopt;
@@ -300,7 +300,7 @@ ServingBenchRun run_of_object(const nlohmann::json& o, const std::string& path, 
   if (!run.ttfts_ms.empty() && run.ttfts_ms.size() != run.input_lens.size())
     fail("ttfts", "has a row count other than input_lens'");
   if (const std::optional<RowsDisagreement> d = serving_rows_disagreement(run))
-    fail(d->what == "output" ? "output_lens" : d->what == "ttft" ? "ttfts" : "input_lens", d->text);
+    fail(d->rows, d->text);
   return run;
 }
 }  // namespace

@@ -59,10 +59,12 @@ struct ServingBenchRun {
 };
 
 // The first disagreement between a run's per-request rows and its totals (row count against the requests, summed
-// lengths against the token totals, the rows' mean TTFT against the mean within 1%), or none: `what` is "count",
-// "input", "output" or "ttft", `text` says it ("24 rows, 25 requests in the totals").
+// lengths against the token totals, the rows' mean TTFT against the mean within 1%), or none: `rows` names the rows
+// that disagree as vLLM's detailed result names them ("input_lens", "output_lens", "ttfts"), `text` says how ("24
+// rows, 25 requests in the totals").
 struct RowsDisagreement {
-  std::string what, text;
+  const char* rows;
+  std::string text;
 };
 std::optional<RowsDisagreement> serving_rows_disagreement(const ServingBenchRun& run);
 

@@ -101,11 +101,14 @@ constexpr NumberField kKernelTimeFactor{"kernel_time_factor", "ratio", 1, 0.25, 
 constexpr const char* kFamilyMeaning =
     "this kernel family takes this many times the tabled time on this deployment (a calibration: `lynxsim "
     "calibrate --fit-kernel-families`; default 1: the kernels as AIConfigurator measured them)";
-constexpr NumberField kGemmFactor{"gemm", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
-constexpr NumberField kContextAttentionFactor{"context_attention", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
-constexpr NumberField kGenerationAttentionFactor{"generation_attention", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
-constexpr NumberField kMoeFactor{"moe", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
-constexpr NumberField kAllreduceFactor{"allreduce", "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+constexpr NumberField family_factor_field(KernelFamily family) {
+  return {kernel_family_key(family), "ratio", 1, 0.25, 4, false, kFamilyMeaning};
+}
+constexpr NumberField kGemmFactor = family_factor_field(KernelFamily::gemm);
+constexpr NumberField kContextAttentionFactor = family_factor_field(KernelFamily::context_attention);
+constexpr NumberField kGenerationAttentionFactor = family_factor_field(KernelFamily::generation_attention);
+constexpr NumberField kMoeFactor = family_factor_field(KernelFamily::moe);
+constexpr NumberField kAllreduceFactor = family_factor_field(KernelFamily::allreduce);
 constexpr std::pair<KernelFamily, const NumberField*> kFamilyFieldOf[] = {
     {KernelFamily::gemm, &kGemmFactor},
     {KernelFamily::context_attention, &kContextAttentionFactor},
@@ -122,6 +125,13 @@ constexpr SchemaSection kKernelFamilySection = schema_section(
     kKernelFamilyFields);
 constexpr ObjectField kKernelFamilyFactors{"kernel_family_factors", &kKernelFamilySection,
                                            "per kernel family, the time over the tables' (a calibration)"};
+// The factors of a kernel_family_factors object (a pool's, or a serving profile's terms), each in its field's range.
+KernelFamilyFactors kernel_family_factors_of(JsonObject f) {
+  KernelFamilyFactors factors;
+  for (const auto& [family, field] : kFamilyFieldOf) factors[family] = f.get(*field);
+  f.finish();
+  return factors;
+}
 
 constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           {kTensorParallel},
                                           {kExpertParallel},  {kMoeLoadImbalance},
@@ -472,11 +482,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   if (o.has(kFrontendMs.key)) p.frontend_ms = o.get(kFrontendMs);
   if (o.has(kFrontendSerialMs.key)) p.frontend_serial_ms = o.get(kFrontendSerialMs);
   p.kernel_time_factor = o.get(kKernelTimeFactor);
-  if (o.has(kKernelFamilyFactors.key)) {
-    JsonObject f = o.get(kKernelFamilyFactors);
-    for (const auto& [family, field] : kFamilyFieldOf) p.kernel_family_factors[family] = f.get(*field);
-    f.finish();
-  }
+  if (o.has(kKernelFamilyFactors.key)) p.kernel_family_factors = kernel_family_factors_of(o.get(kKernelFamilyFactors));
   if (decode) {
     p.plan_iterations = o.get(kPlanIterations);
   } else {
@@ -562,14 +568,9 @@ void apply_serving_profile(SimConfig& c) {
                 "terms the profile could set", c.origin.c_str());
   // Kernel family factors (fitted with --fit-kernel-families) on every named-engine pool that leaves its own at 1.
   if (terms.contains("kernel_family_factors")) {
-    const nlohmann::json& f = terms["kernel_family_factors"];
-    KernelFamilyFactors factors;
-    for (KernelFamily k : kKernelFamilies) {
-      const char* name = kernel_family_key(k);
-      if (!f.is_object() || !f.contains(name) || !f[name].is_number() || !(f[name].get<double>() > 0))
-        throw_error("%s: $.terms.kernel_family_factors.%s: expected a number > 0", path.c_str(), name);
-      factors[k] = f[name].get<double>();
-    }
+    const KernelFamilyFactors factors =
+        kernel_family_factors_of(
+        JsonObject(terms["kernel_family_factors"], path, "$.terms.kernel_family_factors", &kKernelFamilySection));
     for (PoolConfig* p : {&c.prefill, &c.decode})
       if (p->engine != ServingEngine::vidur_2024 && p->kernel_family_factors.all_one()) p->kernel_family_factors = factors;
   }

@@ -176,12 +176,35 @@ std::vector<Axis> fit_axes(KernelFit kernel_fit, bool disaggregated) {
   if (disaggregated) axes.push_back({member(&ServingTerms::pd_handoff_ms), {0, 1, 2, 5, 10, 20, 50}, "pd_handoff_ms"});
   return axes;
 }
+
+// Along one axis: the grid value whose mean error is within 1% of the lowest and is the smallest or, with a prior
+// (a factor), the nearest the prior.
+size_t chosen_on_grid(const std::vector<double>& grid, const std::vector<double>& values, double prior) {
+  const double lowest = *std::min_element(values.begin(), values.end());
+  size_t chosen = values.size();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] > 1.01 * lowest) continue;
+    if (chosen == values.size() || (!std::isnan(prior) && std::fabs(grid[i] - prior) < std::fabs(grid[chosen] - prior)))
+      chosen = i;
+  }
+  return chosen;
+}
 }  // namespace
 
 std::vector<std::string> fit_term_names(KernelFit kernel_fit, bool disaggregated) {
   std::vector<std::string> names;
   for (const Axis& a : fit_axes(kernel_fit, disaggregated)) names.push_back(a.name);
   return names;
+}
+
+void check_fixed_terms(const std::map<std::string, double>& fixed, KernelFit kernel_fit, bool disaggregated) {
+  const std::vector<std::string> names = fit_term_names(kernel_fit, disaggregated);
+  for (const auto& fixed_term : fixed)
+    if (std::find(names.begin(), names.end(), fixed_term.first) == names.end()) {
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw_error("--fix %s: not a term this fit takes (%s)", fixed_term.first.c_str(), list.c_str());
+    }
 }
 
 nlohmann::json kernel_family_json(const KernelFamilyFactors& factors) {
@@ -199,17 +222,11 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelF
   if (disaggregated) best.pd_handoff_ms = 0;
   std::vector<Axis> axes = fit_axes(kernel_fit, disaggregated);
   // Terms measured elsewhere stay where they are given.
+  check_fixed_terms(fixed, kernel_fit, disaggregated);
   for (const auto& fixed_term : fixed) {
-    // Named copies: clang 14 cannot capture a structured binding in a lambda.
-    const std::string& name = fixed_term.first;
-    const double value = fixed_term.second;
+    const std::string& name = fixed_term.first;  // a plain reference: clang 14 cannot capture a structured binding
     const auto it = std::find_if(axes.begin(), axes.end(), [&name](const Axis& a) { return a.name == name; });
-    if (it == axes.end()) {
-      std::string names;
-      for (const Axis& a : axes) names += (names.empty() ? "" : ", ") + a.name;
-      throw_error("--fix %s: not a term this fit takes (%s)", name.c_str(), names.c_str());
-    }
-    it->term(best) = value;
+    it->term(best) = fixed_term.second;
     axes.erase(it);
   }
   // Along each axis in turn, the term takes the grid value whose mean error is within 1% of the lowest along that
@@ -231,16 +248,7 @@ ServingTerms fit_serving_terms(const std::vector<ServingCase>& training, KernelF
           progress(line);
         }
       }
-      const double lowest = *std::min_element(values.begin(), values.end());
-      size_t chosen = values.size();
-      for (size_t i = 0; i < values.size(); ++i) {
-        if (values[i] > 1.01 * lowest) continue;
-        if (chosen == values.size()) chosen = i;  // the smallest within 1%
-        else if (!std::isnan(axis.prior) &&
-                 std::fabs(axis.grid[i] - axis.prior) < std::fabs(axis.grid[chosen] - axis.prior))
-          chosen = i;  // a factor: the one nearest its prior
-      }
-      axis.term(best) = axis.grid[chosen];
+      axis.term(best) = axis.grid[chosen_on_grid(axis.grid, values, axis.prior)];
     }
     bool changed = false;
     for (const Axis& axis : axes) {
@@ -261,11 +269,7 @@ double fit_deployment_kernel_factor(const std::vector<ServingCase>& training, do
     grid.push_back(t.kernel_time_factor);
     values.push_back(objective(training, t));
   }
-  const double lowest = *std::min_element(values.begin(), values.end());
-  size_t chosen = values.size();
-  for (size_t i = 0; i < values.size(); ++i)
-    if (values[i] <= 1.01 * lowest && (chosen == values.size() || std::fabs(grid[i] - 1) < std::fabs(grid[chosen] - 1)))
-      chosen = i;
+  const size_t chosen = chosen_on_grid(grid, values, 1);
   if (mean_error != nullptr) *mean_error = values[chosen];
   return grid[chosen];
 }

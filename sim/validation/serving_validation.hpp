@@ -71,6 +71,8 @@ ServingErrors serving_errors(const ServingCase& c, const ServingPrediction& p);
 // cannot see stays where it starts. `progress` (may be empty) is told each evaluation.
 // The names of the terms fit_serving_terms searches (as profiles and `calibrate --fix` name them).
 std::vector<std::string> fit_term_names(KernelFit kernel_fit, bool disaggregated);
+// A `fixed` term (fit_serving_terms, below) that is not one of the fit's: an error naming the fit's terms.
+void check_fixed_terms(const std::map<std::string, double>& fixed, KernelFit kernel_fit, bool disaggregated);
 // The factors as a configuration's kernel_family_factors object.
 nlohmann::json kernel_family_json(const KernelFamilyFactors& factors);
 

@@ -19,28 +19,6 @@ double tensor_peak_flops(const GpuSpec& g, bool fp8) {
 }
 }  // namespace
 
-const char* kernel_family_name(KernelFamily family) {
-  switch (family) {
-    case KernelFamily::gemm: return "GEMM";
-    case KernelFamily::context_attention: return "context attention";
-    case KernelFamily::generation_attention: return "generation attention";
-    case KernelFamily::moe: return "MoE";
-    case KernelFamily::allreduce: return "all-reduce";
-  }
-  return "?";
-}
-
-const char* kernel_family_key(KernelFamily family) {
-  switch (family) {
-    case KernelFamily::gemm: return "gemm";
-    case KernelFamily::context_attention: return "context_attention";
-    case KernelFamily::generation_attention: return "generation_attention";
-    case KernelFamily::moe: return "moe";
-    case KernelFamily::allreduce: return "allreduce";
-  }
-  return "?";
-}
-
 KernelWork gemm_work(double m, double n, double k, bool fp8) {
   const double in = fp8 ? 1 : 2;
   return {2 * m * n * k, in * (m * k + n * k) + 2 * m * n, 0, fp8};

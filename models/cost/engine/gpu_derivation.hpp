@@ -19,25 +19,48 @@
 // floor + bytes / NVLink) kept the H100's 45%. `lynxsim validate`'s GPU-derivation group derives each measured GPU's
 // tables from another's and compares both rules (models/validation/gpu_derivation_validation.hpp).
 #pragma once
+#include <array>
+#include <cstddef>
 #include <string>
+
+#include "common/enum_names.hpp"
 
 #include "models/arch/catalog.hpp"
 
 namespace lynx {
 
 enum class KernelFamily { gemm, context_attention, generation_attention, moe, allreduce };
-const char* kernel_family_name(KernelFamily family);
-const char* kernel_family_key(KernelFamily family);  // as configurations name it: "gemm", "context_attention", ...
-constexpr KernelFamily kKernelFamilies[] = {KernelFamily::gemm, KernelFamily::context_attention,
-                                            KernelFamily::generation_attention, KernelFamily::moe,
-                                            KernelFamily::allreduce};
+struct KernelFamilyInfo {
+  KernelFamily value;
+  const char* name;   // as configurations and profiles key it: "gemm", "context_attention", ...
+  const char* label;  // in tables and messages: "GEMM", "context attention", ...
+};
+inline constexpr auto kKernelFamilyTable = enum_table<KernelFamilyInfo>({
+    {KernelFamily::gemm, "gemm", "GEMM"},
+    {KernelFamily::context_attention, "context_attention", "context attention"},
+    {KernelFamily::generation_attention, "generation_attention", "generation attention"},
+    {KernelFamily::moe, "moe", "MoE"},
+    {KernelFamily::allreduce, "allreduce", "all-reduce"},
+});
+constexpr const char* kernel_family_name(KernelFamily family) { return kKernelFamilyTable[family].label; }
+constexpr const char* kernel_family_key(KernelFamily family) { return kKernelFamilyTable.name(family); }
+// Every family, in declaration order.
+inline constexpr auto kKernelFamilies = [] {
+  std::array<KernelFamily, kKernelFamilyTable.size()> all{};
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<KernelFamily>(i);
+  return all;
+}();
 
 // A deployment's kernel time per family over the tables' (a pool's kernel_family_factors; `lynxsim calibrate
 // --fit-kernel-families` fits them): 1 is the tables as measured.
 struct KernelFamilyFactors {
-  double factor[5] = {1, 1, 1, 1, 1};
-  double& operator[](KernelFamily f) { return factor[static_cast<int>(f)]; }
-  double operator[](KernelFamily f) const { return factor[static_cast<int>(f)]; }
+  std::array<double, kKernelFamilyTable.size()> factor = [] {
+    std::array<double, kKernelFamilyTable.size()> ones{};
+    ones.fill(1);
+    return ones;
+  }();
+  double& operator[](KernelFamily f) { return factor[static_cast<size_t>(f)]; }
+  double operator[](KernelFamily f) const { return factor[static_cast<size_t>(f)]; }
   bool all_one() const {
     for (double x : factor)
       if (x != 1) return false;
