@@ -65,9 +65,13 @@ golden: deps data
 ASAN_BUILD ?= build-asan
 ASAN_CXX ?= clang++
 ASAN_CXXFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# Both clang builds are unity builds (CMake's CMAKE_UNITY_BUILD: each target's sources compiled 8 to a file), which
+# halves their compile time: the sanitizers' instrumentation and the JSON and doctest templates are compiled once per
+# 8 files instead of once per file. Every file compiles alone too (the GCC builds are not unity builds).
+UNITY ?= -DCMAKE_UNITY_BUILD=ON
 asan-build: deps
 	./scripts/install-deps.sh --clang
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF \
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF $(UNITY) \
 	  -DCMAKE_CXX_FLAGS="$(ASAN_CXXFLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_CXXFLAGS)" \
 	  -DCMAKE_MODULE_LINKER_FLAGS="$(ASAN_CXXFLAGS)"
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -81,7 +85,7 @@ FUZZ_SECONDS ?= 600
 fuzz-build:
 	./scripts/install-deps.sh --clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLYNX_CUDA=OFF \
-	  -DLYNX_FUZZ=ON
+	  -DLYNX_FUZZ=ON $(UNITY)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target lynx_fuzzers
 
 fuzz: fuzz-build

@@ -204,12 +204,13 @@ std::string JsonObject::string(const std::string& key) {
   return field(key).get<std::string>();
 }
 
-namespace {
 std::string number_text(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.10g", v);
   return text;
 }
+
+namespace {
 std::string with_unit(std::string range, const char* unit) {
   if (unit && *unit) range += std::string(" ") + unit;
   return range;

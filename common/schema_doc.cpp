@@ -10,12 +10,6 @@
 namespace lynx {
 
 namespace {
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
-}
-
 std::string quoted(const char* s) { return std::string("\"") + s + "\""; }
 
 std::string choices_text(const char* const* choices, const char* separator) {

@@ -146,16 +146,6 @@ ResolvedConfig resolve_config_file_with_overrides(const std::string& path, const
   }
 }
 
-namespace {
-// True when one dotted path is the other or lies inside it.
-bool paths_overlap(const std::string& a, const std::string& b) {
-  const std::string& shorter = a.size() <= b.size() ? a : b;
-  const std::string& longer = a.size() <= b.size() ? b : a;
-  return longer.compare(0, shorter.size(), shorter) == 0 &&
-         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
-}
-}  // namespace
-
 Experiment experiment_load_with_overrides(const std::string& path, const std::vector<ConfigOverride>& overrides) {
   nlohmann::json root = json_parse_file(path, true);
   experiment_check_kind(root, path);

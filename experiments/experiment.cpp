@@ -154,14 +154,6 @@ void check_name(const std::string& name, const std::string& origin) {
                 origin.c_str(), kMaxNameChars, nlohmann::json(name).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
 }
 
-// True when one dotted path is the other or lies inside it.
-bool paths_overlap(const std::string& a, const std::string& b) {
-  const std::string& shorter = a.size() <= b.size() ? a : b;
-  const std::string& longer = a.size() <= b.size() ? b : a;
-  return longer.compare(0, shorter.size(), shorter) == 0 &&
-         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
-}
-
 void validate_point(const Experiment& e, const SweepPoint& p) {
   try {
     SimConfig config = sim_config_from_json(p.config, "the point's configuration (base + axis values)", e.base_dir);
@@ -322,6 +314,13 @@ Experiment experiment_load(const std::string& path) {
   nlohmann::json root = json_parse_file(path, true);
   experiment_check_kind(root, path);
   return experiment_from_json(root, path, std::filesystem::path(path).parent_path().string());
+}
+
+bool paths_overlap(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 &&
+         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
 }
 
 }  // namespace lynx

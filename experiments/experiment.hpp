@@ -77,5 +77,7 @@ Experiment experiment_from_json(const nlohmann::json& root, const std::string& o
 // Sets `value` at dotted `path` of `config`, creating objects on the way.
 // A numeric component indexes an existing array element (cluster.network.site_links.0.latency_ms).
 void json_set_path(nlohmann::json& config, const std::string& path, const nlohmann::json& value);
+// True when one dotted path is the other or lies inside it ("a.b" and "a.b.c"; not "a.b" and "a.bc").
+bool paths_overlap(const std::string& a, const std::string& b);
 
 }  // namespace lynx

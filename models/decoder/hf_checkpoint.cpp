@@ -64,12 +64,6 @@ struct ConfigReader {
   }
 };
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // The weight files of `dir` and which file holds each tensor.
 struct WeightFiles {
   std::vector<std::unique_ptr<SafetensorsFile>> files;

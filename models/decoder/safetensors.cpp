@@ -22,13 +22,13 @@ namespace {
 // A header beyond this is not a checkpoint's (the reference reader refuses 100 MB, safetensors' MAX_HEADER_SIZE).
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 
+}  // namespace
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
-
-}  // namespace
 
 int safetensors_dtype_bytes(const std::string& d) {
   if (d == "F64" || d == "I64" || d == "U64") return 8;

@@ -56,6 +56,8 @@ std::map<std::string, SafetensorsTensor> safetensors_parse(const uint8_t* bytes,
 
 // Bytes per element of a safetensors dtype name, 0 if unknown.
 int safetensors_dtype_bytes(const std::string& dtype);
+// A tensor shape as the errors print it: "[2, 3]".
+std::string shape_text(const std::vector<int64_t>& shape);
 
 // One tensor to write: name, dtype ("F32", "BF16", "F16"), shape, and its bytes (row-major, little-endian).
 struct SafetensorsEntry {

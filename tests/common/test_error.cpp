@@ -9,6 +9,10 @@
 #include "common/json_reader.hpp"
 #include "common/json_schema.hpp"
 
+// Its own namespace: in a unity build (CMAKE_UNITY_BUILD, the Makefile's sanitized and fuzz builds) another test
+// file's helpers of the same names would share its scope.
+namespace test_error {
+
 using namespace lynx;
 
 TEST_CASE("an internal error is not a bad-input error, and both format like printf") {
@@ -37,3 +41,5 @@ TEST_CASE("a choice reads as its enum and its name comes back from the enum's ta
   // An undeclared key read through a bound object is the program's bug.
   CHECK_THROWS_AS(a.has("shade"), InternalError);
 }
+
+}  // namespace test_error

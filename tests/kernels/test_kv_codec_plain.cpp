@@ -15,6 +15,10 @@
 #include "kernels/scalar_types.hpp"
 #include "tests/kernels/kv_codec_plain.hpp"
 
+// Its own namespace: in a unity build (CMAKE_UNITY_BUILD, the Makefile's sanitized and fuzz builds) another test
+// file's helpers of the same names would share its scope.
+namespace test_kv_codec_plain {
+
 using namespace lynx;
 
 namespace {
@@ -280,3 +284,5 @@ TEST_CASE("SSE2 packing and unpacking equal the scalar forms for every width and
       REQUIRE(std::equal(codes.begin(), codes.end(), u1.begin()));
     }
 }
+
+}  // namespace test_kv_codec_plain

@@ -20,6 +20,10 @@
 
 #include "tests/models/shipped_catalogs.hpp"
 
+// Its own namespace: in a unity build (CMAKE_UNITY_BUILD, the Makefile's sanitized and fuzz builds) another test
+// file's helpers of the same names would share its scope.
+namespace test_engine_cost {
+
 using namespace lynx;
 
 namespace {
@@ -531,3 +535,5 @@ TEST_CASE("engine cost: a block-scaled fp8 checkpoint (DeepSeek-V3) reads the en
                                                                                             << " ms");
   CHECK(fp8_ms < bf16_ms);  // a memory-bound decode step reads half the weight bytes
 }
+
+}  // namespace test_engine_cost

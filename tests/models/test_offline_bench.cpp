@@ -19,6 +19,10 @@
 
 #include "tests/models/shipped_catalogs.hpp"
 
+// Its own namespace: in a unity build (CMAKE_UNITY_BUILD, the Makefile's sanitized and fuzz builds) another test
+// file's helpers of the same names would share its scope.
+namespace test_offline_bench {
+
 using namespace lynx;
 
 namespace {
@@ -235,3 +239,5 @@ TEST_CASE("engine validation: a trtllm-bench row is 1000 / the simulated benchma
             .epsilon(1e-9));
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace test_offline_bench

@@ -25,6 +25,10 @@
 #include "sim/transfer/transfer_engine.hpp"
 #include "sim_test_support.hpp"
 
+// Its own namespace: in a unity build (CMAKE_UNITY_BUILD, the Makefile's sanitized and fuzz builds) another test
+// file's helpers of the same names would share its scope.
+namespace test_transfer_engine {
+
 using namespace lynx;
 using namespace lynx::test;
 
@@ -670,3 +674,5 @@ TEST_CASE("a chunk ready out of order or twice is an internal error") {
     CHECK(message.find("they come in order, once each") != std::string::npos);
   }
 }
+
+}  // namespace test_transfer_engine

@@ -12,6 +12,10 @@
 #include "common/error.hpp"
 #include "traces/serving_bench.hpp"
 
+// Its own namespace: in a unity build (CMAKE_UNITY_BUILD, the Makefile's sanitized and fuzz builds) another test
+// file's helpers of the same names would share its scope.
+namespace test_serving_bench {
+
 using namespace lynx;
 
 namespace {
@@ -99,3 +103,5 @@ TEST_CASE("a damaged result block is one error naming the file, the line and the
   CHECK_THROWS_WITH_AS(serving_bench_read_text(path), doctest::Contains("no vllm bench serve result block"), LynxError);
   std::remove(path.c_str());
 }
+
+}  // namespace test_serving_bench
