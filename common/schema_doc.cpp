@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/json_reader.hpp"
+
 namespace lynx {
 
 namespace {
