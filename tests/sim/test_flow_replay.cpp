@@ -121,7 +121,7 @@ TEST_CASE("the bare replay reproduces weighted max-min closed forms and starts e
   FlowLog log;
   log.network = one_gb_per_s();
   log.nodes = {{"a", 1}, {"b", 1}, {"c", 1}};
-  log.flows = {{0.0, 0, 2, 1000000000, 1.0}, {0.5, 1, 2, 1000000000, 3.0}};
+  log.flows = {{0.0, 0, 2, 1000000000, 1.0, 0.0}, {0.5, 1, 2, 1000000000, 3.0, 0.0}};  // rate_bound 0: none
   const std::vector<double> r = parse_numbers_text(run_isolated([&] {
     const ReplayResult result = bare_replay(log, true, true);
     return numbers_text({result.start_s[0], result.start_s[1], result.end_s[0], result.end_s[1],
@@ -143,7 +143,7 @@ TEST_CASE("a flow due just after another's end starts at its time, not at the en
   FlowLog log;
   log.network = one_gb_per_s();
   log.nodes = {{"a", 1}, {"b", 1}};
-  log.flows = {{0.0, 0, 1, 1000000000, 1.0}, {1.000005, 0, 1, 1000, 1.0}};
+  log.flows = {{0.0, 0, 1, 1000000000, 1.0, 0.0}, {1.000005, 0, 1, 1000, 1.0, 0.0}};
   const auto starts = [&](bool loop_until) {
     return parse_numbers_text(run_isolated([&] {
       const ReplayResult result = bare_replay(log, loop_until, true);
