@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <filesystem>
 
 #include "app/commands.hpp"
@@ -71,8 +72,7 @@ void print_serving_group(const std::string& data_dir, bool per_run, bool deploym
   // Each replayable run simulated with `factor_of(run)` as its kernel-time factor (its engine's shipped terms
   // otherwise); with `print_runs`, each run printed. A run at factor 1 is simulated once: its prediction is kept.
   int failed = 0;
-  std::vector<ServingPrediction> at_factor_one(cases.size());
-  std::vector<bool> simulated_at_one(cases.size(), false);
+  std::vector<std::optional<ServingPrediction>> at_factor_one(cases.size());
   auto evaluate = [&](const std::function<double(const ServingCase&)>& factor_of, bool print_runs) {
     Groups g;
     if (print_runs)
@@ -87,11 +87,8 @@ void print_serving_group(const std::string& data_dir, bool per_run, bool deploym
       ServingTerms terms;
       terms.kernel_time_factor = factor_of(c);
       const bool one = terms.kernel_time_factor == 1;
-      const ServingPrediction p = one && simulated_at_one[i] ? at_factor_one[i] : serving_predict(c, terms);
-      if (one && !simulated_at_one[i]) {
-        at_factor_one[i] = p;
-        simulated_at_one[i] = true;
-      }
+      if (one && !at_factor_one[i]) at_factor_one[i] = serving_predict(c, terms);
+      const ServingPrediction p = one ? *at_factor_one[i] : serving_predict(c, terms);
       if (!p.error.empty()) {
         std::printf("%-30s %-14s %-20s error: %s\n", c.name().c_str(), c.engine.c_str(), c.model.c_str(),
                     p.error.c_str());

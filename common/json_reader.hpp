@@ -26,9 +26,9 @@ std::string json_file_text(const std::string& path);
 // Parses text that came from `origin` (a file name or a description used in messages).
 nlohmann::json json_parse_text(const std::string& text, const std::string& origin, bool allow_comments = false);
 
-// Human-readable allowed range of a field, e.g. "(0, 100000] Gbps" or "[1, 65536]".
 // A number as schema texts print it (%.10g: 0.1, 1e+06).
 std::string number_text(double v);
+// Human-readable allowed range of a field, e.g. "(0, 100000] Gbps" or "[1, 65536]".
 std::string field_range_text(const NumberField& f);
 std::string field_range_text(const IntegerField& f);
 

@@ -2,8 +2,8 @@
 # Runs the test suite of an ASan+UBSan build (make asan-test; CI after `make test`).   asan-test.sh BUILD_DIR [JOBS]
 # Every test but those labelled not-sanitized (cli:readme-figures-fast: a comparison of the committed tables with the
 # code's output, which `make figures` makes on the plain build). Any sanitizer report fails the test that triggered
-# it: UBSan is built with -fno-sanitize-recover (it aborts) and ASan aborts at its first report. Leak checking stays on. Child processes (sweep points, lynxsim run by the shell
-# tests) inherit these settings.
+# it: UBSan is built with -fno-sanitize-recover (it aborts) and ASan aborts at its first report. Leak checking stays
+# on. Child processes (sweep points, lynxsim run by the shell tests) inherit these settings.
 # SimGrid: ASan can misread SimGrid's actor context switches (stacks swapped under it). lynxsim starts no actor: the
 # engine runs in maestro only, on the main stack (DESIGN.md, "The event loop and SimGrid"), so no switch happens and no option is
 # needed; the suite runs clean with ASan's defaults. Should actors ever appear, run them with SimGrid's thread

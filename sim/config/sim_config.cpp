@@ -568,8 +568,7 @@ void apply_serving_profile(SimConfig& c) {
                 "terms the profile could set", c.origin.c_str());
   // Kernel family factors (fitted with --fit-kernel-families) on every named-engine pool that leaves its own at 1.
   if (terms.contains("kernel_family_factors")) {
-    const KernelFamilyFactors factors =
-        kernel_family_factors_of(
+    const KernelFamilyFactors factors = kernel_family_factors_of(
         JsonObject(terms["kernel_family_factors"], path, "$.terms.kernel_family_factors", &kKernelFamilySection));
     for (PoolConfig* p : {&c.prefill, &c.decode})
       if (p->engine != ServingEngine::vidur_2024 && p->kernel_family_factors.all_one()) p->kernel_family_factors = factors;
