@@ -84,6 +84,9 @@ class StepCostModel {
   // forks its points, so that they share what the parent read instead of each reading it again; nothing computed
   // changes. A table that cannot be read is left to the lookup that needs it (which reports it).
   virtual void preload_tables() const {}
+  // The same tables, read now and a table that cannot be read reported (LynxError): a run calls it while it is set up,
+  // so that a bad table is an error against the configuration before the simulation starts, never inside it.
+  virtual void load_tables() const {}
 };
 
 }  // namespace lynx

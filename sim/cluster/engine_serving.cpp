@@ -163,10 +163,11 @@ EngineServing engine_serving(ServingEngine engine, const ModelSpec& model, const
       break;
     }
   }
+  e.memory_rule = memory_rule;
   if (!(e.kv_bytes_per_gpu > 0) || !(kv_bytes_per_token_per_gpu > 0))
     throw_error("%s on %s x%d: no memory is left for the KV cache (%.2f GiB per GPU after the weights' %.2f GiB, by "
-                "the engine's rule: %s)", name.c_str(), gpu.name.c_str(), tp, e.kv_bytes_per_gpu / kGiB, weights / kGiB,
-                memory_rule.c_str());
+                "the engine's rule: %s); raise tp or memory_fraction, or choose a larger GPU",
+                name.c_str(), gpu.name.c_str(), tp, e.kv_bytes_per_gpu / kGiB, weights / kGiB, memory_rule.c_str());
   const int64_t blocks = static_cast<int64_t>(e.kv_bytes_per_gpu / kv_bytes_per_token_per_gpu) / l.block_tokens;
   if (blocks < 1)
     throw_error("%s on %s x%d: the KV cache holds no block of %lld tokens", name.c_str(), gpu.name.c_str(), tp,

@@ -76,6 +76,7 @@ struct EngineServing {
   int64_t kv_tokens = 0;                     // the instance's KV cache
   double kv_bytes_per_gpu = 0;               // the KV cache's memory on each GPU
   double memory_fraction = 0;
+  std::string memory_rule;                   // how the engine sized kv_bytes_per_gpu, in its settings' words
   std::vector<int64_t> graph_token_sizes;    // captured CUDA-graph sizes
   bool graph_padding = true;                 // steps padded to the next captured size (TRT-LLM: only exact sizes)
   bool graphs_for_mixed_steps = false;
@@ -114,6 +115,7 @@ class ServingStepCost : public StepCostModel {
   std::string source() const override { return base_->source() + "; " + serving_.source; }
   bool extrapolated() const override { return base_->extrapolated(); }
   void preload_tables() const override { base_->preload_tables(); }
+  void load_tables() const override { base_->load_tables(); }
   const EngineServing& serving() const { return serving_; }
 
  private:

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "sim/cluster/engine_serving.hpp"
 
 namespace lynx {
 
@@ -20,8 +21,30 @@ std::string where(const SimulationInputs& in, const Request& r) {
   return in.workload_source.empty() ? std::string(text) : in.workload_source + ": " + text;
 }
 
+// Where a pool's KV capacity comes from, for a message: vidur-2024's reserve, or the named engine's memory rule.
+std::string capacity_words(const PoolConfig& pool, const std::optional<EngineServing>& serving) {
+  char text[64];
+  std::snprintf(text, sizeof text, "after weights and the %.0f%% reserve", pool.memory_reserve_fraction * 100);
+  if (!serving) return text;
+  return std::string("the KV cache ") + serving_engine_name(serving->engine) + " keeps by its rule: " +
+         serving->memory_rule;
+}
+}  // namespace
+
 void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const GpuSpec& gpu, const char* path) {
   const double weights = weight_bytes(in);
+  if (pool.engine != ServingEngine::vidur_2024) {
+    // A named engine: the weights against what CUDA reports of the GPUs (the engine's own KV rule then takes its
+    // share of the rest, engine_serving.hpp, and says so when nothing is left).
+    const double total = cuda_total_bytes(gpu) * pool.tensor_parallel;
+    if (weights >= total)
+      throw_error("%s: %s: the weights of %s (%.1f GB in %s) do not fit in %d x %s (%.1f GiB each as CUDA reports "
+                  "it); raise tp or choose a larger GPU",
+                  in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9,
+                  weights_dtype_name(in.config.weights_dtype), pool.tensor_parallel, gpu.name.c_str(),
+                  total / pool.tensor_parallel / (1024.0 * 1024 * 1024));
+    return;
+  }
   const double usable = pool_usable_bytes(gpu, pool);
   if (weights >= usable)
     throw_error("%s: %s: the weights of %s (%.1f GB in %s) do not fit in %d x %s (%.0f GB each, %.0f%% reserved); "
@@ -29,7 +52,6 @@ void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const
                 in.config.origin.c_str(), path, in.model.name.c_str(), weights / 1e9, weights_dtype_name(in.config.weights_dtype), pool.tensor_parallel,
                 gpu.name.c_str(), gpu.hbm_gb, pool.memory_reserve_fraction * 100);
 }
-}  // namespace
 
 void apply_over_context(SimulationInputs& in, OverContextPolicy policy) {
   if (policy == OverContextPolicy::error) return;
@@ -98,15 +120,15 @@ void check_request(const SimulationInputs& in, const Request& r) {
     const double prompt_bytes = prefill_kv_bytes(in, r.input_tokens);
     if (prompt_bytes > prefill_capacity)
       throw_error("%s: its prompt's KV (%.2f GB in bf16, %lld tokens) does not fit in a prefill instance's memory "
-                  "(%.2f GB after weights and the %.0f%% reserve)",
+                  "(%.2f GB, %s)",
                   where(in, r).c_str(), prompt_bytes / 1e9, static_cast<long long>(r.input_tokens),
-                  prefill_capacity / 1e9, in.config.prefill.memory_reserve_fraction * 100);
+                  prefill_capacity / 1e9, capacity_words(in.config.prefill, in.prefill_serving).c_str());
     const double bytes = decode_reservation_bytes(per_token, r.input_tokens, r.output_tokens);
     if (bytes > capacity)
-      throw_error("%s: needs %.2f GB of KV memory (%lld tokens in %s), more than a decode instance holds (%.2f GB "
-                  "after weights and the %.0f%% reserve)",
+      throw_error("%s: needs %.2f GB of KV memory (%lld tokens in %s), more than a decode instance holds (%.2f GB, "
+                  "%s)",
                   where(in, r).c_str(), bytes / 1e9, static_cast<long long>(tokens), format->name.c_str(),
-                  capacity / 1e9, in.config.decode.memory_reserve_fraction * 100);
+                  capacity / 1e9, capacity_words(in.config.decode, in.decode_serving).c_str());
   }
 }
 

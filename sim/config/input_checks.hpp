@@ -15,6 +15,10 @@ namespace lynx {
 // fills the rest), renumbers the requests and counts both in `in`. "error" leaves them to check_simulation_inputs.
 void apply_over_context(SimulationInputs& in, OverContextPolicy policy);
 
+// The model's weights fit on `pool`'s GPUs (`path` its JSON path): a vidur-2024 pool's HBM less its reserve, a named
+// engine's GPUs as CUDA reports them. Called before a named engine sizes its KV cache, whose own error is for a
+// rule that leaves nothing after weights that do fit.
+void check_weights_fit(const SimulationInputs& in, const PoolConfig& pool, const GpuSpec& gpu, const char* path);
 // Throws LynxError for the first input the simulation could not serve.
 void check_simulation_inputs(const SimulationInputs& in);
 // The per-request part of it, for a request read as it is needed (SimulationInputs::request_source).

@@ -42,9 +42,10 @@ constexpr IntegerField kMaxBatch{"max_batch", "requests", -1, 1, 1 << 20,
                                  "requests in a step: a named engine's own (vLLM max_num_seqs: 1024 on GPUs of 70 GiB "
                                  "or more but A100, else 256; SGLang max_running_requests from its KV cache; TRT-LLM "
                                  "max_batch_size 2048), vidur-2024's 256"};
-constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", 0.1, 0, 0.99, false,
-                                     "vidur-2024: share of GPU memory kept for activations and fragmentation (a named "
-                                     "engine sizes its KV cache by its own rule: memory_fraction)"};
+constexpr NumberField kMemoryReserve{"memory_reserve_fraction", "fraction", NAN, 0, 0.99, false,
+                                     "engine vidur-2024 only: share of GPU memory kept for activations and "
+                                     "fragmentation (default 0.1, vidur's own; a named engine sizes its KV cache by its "
+                                     "own rule: memory_fraction)"};
 constexpr NumberField kMemoryFraction{"memory_fraction", "fraction", NAN, 0, 1, true,
                                       "a named engine's memory setting: vLLM gpu_memory_utilization (default 0.9 of the "
                                       "GPU), SGLang mem_fraction_static (default from its reserve formula, 0.835 on "
@@ -85,7 +86,7 @@ constexpr BoolField kPrefixCache{"prefix_cache", false,
 constexpr BoolField kPlanIterations{"plan_iterations", true,
                                     "compute runs of unchanged decode iterations at once (false: one event per "
                                     "iteration, slower, the same timeline; for checking)"};
-constexpr ChoiceField kEngineField{"engine", serving_engine_name(ServingEngine::vidur_2024), kServingEngines.choices(),
+constexpr ChoiceField kEngineField{"engine", serving_engine_name(ServingEngine::vllm), kServingEngines.choices(),
                                    "the serving engine whose measured kernels set the pool's step times: "
                                    "vidur-2024 (vidur's sarathi-serve layers, BLIS attention, NCCL and Ray-era CPU "
                                    "overheads, DESIGN.md's profiled model), or vllm-0.24, sglang-0.5.14, trtllm-1.3 "
@@ -137,8 +138,8 @@ constexpr SchemaField kPrefillFields[] = {{kInstances},       {kGpu},           
                                           {kExpertParallel},  {kMoeLoadImbalance},
                                           {kChunkedPrefill, ExampleUse::commented, "8192"},
                                           {kMaxBatch, ExampleUse::commented, "1024"},
-                                          {kMemoryReserve}, {kPrefixCache},
-                                          {kEngineField, ExampleUse::commented, "\"vllm-0.24\""},
+                                          {kPrefixCache}, {kEngineField},
+                                          {kMemoryReserve, ExampleUse::commented, "0.1"},
                                           {kMemoryFraction, ExampleUse::commented, "0.9"},
                                           {kChunkedPrefillSwitch, ExampleUse::commented},
                                           {kOverlapScheduling, ExampleUse::commented},
@@ -153,8 +154,8 @@ constexpr SchemaField kDecodeFields[] = {{kInstances},      {kGpu},           {k
                                          {kExpertParallel}, {kMoeLoadImbalance},
                                          {kChunkedPrefill, ExampleUse::commented, "8192"},
                                          {kMaxBatch, ExampleUse::commented, "1024"},
-                                         {kMemoryReserve}, {kPlanIterations},
-                                         {kEngineField, ExampleUse::commented, "\"vllm-0.24\""},
+                                         {kPlanIterations}, {kEngineField},
+                                         {kMemoryReserve, ExampleUse::commented, "0.1"},
                                          {kMemoryFraction, ExampleUse::commented, "0.9"},
                                          {kChunkedPrefillSwitch, ExampleUse::commented},
                                          {kOverlapScheduling, ExampleUse::commented},
@@ -460,7 +461,7 @@ PoolConfig pool_from_json(JsonObject o, bool decode) {
   if (o.has(kMemoryReserve.key) && named)
     o.fail(kMemoryReserve.key, std::string("no memory_reserve_fraction with engine ") + serving_engine_name(p.engine) +
                                    ": a named engine sizes its KV cache by its own rule (set memory_fraction)");
-  p.memory_reserve_fraction = o.get(kMemoryReserve);
+  if (o.has(kMemoryReserve.key)) p.memory_reserve_fraction = o.get(kMemoryReserve);
   p.chunked_prefill_tokens = o.get(kChunkedPrefill);
   p.max_batch = o.get(kMaxBatch);
   if (!named) {

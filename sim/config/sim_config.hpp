@@ -44,8 +44,8 @@ struct PoolConfig {
   // max_running_requests, TRT-LLM max_batch_size; -1: the engine's, for vidur-2024 256).
   int64_t chunked_prefill_tokens = -1;
   int64_t max_batch = -1;
-  double memory_reserve_fraction = 0.1; // vidur-2024: HBM kept for activations and fragmentation
-  ServingEngine engine = ServingEngine::vidur_2024;  // whose kernels set step times (models/cost/serving_engine.hpp)
+  double memory_reserve_fraction = 0.1; // vidur-2024 only: HBM kept for activations and fragmentation
+  ServingEngine engine = ServingEngine::vllm;  // whose kernels set step times (models/cost/serving_engine.hpp)
   // A named engine's own settings (sim/cluster/engine_serving.hpp); NaN or "engine": the engine's default.
   double memory_fraction = NAN;         // vLLM gpu_memory_utilization, SGLang mem_fraction_static, TRT-LLM
                                         // free_gpu_memory_fraction

@@ -1,5 +1,6 @@
 #include "sim/config/simulation_setup.hpp"
 
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "common/json_reader.hpp"
 #include "models/cost/compute_model.hpp"
 #include "sim/acceptance/published_acceptance.hpp"
+#include "sim/config/input_checks.hpp"
 #include "sim/transfer/transfer_protocol.hpp"
 
 namespace lynx {
@@ -191,18 +193,25 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   run.decode_kernels = kernels(in.decode_gpu, config.decode.tensor_parallel, run.format);
   const MoeParallel prefill_moe = pool_moe_parallel(config, in.model, config.prefill, "$.cluster.prefill");
   const MoeParallel decode_moe = pool_moe_parallel(config, in.model, config.decode, "$.cluster.decode");
+  // Each pool's tables read now (load_tables): one that cannot be read is an error here, not inside the simulation.
   in.prefill_cost = located("$.compute_model", [&] {
-    return pool_step_cost(config, in.model, in.prefill_gpu, gpus, config.prefill, prefill_moe);
+    auto cost = pool_step_cost(config, in.model, in.prefill_gpu, gpus, config.prefill, prefill_moe);
+    cost->load_tables();
+    return cost;
   });
   in.decode_cost = located("$.compute_model", [&] {
-    return pool_step_cost(config, in.model, in.decode_gpu, gpus, config.decode, decode_moe);
+    auto cost = pool_step_cost(config, in.model, in.decode_gpu, gpus, config.decode, decode_moe);
+    cost->load_tables();
+    return cost;
   });
   if (config.prefill.engine != ServingEngine::vidur_2024) {
+    check_weights_fit(in, config.prefill, in.prefill_gpu, "$.cluster.prefill");
     in.prefill_serving = located("$.cluster.prefill.engine",
                                  [&] { return pool_serving(config, in.model, in.prefill_gpu, config.prefill); });
     in.prefill_cost = std::make_shared<ServingStepCost>(in.prefill_cost, *in.prefill_serving);
   }
   if (config.decode.engine != ServingEngine::vidur_2024) {
+    check_weights_fit(in, config.decode, in.decode_gpu, "$.cluster.decode");
     in.decode_serving = located("$.cluster.decode.engine",
                                 [&] { return pool_serving(config, in.model, in.decode_gpu, config.decode); });
     in.decode_cost = std::make_shared<ServingStepCost>(in.decode_cost, *in.decode_serving);

@@ -74,9 +74,9 @@ refused '--config c.json: $.workload.trace: fifo.jsonl: is a FIFO, not a regular
 refused '/dev/zero": is a character device, not a regular file; lynxsim reads only regular files' /dev/zero -- \
   trace-stats /dev/zero
 # A calibration table replaced by a FIFO inside a data folder (a copy of links to the real one): refused by name,
-# never waited on (the profiled compute model reads this table for every run of llama-3.1-8b).
+# never waited on (the default engine, vllm-0.24, reads this table for every run on h200-sxm, while the run is set up).
 mkdir fake-data && cp -rs "$data"/. fake-data/
-table="fake-data/calibration/vidur/data/profiling/compute/h100/meta-llama/Llama-2-70b-hf/mlp.csv"
+table="fake-data/calibration/aiconfigurator/systems/data/h200_sxm/gemm/vllm/0.24.0/gemm_perf.parquet"
 [ -e "$table" ] || fail "no $table in the data folder"
 rm "$table" && mkfifo "$table"
 refused "c.json: \$.compute_model: $tmp/$table: is a FIFO, not a regular file; lynxsim reads only regular files" "$table" -- \

@@ -21,6 +21,11 @@ Request make_request(int64_t id, double arrival_s, int64_t input_tokens, int64_t
 
 SimulationInputs make_inputs(nlohmann::json config, const std::vector<Request>& requests) {
   config["workload"] = nlohmann::json::object();
+  for (const char* pool : {"prefill", "decode"}) {
+    nlohmann::json& p = config["cluster"][pool];
+    if (p.is_null()) p = nlohmann::json::object();
+    if (p.is_object() && !p.contains("engine")) p["engine"] = "vidur-2024";
+  }
   return simulation_inputs(sim_config_from_json(config, "test-config.json", ""), requests);
 }
 

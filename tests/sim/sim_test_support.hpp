@@ -17,7 +17,9 @@ struct SimRun {
   nlohmann::json summary;
 };
 
-// `config` is a simulate configuration without "workload" (the requests are given directly).
+// `config` is a simulate configuration without "workload" (the requests are given directly). A pool that names no
+// engine runs on vidur-2024, the profiled model whose closed forms the event-loop tests check (the configuration's
+// default engine, vllm-0.24, adds its scheduler, host and front-end terms: tests of it name it).
 // `reuse_request_states`: SimulationInputs' (false: each finished request's state freed, not reused).
 SimRun run_simulation(nlohmann::json config, const std::vector<Request>& requests, bool reuse_request_states = true);
 SimulationInputs make_inputs(nlohmann::json config, const std::vector<Request>& requests);

@@ -29,7 +29,7 @@ TEST_CASE("attention over a quantized cache costs the table's attention rate rel
   CHECK(lynx.attention_anchor_relative < lynx.attention_full_relative);
 }
 
-TEST_CASE("the default compute model on H200 is profiled, derived from H100, and quantized KV decodes faster") {
+TEST_CASE("vidur-2024 on H200: the compute model is profiled, derived from H100, and quantized KV decodes faster") {
   std::vector<Request> requests{make_request(0, 0.0, 32768, 64)};
   SimRun bf16 = run_simulation(config("bf16"), requests), int4 = run_simulation(config("int4-g64"), requests);
   const std::string source = bf16.summary["sources"]["decode_compute"].get<std::string>();

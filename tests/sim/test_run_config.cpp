@@ -121,9 +121,18 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   c["transfer"] = {{"chunk_layers", int64_t{1} << 31}};
   CHECK(error_of(c) == "cfg.json: $.transfer.chunk_layers: expected an integer in [1, 1024] layers, got 2147483648");
   c = ok;
+  c["cluster"]["decode"]["memory_reserve_fraction"] = 0.2;  // the default engine, vllm-0.24, sizes KV its own way
+  CHECK(error_of(c) == "cfg.json: $.cluster.decode.memory_reserve_fraction: expected no memory_reserve_fraction with "
+                       "engine vllm-0.24: a named engine sizes its KV cache by its own rule (set memory_fraction), "
+                       "got 0.2");
+  c["cluster"]["decode"]["engine"] = "vidur-2024";
+  CHECK(sim_config_from_json(c, "cfg.json", "").decode.memory_reserve_fraction == 0.2);
   c["cluster"]["decode"]["memory_reserve_fraction"] = 1;
   CHECK(error_of(c) ==
         "cfg.json: $.cluster.decode.memory_reserve_fraction: expected a number in [0, 0.99] fraction, got 1");
+  c.erase("cluster");
+  c["cluster"]["decode"]["engine"] = "vidur-2024";  // vidur's own reserve when the field is absent
+  CHECK(sim_config_from_json(c, "cfg.json", "").decode.memory_reserve_fraction == 0.1);
   c = ok;
   c["lynx"] = {{"acceptance", "/dev/null"}, {"acceptance_rate", 0.5}};
   CHECK(error_of(c) == "cfg.json: $.lynx.acceptance_rate: expected one acceptance source: acceptance (a file), "
@@ -147,7 +156,7 @@ TEST_CASE("bad configurations are one clear error naming the file and JSON path"
   c = ok;
   c["cluster"]["decode"]["engine"] = "sglang-0.5.14";
   CHECK(sim_config_from_json(c, "cfg.json", "").decode.engine == ServingEngine::sglang);
-  CHECK(sim_config_from_json(c, "cfg.json", "").prefill.engine == ServingEngine::vidur_2024);
+  CHECK(sim_config_from_json(c, "cfg.json", "").prefill.engine == ServingEngine::vllm);  // the default engine
   c = ok;
   c["transfer"] = {{"mode", "eventually"}};
   CHECK(error_of(c) == "cfg.json: $.transfer.mode: expected one of \"layer-wise\", \"after-prefill\", got \"eventually\"");

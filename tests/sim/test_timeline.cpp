@@ -43,7 +43,10 @@ nlohmann::json timeline_config(const std::string& format, const std::string& tra
   return {{"model", "llama-3.1-8b"},
           {"compute_model", "roofline"},
           {"format", format},
-          {"cluster", {{"network", {{"nic_gbps", kNicGbps}, {"latency_us", kLatencyS * 1e6}}}}},
+          // The roofline's closed forms without an engine's scheduler, host and front-end terms: vidur-2024.
+          {"cluster", {{"prefill", {{"engine", "vidur-2024"}}},
+                       {"decode", {{"engine", "vidur-2024"}}},
+                       {"network", {{"nic_gbps", kNicGbps}, {"latency_us", kLatencyS * 1e6}}}}},
           {"transfer", {{"chunk_layers", 4}, {"mode", "after-prefill"}, {"connector", "ideal"}}},  // closed forms
           {"lynx", {{"acceptance_rate", 0.9}}},
           {"workload", {{"trace", trace}}}};

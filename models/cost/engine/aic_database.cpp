@@ -288,6 +288,10 @@ void AicDatabase::preload(const std::vector<std::string>& families) const {
   }
 }
 
+void AicDatabase::load_now(const std::vector<std::string>& families) const {
+  for (const std::string& family : families) load(family);
+}
+
 double AicDatabase::lookup(const std::string& family, const AicAxes& x, const AicRoofline& roofline) const {
   bool beyond = false;
   const double ms = load(family).grid.at_ms(x, roofline, &beyond);

@@ -100,6 +100,8 @@ class AicDatabase {
   // Loads these families' tables now (StepCostModel::preload_tables); one that does not load is skipped, its
   // error left to the first lookup that needs it. Lookups and their results are as without it.
   void preload(const std::vector<std::string>& families) const;
+  // Loads these families' tables now; one that does not load throws its LynxError (StepCostModel::load_tables).
+  void load_now(const std::vector<std::string>& families) const;
   // True once any lookup was beyond a table's grid.
   bool extrapolated() const { return extrapolated_; }
   ServingEngine engine() const { return engine_; }

@@ -119,6 +119,7 @@ class EngineCostModel : public StepCostModel {
   std::string gemm_family() const;
   std::string moe_dtype() const;
   void preload_tables() const override { db_->preload(table_families()); }
+  void load_tables() const override { db_->load_now(table_families()); }
 
   // Components in milliseconds, for tests and validation.
   double layer_gemms_ms(double tokens) const;  // qkv + o + gate_up + down (a dense layer; MLA: gate_up + down)
