@@ -18,6 +18,11 @@ double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool) {
   return gpu.hbm_gb * 1e9 * pool.tensor_parallel * (1 - pool.memory_reserve_fraction);
 }
 
+int64_t prefill_token_budget(const SimulationInputs& in) {
+  if (!in.prefill_serving) return in.config.prefill.chunked_prefill_tokens;
+  return in.prefill_serving->limits.chunked_prefill ? in.prefill_serving->limits.max_batched_tokens : 0;
+}
+
 double decode_kv_capacity_bytes(const SimulationInputs& in) {
   const double copies = kv_head_copies(kv_shard_heads(in.model), in.config.decode.tensor_parallel);
   if (in.decode_serving) return in.decode_serving->kv_bytes_per_gpu * in.config.decode.tensor_parallel / copies;

@@ -20,6 +20,11 @@ double weight_bytes(const SimulationInputs& in);
 // named engine has the KV cache its engine sizes (EngineServing::kv_bytes_per_gpu on each GPU).
 double pool_usable_bytes(const GpuSpec& gpu, const PoolConfig& pool);
 
+// A prefill step's token budget: the pool's engine's where it chunks (vLLM max_num_batched_tokens, SGLang
+// chunked_prefill_size, TRT-LLM max_num_tokens with chunked prefill on), vidur-2024's chunked_prefill_tokens; 0:
+// whole prompts, one a step.
+int64_t prefill_token_budget(const SimulationInputs& in);
+
 // Bytes of one decode instance's GPU memory left for KV caches: pool_usable_bytes less the weights, counted in the
 // model's KV bytes (each head once): when the decode tp exceeds the model's KV heads every head is held on
 // tp / kv_heads GPUs (models/arch/kv_replication.hpp), so the memory holds that many times fewer of the model's bytes

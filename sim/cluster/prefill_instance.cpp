@@ -47,8 +47,7 @@ void PrefillInstance::start_iteration() {
   const double now = context_.loop->now();
   // The engine's token budget where it chunks (vLLM, SGLang, TRT-LLM with chunked prefill), else whole prompts.
   const SimulationInputs& in = *context_.inputs;
-  const int64_t budget = in.prefill_serving ? (in.prefill_serving->limits.chunked_prefill ? in.prefill_serving->limits.max_batched_tokens : 0)
-                                            : in.config.prefill.chunked_prefill_tokens;
+  const int64_t budget = prefill_token_budget(in);
   std::vector<Piece> pieces;
   std::vector<PrefillPiece> work;
   int64_t used = 0;

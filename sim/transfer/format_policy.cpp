@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "models/arch/kv_size.hpp"
+#include "sim/cluster/capacity.hpp"
 #include "sim/transfer/transfer_engine.hpp"
 
 namespace lynx {
@@ -73,16 +74,26 @@ double FormatChooser::predicted_objective_s(const RequestState& r, int candidate
     low_done = std::max(low_done, t.low_done_s);
     narrowest = std::min(narrowest, resource->capacity_bytes_per_s);
   }
-  // From the prefill's start: the prompt alone, its quantize kernel included. Layer-wise, the chunks leave as their
-  // layers finish, so the transfer ends no sooner than the prefill plus its last chunk; after the prefill, it starts
-  // at its end.
-  const double prefill_s = inputs_.prefill_cost->prefill_seconds({{tokens, 0}}) + f.prefill_kernels.encode_seconds(elements);
+  // From the prefill's start: the prompt alone, in the pieces the pool's token budget cuts it into (each attending to
+  // the pieces before it), its quantize kernel included. Layer-wise, a layer group's KV leaves when the prompt's last
+  // piece has computed it (the pieces before hold only part of each layer's KV), so the transfer starts with the last
+  // piece and ends no sooner than the prefill plus its last chunk; after the prefill, it starts at its end.
+  const int64_t budget = prefill_token_budget(inputs_);
+  double prefill_s = 0, last_piece_s = 0;
+  for (int64_t done = 0; done < tokens;) {
+    const int64_t piece = budget > 0 ? std::min(budget, tokens - done) : tokens;
+    last_piece_s = inputs_.prefill_cost->prefill_seconds({{piece, done}});
+    prefill_s += last_piece_s;
+    done += piece;
+  }
+  const double start_s = prefill_s - last_piece_s;  // the pieces before the last (0 for a prompt prefilled whole)
+  prefill_s += f.prefill_kernels.encode_seconds(elements);
   if (inputs_.config.transfer.mode == TransferMode::layer_wise) {
     const int last = inputs_.config.transfer.chunk_layers;
     const double tail = static_cast<double>(std::min<int64_t>(last, inputs_.model.n_layers)) /
                         static_cast<double>(inputs_.model.n_layers);
-    high_done = std::max(high_done, prefill_s + tail * high / narrowest);
-    low_done = std::max(low_done, prefill_s + tail * (high + low) / narrowest);
+    high_done = std::max(start_s + high_done, prefill_s + tail * high / narrowest);
+    low_done = std::max(start_s + low_done, prefill_s + tail * (high + low) / narrowest);
   } else {
     high_done += prefill_s;
     low_done += prefill_s;

@@ -18,9 +18,10 @@
 //   high stream done   t_h = (H + h) / C                      (anchors pre-empt the low class)
 //   low stream done    t_l = (H + h + min(L, n l) + l) / C    (processor sharing with n flows of mean L / n)
 // and the request's value is the largest over its route's resources. The transfer's start is then placed after the
-// request's prefill P (its prompt alone on its pool's compute model, with the candidate's quantize kernel): after
-// the prefill, t + P; layer-wise, max(t, P + the last chunk's bytes / the narrowest C), as the chunks leave while the
-// prefill runs. Its first usable KV is then t_h for a Lynx candidate and t_l otherwise, its full KV t_l; each adds
+// request's prefill P (its prompt alone on its pool's compute model, in the pieces of the pool's token budget, with
+// the candidate's quantize kernel): after the prefill, t + P; layer-wise, max(P - L + t, P + the last chunk's bytes /
+// the narrowest C), L the prompt's last piece, during which the chunks leave (each layer group's KV is whole only
+// once the last piece has computed it; L = P for a prompt prefilled whole). Its first usable KV is then t_h for a Lynx candidate and t_l otherwise, its full KV t_l; each adds
 // its decode-side unpack (kernel cost table). The value minimised, measured from the prefill's start:
 //   ttft_spec     first usable KV
 //   ttft          full KV (a Lynx first token is final only after its verification)

@@ -5,6 +5,7 @@
 //   the choice follows the route's load: with adaptive_min_gain between Lynx's predicted gain on an idle route and
 //   its gain behind another request's int8 KV, the first of two simultaneous requests gets int8, the second Lynx;
 //   layer-wise, a prefill that outlasts the transfer leaves only the last chunk's gain, and the choice follows it;
+//   layer-wise with chunked prefill, the chunks leave during the prompt's last piece only, and the choice follows it;
 //   every configuration error names its JSON path.
 #include <doctest/doctest.h>
 
@@ -114,24 +115,35 @@ namespace {
 // The policy's predicted TTFT (from the prefill's start, after-prefill mode, one NIC at C bytes/s) of a request of
 // `tokens` on a route where `ahead_low` low-class bytes of one other request wait (and `ahead_high` anchor bytes),
 // written out from the closed forms of sim/transfer/format_policy.hpp.
+// With `budget` > 0 the prompt is prefilled in pieces of that many tokens (chunked_prefill_tokens), and layer-wise
+// its chunks leave only while the last piece runs (each layer's KV is whole only then).
 double predicted_s(const std::string& format, double gbps, int64_t tokens, double ahead_high, double ahead_low,
-                   bool layer_wise = false) {
+                   bool layer_wise = false, int64_t budget = 0) {
   nlohmann::json config = config_of(format, gbps);
   if (layer_wise) config["transfer"]["mode"] = "layer-wise";
+  if (budget > 0) config["cluster"]["prefill"]["chunked_prefill_tokens"] = budget;
   const SimulationInputs in = make_inputs(config, {});
   const double C = gbps * 1e9 / 8;
   const KvStreamBytes bytes = model_kv_bytes(in.model, in.run_format.format, tokens);
   const double elements = layers_kv_elements(in.model, tokens, 0, in.model.n_layers);
-  const double prefill = in.prefill_cost->prefill_seconds({{tokens, 0}}) + in.run_format.prefill_kernels.encode_seconds(elements);
+  double before_last = 0, last = in.prefill_cost->prefill_seconds({{tokens, 0}});
+  if (budget > 0) {
+    before_last = 0;
+    for (int64_t done = 0; done + budget < tokens; done += budget)
+      before_last += in.prefill_cost->prefill_seconds({{budget, done}});
+    const int64_t last_tokens = tokens - (tokens - 1) / budget * budget;
+    last = in.prefill_cost->prefill_seconds({{last_tokens, tokens - last_tokens}});
+  }
+  const double prefill = before_last + last + in.run_format.prefill_kernels.encode_seconds(elements);
   const bool lynx = in.run_format.format.is_lynx();
   const double high = lynx ? static_cast<double>(bytes.anchor) : 0;
   const double low = static_cast<double>(bytes.total()) - high;
   const double n = ahead_low > 0 ? 1 : 0;
   double full_kv = (ahead_high + high + std::min(ahead_low, n * low) + low) / C, first_kv = (ahead_high + high) / C;
-  if (layer_wise) {  // the chunks leave as the prefill computes them: no sooner than the prefill plus the last chunk
+  if (layer_wise) {  // the chunks leave as the last piece computes them: no sooner than the prefill plus the last chunk
     const double tail = 4.0 / static_cast<double>(in.model.n_layers);  // chunk_layers 4
-    full_kv = std::max(full_kv, prefill + tail * (high + low) / C);
-    first_kv = std::max(first_kv, prefill + tail * high / C);
+    full_kv = std::max(before_last + full_kv, prefill + tail * (high + low) / C);
+    first_kv = std::max(before_last + first_kv, prefill + tail * high / C);
   } else {
     full_kv += prefill;
     first_kv += prefill;
@@ -188,6 +200,27 @@ TEST_CASE("layer-wise: a prefill that outlasts the transfer leaves the last chun
   CHECK(run_simulation(config, one).summary["metrics"]["format_requests"]["lynx-a4r4-g64"] == 1);
   config["transfer"]["mode"] = "layer-wise";
   CHECK(run_simulation(config, one).summary["metrics"]["format_requests"]["int8-g64"] == 1);
+}
+
+TEST_CASE("layer-wise and chunked: the chunks leave during the last piece only, so more of the transfer is exposed") {
+  // 25 Gbps, one 32K-token prompt: whole, its prefill hides all but the last chunk of the streamed KV; in pieces of
+  // 2,048 tokens only the last piece overlaps the transfer, so Lynx's anchor saves more. A minimum gain between
+  // the two predicted gains keeps int8 for the whole prompt and chooses Lynx for the chunked one.
+  const int64_t T = 32768, budget = 2048;
+  const double whole = predicted_s("int8-g64", 25, T, 0, 0, true) / predicted_s("lynx-a4r4-g64", 25, T, 0, 0, true);
+  const double chunked = predicted_s("int8-g64", 25, T, 0, 0, true, budget) /
+                         predicted_s("lynx-a4r4-g64", 25, T, 0, 0, true, budget);
+  REQUIRE(chunked > whole * 1.01);
+  const std::vector<Request> one{make_request(0, 0, T, 8)};
+  nlohmann::json config = adaptive(config_of("int8-g64", 25), {"lynx-a4r4-g64"}, "ttft_correct", (whole + chunked) / 2);
+  config["transfer"]["mode"] = "layer-wise";
+  CHECK(run_simulation(config, one).summary["metrics"]["format_requests"]["int8-g64"] == 1);
+  config["cluster"]["prefill"]["chunked_prefill_tokens"] = budget;
+  const SimRun chunked_run = run_simulation(config, one);
+  CHECK(chunked_run.summary["metrics"]["format_requests"]["lynx-a4r4-g64"] == 1);
+  // The simulated transfer starts when the last piece does: after the pieces before it.
+  const RequestRecord& r = chunked_run.records.at(0);
+  CHECK(r.transfer_start_s > r.prefill_start_s + 0.5 * (r.prefill_end_s - r.prefill_start_s));
 }
 
 TEST_CASE("format policy errors name the JSON path") {
