@@ -3,8 +3,9 @@
     plot_regimes.py RESULTS REQUEST.json
 REQUEST.json (written by lynxsim, checked there) names the sweep's axes, x, y, the series axis and the facets. For
 each contender value of the series (a Lynx format, with the other paths of its axis, e.g. the acceptance source; or
-the adaptive format policy, transfer.format_policy "adaptive") and each baseline (every other fixed format; for the
-adaptive policy also each Lynx value of the same acceptance source), the gain baseline median / contender median of
+the adaptive format policy, transfer.format_policy "adaptive") and each baseline (every other fixed format, and
+co-located serving where the axis sets cluster.serving "colocated"; for the adaptive policy also each Lynx value of
+the same acceptance source), the gain baseline median / contender median of
 the same metric (ttft_spec, ttft_correct, ttft, e2el: one column each) is drawn as a heatmap over x and y. TPOT is
 not drawn: a Lynx request's TPOT counts from its verified first token, when the drafts it kept are already out, so
 it reads 5-9% shorter than int8's without any decode step being faster; e2el holds the decode.
@@ -204,14 +205,23 @@ def main():
 
     # What a series value is called in titles and file names: the adaptive policy by "adaptive" and its
     # acceptance source (its candidates are in the title), a fixed format by its paths' values.
+    serving = lambda v: named(v).get("cluster.serving", "disaggregated")
+    # The paths that name a series value: not the adaptive policy's settings, not the serving mode (co-located is
+    # named as a whole, below).
+    naming = lambda p: not p.startswith("transfer.") and p != "cluster.serving"
+
     def name_parts(v):
+        if serving(v) == "colocated":
+            return ["colocated"]
         if not adaptive(v):
-            return [label(s) for p, s in zip(series_paths, v) if not p.startswith("transfer.")]
+            return [label(s) for p, s in zip(series_paths, v) if naming(p)]
         return ["adaptive"] + [label(acceptance(v))] if "lynx.acceptance_published" in series_paths else ["adaptive"]
 
     def title_of(v):
+        if serving(v) == "colocated":
+            return "co-located on the same GPUs (no KV transfer)"
         if not adaptive(v):
-            named_values = [(p, s) for p, s in zip(series_paths, v) if not p.startswith("transfer.")]
+            named_values = [(p, s) for p, s in zip(series_paths, v) if naming(p)]
             rest = [value_text(p, s) for p, s in named_values if p != series]
             return label(v[series_paths.index(series)]) + (" (%s)" % ", ".join(rest) if rest else "")
         text = "adaptive (%s)" % " or ".join(candidates_of(v))
@@ -296,7 +306,9 @@ def main():
                     "%d-%d requests" % (requests[0], requests[-1]) if requests else "no requests")
         fig.suptitle("gain of %s over %s%s\neach cell: baseline median / contender median, %s a side (blue: the "
                      "contender is faster; regimes.json has each cell's quartiles)" % (
-                         title_of(lynx), label(base[0]) if not str(base[0]).startswith("lynx") else title_of(base),
+                         title_of(lynx),
+                         title_of(base) if str(base[0]).startswith("lynx") or serving(base) == "colocated"
+                         else label(base[0]),
                          (": " + ", ".join(value_text(p, v) for p, v in zip(facets, facet))) if facets else "",
                          how_many), fontsize=10, y=1 - 0.08 / height, va="top")
         bar = fig.colorbar(mesh, ax=grid, shrink=0.6, fraction=0.04, pad=0.02)
@@ -316,7 +328,8 @@ def main():
                    loc="lower center", ncol=len(THRESHOLDS), fontsize=8, frameon=False,
                    bbox_to_anchor=(0.5, 0.02 / height))
         parts = ([file_token(p, v) for p, v in zip(facets, facet)] +
-                 (name_parts(base) if str(base[0]).startswith("lynx") else [label(base[0])]))
+                 (name_parts(base) if str(base[0]).startswith("lynx") or serving(base) == "colocated"
+                  else [label(base[0])]))
         stem = "regimes_" + "_".join(str(v).split(" ")[0].replace("/", "-") for v in parts + name_parts(lynx))
         for d in data:
             d["file"] = stem
