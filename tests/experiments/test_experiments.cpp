@@ -134,11 +134,16 @@ TEST_CASE("the example experiments validate") {
 
 TEST_CASE("lynx_regimes: every point of the map, and a numeric path component indexes an array element") {
   Experiment e = experiment_load(kExperiments + "/lynx_regimes.json");
-  // 7 bandwidths x 8 (model, prompt) x 3 loads x 3 distances x 2 cross traffic x 5 (format, acceptance, policy).
-  CHECK(e.points.size() == 7 * 8 * 3 * 3 * 2 * 5);
+  // 7 bandwidths x 8 (model, prompt) x 3 loads x 3 distances x 2 cross traffic x 6 (format, acceptance, policy,
+  // serving): the sixth is co-located serving on the same GPUs.
+  CHECK(e.points.size() == 7 * 8 * 3 * 3 * 2 * 6);
+  const nlohmann::json& adaptive = e.points[e.points.size() - 2].config;
+  CHECK(adaptive["transfer"]["format_policy"] == "adaptive");
+  CHECK(adaptive["transfer"]["adaptive_formats"] == nlohmann::json{"lynx-a4r4-g64"});
+  CHECK(adaptive["cluster"]["serving"] == "disaggregated");
   const nlohmann::json& last = e.points.back().config;
-  CHECK(last["transfer"]["format_policy"] == "adaptive");
-  CHECK(last["transfer"]["adaptive_formats"] == nlohmann::json{"lynx-a4r4-g64"});
+  CHECK(last["cluster"]["serving"] == "colocated");
+  CHECK(last["format"] == "bf16");
   CHECK(last["cluster"]["network"]["site_links"][0]["latency_ms"] == 10);
   CHECK(last["cluster"]["network"]["site_links"][0]["bandwidth_gbps"] == 3200);
   CHECK(last["cluster"]["network"]["site_links"][0]["cross_traffic"]["fraction"] == 0.5);
