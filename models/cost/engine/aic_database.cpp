@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -249,10 +250,10 @@ std::string AicDatabase::table_name(const std::string& family) const {
   return "aiconfigurator " + gpu_ + "/" + spec(family).rel;
 }
 
-const AicDatabase::Loaded& AicDatabase::load(const std::string& family) const {
+const AicDatabase::Loaded& AicDatabase::load(std::string_view family) const {
   auto it = loaded_.find(family);
   if (it != loaded_.end()) return *it->second;
-  const Spec sp = spec(family);
+  const Spec sp = spec(std::string(family));
   const std::string& rel = sp.rel;
   const auto& filters = sp.filters;
   const std::string file = root_ + "/systems/data/" + gpu_ + "/" + rel;
@@ -266,7 +267,7 @@ const AicDatabase::Loaded& AicDatabase::load(const std::string& family) const {
   if (loaded->grid.glitches_dropped() > 0)
     loaded->source += "; " + std::to_string(loaded->grid.glitches_dropped()) + " glitch row(s) dropped (more than " +
                       std::to_string(static_cast<int>(kAicGlitchFactor)) + "x both neighbours)";
-  return *loaded_.emplace(family, std::move(loaded)).first->second;
+  return *loaded_.emplace(std::string(family), std::move(loaded)).first->second;
 }
 
 std::string AicDatabase::source(const std::string& family) const { return load(family).source; }
@@ -292,9 +293,10 @@ void AicDatabase::load_now(const std::vector<std::string>& families) const {
   for (const std::string& family : families) load(family);
 }
 
-double AicDatabase::lookup(const std::string& family, const AicAxes& x, const AicRoofline& roofline) const {
+template <class Roofline>
+double AicDatabase::lookup(std::string_view family, const AicAxes& x, const Roofline& roofline) const {
   bool beyond = false;
-  const double ms = load(family).grid.at_ms(x, roofline, &beyond);
+  const double ms = load(family).grid.at_ms(x, std::cref(roofline), &beyond);
   if (beyond) extrapolated_ = true;
   return ms;
 }

@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/cost/engine/aic_grid.hpp"
@@ -126,13 +127,16 @@ class AicDatabase {
     AicGrid grid;
     std::string source;
   };
-  const Loaded& load(const std::string& family) const;
-  double lookup(const std::string& family, const AicAxes& x, const AicRoofline& roofline) const;
+  const Loaded& load(std::string_view family) const;
+  // The family's time at x, the roofline beyond its grid. `roofline` is passed on by reference (std::cref), so
+  // no lookup allocates: lookups run at every simulated step.
+  template <class Roofline>
+  double lookup(std::string_view family, const AicAxes& x, const Roofline& roofline) const;
 
   std::string root_, gpu_;
   ServingEngine engine_;
   AicPeaks peaks_;
-  mutable std::map<std::string, std::unique_ptr<Loaded>> loaded_;
+  mutable std::map<std::string, std::unique_ptr<Loaded>, std::less<>> loaded_;  // found by a string_view
   mutable bool extrapolated_ = false;
   mutable double fp8_quant_fixed_ms_ = -1;  // < 0: not fitted yet
 };

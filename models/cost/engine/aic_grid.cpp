@@ -23,6 +23,7 @@ AicGrid::AicGrid(int axes, std::vector<AicPoint> points, std::string what)
     return a.ms < b.ms;
   });
   if (!points.empty()) root_ = build(points, 0, points.size(), 0);
+  for (double v : values_) log_values_.push_back(std::log(v));
 }
 
 int AicGrid::build(std::vector<AicPoint>& points, size_t lo, size_t hi, int axis) {
@@ -56,15 +57,18 @@ int AicGrid::build(std::vector<AicPoint>& points, size_t lo, size_t hi, int axis
     }
     node.keys = std::move(keys);
   }
+  for (double k : node.keys) node.log_keys.push_back(std::log(k));
   nodes_.push_back(std::move(node));
   return static_cast<int>(nodes_.size() - 1);
 }
 
-double AicGrid::eval(int index, int axis, AicAxes& x, const AicRoofline& roofline, bool* extrapolated) const {
+double AicGrid::eval(int index, int axis, AicAxes& x, AicAxes& log_q, const AicRoofline& roofline,
+                     bool* extrapolated) const {
   const Node& node = nodes_[static_cast<size_t>(index)];
+  const bool last = axis == axes_ - 1;
   auto child = [&](size_t i) {
-    return axis == axes_ - 1 ? values_[static_cast<size_t>(node.child[i])]
-                             : eval(node.child[i], axis + 1, x, roofline, extrapolated);
+    return last ? values_[static_cast<size_t>(node.child[i])]
+                : eval(node.child[i], axis + 1, x, log_q, roofline, extrapolated);
   };
   const double q = x[axis];
   const std::vector<double>& k = node.keys;
@@ -85,8 +89,14 @@ double AicGrid::eval(int index, int axis, AicAxes& x, const AicRoofline& rooflin
   }
   const size_t b = static_cast<size_t>(it - k.begin()), a = b - 1;
   const double ta = child(a), tb = child(b);
-  const double f = (std::log(q) - std::log(k[a])) / (std::log(k[b]) - std::log(k[a]));
-  return std::exp(std::log(ta) + (std::log(tb) - std::log(ta)) * f);
+  // Log-log between the neighbours; every log is the one std::log gives (of a key, of a measured value: kept).
+  const double la = last ? log_values_[static_cast<size_t>(node.child[a])] : std::log(ta);
+  const double lb = last ? log_values_[static_cast<size_t>(node.child[b])] : std::log(tb);
+  const std::vector<double>& lk = node.log_keys;
+  double& lq = log_q[static_cast<size_t>(axis)];
+  if (std::isnan(lq)) lq = std::log(q);
+  const double f = (lq - lk[a]) / (lk[b] - lk[a]);
+  return std::exp(la + (lb - la) * f);
 }
 
 double AicGrid::at_ms(const AicAxes& x, const AicRoofline& roofline, bool* extrapolated) const {
@@ -94,8 +104,9 @@ double AicGrid::at_ms(const AicAxes& x, const AicRoofline& roofline, bool* extra
   for (int a = 0; a < axes_; a++)
     if (!std::isfinite(x[a]) || x[a] <= 0)
       throw_error("%s: query axis %d value %g is not a positive finite number", what_.c_str(), a, x[a]);
-  AicAxes q = x;
-  return eval(root_, 0, q, roofline, extrapolated);
+  AicAxes q = x, log_q;
+  log_q.fill(std::nan(""));
+  return eval(root_, 0, q, log_q, roofline, extrapolated);
 }
 
 std::vector<double> AicGrid::first_axis_values() const {

@@ -62,11 +62,13 @@ class AicGrid {
 
  private:
   struct Node {
-    std::vector<double> keys;  // sorted, distinct
-    std::vector<int> child;    // index into nodes_ (inner) or values_ (last axis)
+    std::vector<double> keys;      // sorted, distinct
+    std::vector<double> log_keys;  // std::log of each key, kept (a lookup then takes the same values, not the logs)
+    std::vector<int> child;        // index into nodes_ (inner) or values_ (last axis)
   };
   int build(std::vector<AicPoint>& points, size_t lo, size_t hi, int axis);
-  double eval(int node, int axis, AicAxes& x, const AicRoofline& roofline, bool* extrapolated) const;
+  // `log_q`: std::log of the query on each axis, filled the first time eval interpolates on that axis (NaN before).
+  double eval(int node, int axis, AicAxes& x, AicAxes& log_q, const AicRoofline& roofline, bool* extrapolated) const;
   void walk(int node, int axis, AicAxes& x, const std::function<void(const AicAxes&, double)>& fn) const;
 
   int axes_ = 0;
@@ -75,6 +77,7 @@ class AicGrid {
   std::string what_;
   std::vector<Node> nodes_;
   std::vector<double> values_;
+  std::vector<double> log_values_;  // std::log of each value, kept likewise
   int root_ = -1;
 };
 

@@ -264,6 +264,16 @@ double EngineCostModel::decode_seconds(const DecodeWork& work) const {
   return (dense_ms + attention_ms + host_.per_step_ms) / 1e3;
 }
 
+template <class F>
+double EngineCostModel::kept(TokenTerm term, double tokens, F compute) const {
+  if (!(tokens >= 0 && tokens < static_cast<double>(kKeptQueryTerms)) || tokens != std::floor(tokens)) return compute();
+  std::vector<QueryTerms>& table = token_terms_[term];
+  const size_t i = static_cast<size_t>(tokens);
+  if (table.size() <= i) table.resize(i + 1);
+  if (!table[i].known) table[i] = {true, compute()};
+  return table[i].ms;
+}
+
 double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& context, const DecodeWork& generation,
                                           int64_t generation_tokens) const {
   if (generation.query_tokens > generation_tokens)
@@ -285,9 +295,13 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
   if (mla_)
     attention += attention_gemms_ms(context_tokens, generation.query_tokens > 0 ? static_cast<double>(generation_tokens) : 0);
   const double lm_rows = static_cast<double>(context.size()) + static_cast<double>(generation.query_tokens);
-  const double layer = attention + 2 * allreduce_ms(tokens, graph) + layer_elementwise_ms(tokens);
-  const double ms = static_cast<double>(model_.n_layers) * layer + mlp_layers_ms(tokens) + allreduce_ms(tokens, graph) +
-                    step_elementwise_ms(tokens) + lm_head_ms(lm_rows) + host_.per_step_ms;
+  // The token-count terms kept per count (the same values as computing them, so the same sum).
+  const double allreduce =
+      kept(graph ? kAllreduceGraph : kAllreduceEager, tokens, [&] { return allreduce_ms(tokens, graph); });
+  const double layer = attention + 2 * allreduce + kept(kLayerElementwise, tokens, [&] { return layer_elementwise_ms(tokens); });
+  const double ms = static_cast<double>(model_.n_layers) * layer + kept(kMlpLayers, tokens, [&] { return mlp_layers_ms(tokens); }) +
+                    allreduce + kept(kStepElementwise, tokens, [&] { return step_elementwise_ms(tokens); }) +
+                    kept(kLmHead, lm_rows, [&] { return lm_head_ms(lm_rows); }) + host_.per_step_ms;
   return ms / 1e3;
 }
 

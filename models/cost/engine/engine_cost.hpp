@@ -163,6 +163,13 @@ class EngineCostModel : public StepCostModel {
     double ms = 0;
   };
   mutable std::vector<QueryTerms> query_terms_;
+  // An iteration's terms that depend only on a whole token count, kept per count below kKeptTokenTerms likewise: the
+  // all-reduce (graph-captured, eager), the element-wise kernels (per layer, per step), the MLP layers, the LM head.
+  enum TokenTerm { kAllreduceGraph, kAllreduceEager, kLayerElementwise, kStepElementwise, kMlpLayers, kLmHead, kTerms };
+  mutable std::vector<QueryTerms> token_terms_[kTerms];
+  // `term` at `tokens`: kept where tokens is a whole count below the bound, else computed by `compute`.
+  template <class F>
+  double kept(TokenTerm term, double tokens, F compute) const;
 };
 
 }  // namespace lynx
