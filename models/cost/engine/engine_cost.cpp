@@ -266,7 +266,8 @@ double EngineCostModel::decode_seconds(const DecodeWork& work) const {
 
 template <class F>
 double EngineCostModel::kept(TokenTerm term, double tokens, F compute) const {
-  if (!(tokens >= 0 && tokens < static_cast<double>(kKeptQueryTerms)) || tokens != std::floor(tokens)) return compute();
+  if (!(tokens >= 0 && tokens < static_cast<double>(kKeptQueryTerms)) || tokens != std::floor(tokens))
+    return compute();
   std::vector<QueryTerms>& table = token_terms_[term];
   const size_t i = static_cast<size_t>(tokens);
   if (table.size() <= i) table.resize(i + 1);
@@ -298,10 +299,13 @@ double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& conte
   // The token-count terms kept per count (the same values as computing them, so the same sum).
   const double allreduce =
       kept(graph ? kAllreduceGraph : kAllreduceEager, tokens, [&] { return allreduce_ms(tokens, graph); });
-  const double layer = attention + 2 * allreduce + kept(kLayerElementwise, tokens, [&] { return layer_elementwise_ms(tokens); });
-  const double ms = static_cast<double>(model_.n_layers) * layer + kept(kMlpLayers, tokens, [&] { return mlp_layers_ms(tokens); }) +
-                    allreduce + kept(kStepElementwise, tokens, [&] { return step_elementwise_ms(tokens); }) +
-                    kept(kLmHead, lm_rows, [&] { return lm_head_ms(lm_rows); }) + host_.per_step_ms;
+  const double elementwise = kept(kLayerElementwise, tokens, [&] { return layer_elementwise_ms(tokens); });
+  const double mlp = kept(kMlpLayers, tokens, [&] { return mlp_layers_ms(tokens); });
+  const double step_elementwise = kept(kStepElementwise, tokens, [&] { return step_elementwise_ms(tokens); });
+  const double lm_head = kept(kLmHead, lm_rows, [&] { return lm_head_ms(lm_rows); });
+  const double layer = attention + 2 * allreduce + elementwise;
+  const double ms = static_cast<double>(model_.n_layers) * layer + mlp + allreduce + step_elementwise + lm_head +
+                    host_.per_step_ms;
   return ms / 1e3;
 }
 
