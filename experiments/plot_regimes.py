@@ -217,6 +217,11 @@ def main():
             return [label(s) for p, s in zip(series_paths, v) if naming(p)]
         return ["adaptive"] + [label(acceptance(v))] if "lynx.acceptance_published" in series_paths else ["adaptive"]
 
+    # A baseline named by all its paths (a Lynx value, co-located serving), else by its format alone.
+    named_whole = lambda v: str(v[0]).startswith("lynx") or serving(v) == "colocated"
+    baseline_parts = lambda v: name_parts(v) if named_whole(v) else [label(v[0])]
+    baseline_title = lambda v: title_of(v) if named_whole(v) else label(v[0])
+
     def title_of(v):
         if serving(v) == "colocated":
             return "co-located on the same GPUs (no KV transfer)"
@@ -306,9 +311,7 @@ def main():
                     "%d-%d requests" % (requests[0], requests[-1]) if requests else "no requests")
         fig.suptitle("gain of %s over %s%s\neach cell: baseline median / contender median, %s a side (blue: the "
                      "contender is faster; regimes.json has each cell's quartiles)" % (
-                         title_of(lynx),
-                         title_of(base) if str(base[0]).startswith("lynx") or serving(base) == "colocated"
-                         else label(base[0]),
+                         title_of(lynx), baseline_title(base),
                          (": " + ", ".join(value_text(p, v) for p, v in zip(facets, facet))) if facets else "",
                          how_many), fontsize=10, y=1 - 0.08 / height, va="top")
         bar = fig.colorbar(mesh, ax=grid, shrink=0.6, fraction=0.04, pad=0.02)
@@ -327,9 +330,7 @@ def main():
                    ["outline: cells at or above %s" % text for _, text, _, _ in THRESHOLDS],
                    loc="lower center", ncol=len(THRESHOLDS), fontsize=8, frameon=False,
                    bbox_to_anchor=(0.5, 0.02 / height))
-        parts = ([file_token(p, v) for p, v in zip(facets, facet)] +
-                 (name_parts(base) if str(base[0]).startswith("lynx") or serving(base) == "colocated"
-                  else [label(base[0])]))
+        parts = [file_token(p, v) for p, v in zip(facets, facet)] + baseline_parts(base)
         stem = "regimes_" + "_".join(str(v).split(" ")[0].replace("/", "-") for v in parts + name_parts(lynx))
         for d in data:
             d["file"] = stem

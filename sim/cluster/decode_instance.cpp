@@ -13,7 +13,7 @@ DecodeInstance::DecodeInstance(int index, int node, const SimContext& context)
       node_(node),
       context_(context),
       cost_(*context.inputs->decode_cost) {
-  // check_simulation_inputs has checked that the weights fit and that every request fits in this capacity.
+  // simulation_inputs has checked that the weights fit, check_simulation_inputs that every request fits here.
   capacity_bytes_ = decode_kv_capacity_bytes(*context.inputs);
 }
 

@@ -166,6 +166,9 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
   in.model = located("$.model", [&] { return find_model(models, config.model); });
   in.prefill_gpu = located("$.cluster.prefill.gpu", [&] { return find_gpu(gpus, config.prefill.gpu); });
   in.decode_gpu = located("$.cluster.decode.gpu", [&] { return find_gpu(gpus, config.decode.gpu); });
+  // The weights fit both pools' GPUs, checked before any table is read or an engine sizes its KV cache.
+  check_weights_fit(in, config.prefill, in.prefill_gpu, "$.cluster.prefill");
+  check_weights_fit(in, config.decode, in.decode_gpu, "$.cluster.decode");
   FormatInputs& run = in.run_format;
   run.format = kv_format_parse(config.format);
   if (config.transfer.chunk_layers > in.model.n_layers)
@@ -205,13 +208,11 @@ SimulationInputs simulation_inputs(const SimConfig& config, std::vector<Request>
     return cost;
   });
   if (config.prefill.engine != ServingEngine::vidur_2024) {
-    check_weights_fit(in, config.prefill, in.prefill_gpu, "$.cluster.prefill");
     in.prefill_serving = located("$.cluster.prefill.engine",
                                  [&] { return pool_serving(config, in.model, in.prefill_gpu, config.prefill); });
     in.prefill_cost = std::make_shared<ServingStepCost>(in.prefill_cost, *in.prefill_serving);
   }
   if (config.decode.engine != ServingEngine::vidur_2024) {
-    check_weights_fit(in, config.decode, in.decode_gpu, "$.cluster.decode");
     in.decode_serving = located("$.cluster.decode.engine",
                                 [&] { return pool_serving(config, in.model, in.decode_gpu, config.decode); });
     in.decode_cost = std::make_shared<ServingStepCost>(in.decode_cost, *in.decode_serving);

@@ -12,7 +12,7 @@
 namespace lynx {
 
 namespace {
-constexpr int64_t kKeptQueryTerms = 1 << 16;
+constexpr int64_t kKeptTokenTerms = 1 << 16;
 }  // namespace
 
 EngineShapes engine_shapes(const ModelSpec& model, int tp) {
@@ -241,38 +241,30 @@ double EngineCostModel::prefill_seconds(const std::vector<PrefillPiece>& pieces)
   return iteration_seconds(pieces, DecodeWork{}, 0);
 }
 
-double EngineCostModel::decode_seconds(const DecodeWork& work) const {
-  if (work.query_tokens <= 0) return 0;
-  const double q = static_cast<double>(work.query_tokens);
-  double dense_ms = 0;
-  const bool keep = work.query_tokens < kKeptQueryTerms;
-  if (keep && static_cast<size_t>(work.query_tokens) < query_terms_.size() && query_terms_[work.query_tokens].known) {
-    dense_ms = query_terms_[work.query_tokens].ms;
-  } else {
-    dense_ms = static_cast<double>(model_.n_layers) * (2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
-               mlp_layers_ms(q) + allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
-    if (mla_) dense_ms += static_cast<double>(model_.n_layers) * attention_gemms_ms(0, q);
-    if (keep) {
-      if (query_terms_.size() <= static_cast<size_t>(work.query_tokens))
-        query_terms_.resize(static_cast<size_t>(work.query_tokens) + 1);
-      query_terms_[work.query_tokens] = {true, dense_ms};
-    }
-  }
-  const double sequences = static_cast<double>(std::max<int64_t>(1, work.sequences));
-  const double attention_ms =
-      static_cast<double>(model_.n_layers) * generation_attention_ms(sequences, work.attention_kv_tokens / sequences);
-  return (dense_ms + attention_ms + host_.per_step_ms) / 1e3;
-}
-
 template <class F>
 double EngineCostModel::kept(TokenTerm term, double tokens, F compute) const {
-  if (!(tokens >= 0 && tokens < static_cast<double>(kKeptQueryTerms)) || tokens != std::floor(tokens))
+  if (!(tokens >= 0 && tokens < static_cast<double>(kKeptTokenTerms)) || tokens != std::floor(tokens))
     return compute();
-  std::vector<QueryTerms>& table = token_terms_[term];
+  std::vector<KeptTerm>& table = token_terms_[term];
   const size_t i = static_cast<size_t>(tokens);
   if (table.size() <= i) table.resize(i + 1);
   if (!table[i].known) table[i] = {true, compute()};
   return table[i].ms;
+}
+
+double EngineCostModel::decode_seconds(const DecodeWork& work) const {
+  if (work.query_tokens <= 0) return 0;
+  const double q = static_cast<double>(work.query_tokens);
+  const double dense_ms = kept(kDecodeDense, q, [&] {
+    double ms = static_cast<double>(model_.n_layers) * (2 * allreduce_ms(q, true) + layer_elementwise_ms(q)) +
+                mlp_layers_ms(q) + allreduce_ms(q, true) + step_elementwise_ms(q) + lm_head_ms(q);
+    if (mla_) ms += static_cast<double>(model_.n_layers) * attention_gemms_ms(0, q);
+    return ms;
+  });
+  const double sequences = static_cast<double>(std::max<int64_t>(1, work.sequences));
+  const double attention_ms =
+      static_cast<double>(model_.n_layers) * generation_attention_ms(sequences, work.attention_kv_tokens / sequences);
+  return (dense_ms + attention_ms + host_.per_step_ms) / 1e3;
 }
 
 double EngineCostModel::iteration_seconds(const std::vector<PrefillPiece>& context, const DecodeWork& generation,

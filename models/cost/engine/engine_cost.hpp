@@ -157,16 +157,17 @@ class EngineCostModel : public StepCostModel {
   bool fp8_kv_ = false;  // attention tables with an fp8 KV cache (validation of engines run that way; the simulator
                          // weights a quantized cache through DecodeWork::attention_kv_tokens instead)
   double weight_bytes_ = 0;
-  // decode terms that depend only on the query tokens, kept per value (bit-identical to recomputing them)
-  struct QueryTerms {
+  // Step terms that depend only on a whole token count, kept per count below kKeptTokenTerms (bit-identical to
+  // recomputing them): a decode step's dense part (everything but attention, at its query tokens); an iteration's
+  // all-reduce (graph-captured, eager), element-wise kernels (per layer, per step), MLP layers and LM head.
+  enum TokenTerm {
+    kDecodeDense, kAllreduceGraph, kAllreduceEager, kLayerElementwise, kStepElementwise, kMlpLayers, kLmHead, kTerms
+  };
+  struct KeptTerm {
     bool known = false;
     double ms = 0;
   };
-  mutable std::vector<QueryTerms> query_terms_;
-  // An iteration's terms that depend only on a whole token count, kept per count below kKeptTokenTerms likewise: the
-  // all-reduce (graph-captured, eager), the element-wise kernels (per layer, per step), the MLP layers, the LM head.
-  enum TokenTerm { kAllreduceGraph, kAllreduceEager, kLayerElementwise, kStepElementwise, kMlpLayers, kLmHead, kTerms };
-  mutable std::vector<QueryTerms> token_terms_[kTerms];
+  mutable std::vector<KeptTerm> token_terms_[kTerms];
   // `term` at `tokens`: kept where tokens is a whole count below the bound, else computed by `compute`.
   template <class F>
   double kept(TokenTerm term, double tokens, F compute) const;
