@@ -95,20 +95,21 @@ TEST_CASE("draws follow the model's distribution (histogram with its tail, and a
 // The published source (sim/acceptance/published_acceptance.hpp): QuantSpec's bound as a per-token rate, its citation and
 // conditions in the source, and a model outside the published sizes said so.
 TEST_CASE("acceptance_published: QuantSpec's > 90% as 0.9 per token, cited, with sizes outside its models named") {
-  auto inputs_for = [](const char* model) {
+  auto inputs_for = [](const char* model, int tp) {  // tp: GPUs enough for the weights (checked with the inputs)
     return lynx::test::make_inputs({{"model", model},
                                     {"compute_model", "roofline"},
                                     {"format", "lynx-a4r4-g64"},
+                                    {"cluster", {{"prefill", {{"tp", tp}}}, {"decode", {{"tp", tp}}}}},
                                     {"lynx", {{"acceptance_published", "quantspec"}}}},
                                    {});
   };
-  const SimulationInputs small = inputs_for("llama-3.1-8b");
+  const SimulationInputs small = inputs_for("llama-3.1-8b", 1);
   // Geometric: P(m = 2 | k = 4) = a^2 (1 - a).
   CHECK(small.run_format.acceptance.probability(2, 4, 8192) == doctest::Approx(0.9 * 0.9 * 0.1));
   CHECK(small.run_format.acceptance.probability(4, 4, 8192) == doctest::Approx(std::pow(0.9, 4)));
   CHECK(small.run_format.acceptance.source().find("arXiv 2502.10424") != std::string::npos);
   CHECK(small.run_format.acceptance.source().find("outside the published model sizes") == std::string::npos);
-  const SimulationInputs large = inputs_for("llama-3.1-70b");
+  const SimulationInputs large = inputs_for("llama-3.1-70b", 4);
   CHECK(large.run_format.acceptance.source().find("applied to llama-3.1-70b (70.6B parameters) outside the published model sizes") !=
         std::string::npos);
   CHECK_THROWS_WITH_AS(lynx::test::make_inputs({{"model", "llama-3.1-8b"},
